@@ -1,0 +1,84 @@
+import * as Y from 'yjs';
+
+/**
+ * The Y.Doc layout, defined once. Every document of Tandem is three Hocuspocus documents:
+ *
+ * | name          | holds                                        |
+ * |---------------|----------------------------------------------|
+ * | `<id>`        | the text (`content`) and metadata (`meta`)   |
+ * | `<id>/notes`  | annotations (`annotations`)                  |
+ * | `<id>/runs`   | the server's mirror of the run store (`runs`) |
+ *
+ * No other file names a top-level type by string.
+ */
+
+export type DocKind = 'text' | 'page';
+
+export interface DocMeta {
+  title: string;
+  kind: DocKind;
+}
+
+/** Every top-level type of a document's text Y.Doc (`<id>`). */
+export function docParts(ydoc: Y.Doc) {
+  return {
+    /** The rich text, bound to ProseMirror by y-prosemirror. */
+    content: ydoc.getXmlFragment('content'),
+    /** Title and kind. */
+    meta: ydoc.getMap<unknown>('meta'),
+    /** The source of a `page` document. */
+    html: ydoc.getText('html'),
+  };
+}
+
+/** Every top-level type of a document's annotations Y.Doc (`<id>/notes`). */
+export function notesParts(ydoc: Y.Doc) {
+  return {
+    annotations: ydoc.getMap<unknown>('annotations'),
+  };
+}
+
+/** Every top-level type of a document's runs Y.Doc (`<id>/runs`), written by the server only. */
+export function runsParts(ydoc: Y.Doc) {
+  return {
+    runs: ydoc.getMap<unknown>('runs'),
+  };
+}
+
+export function readMeta(ydoc: Y.Doc): DocMeta {
+  const meta = docParts(ydoc).meta;
+  const title = meta.get('title');
+  const kind = meta.get('kind');
+  return {
+    title: typeof title === 'string' ? title : '',
+    kind: kind === 'page' ? 'page' : 'text',
+  };
+}
+
+export type DocPart = 'text' | 'notes' | 'runs';
+
+const partSuffix: Record<Exclude<DocPart, 'text'>, string> = {
+  notes: '/notes',
+  runs: '/runs',
+};
+
+/** Document ids are short, URL-safe and never contain `/`. */
+export const docIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function isDocId(value: unknown): value is string {
+  return typeof value === 'string' && docIdPattern.test(value);
+}
+
+/** The Hocuspocus document name of one part of a document. */
+export function docName(docId: string, part: DocPart = 'text'): string {
+  return part === 'text' ? docId : docId + partSuffix[part];
+}
+
+/** Splits a Hocuspocus document name into its document id and part, or null if malformed. */
+export function parseDocName(name: string): { docId: string; part: DocPart } | null {
+  const [docId, suffix, ...rest] = name.split('/');
+  if (rest.length > 0 || !isDocId(docId)) return null;
+  if (suffix === undefined) return { docId, part: 'text' };
+  if (suffix === 'notes' || suffix === 'runs') return { docId, part: suffix };
+  return null;
+}

@@ -1,0 +1,28 @@
+/**
+ * Typed transaction origins. Every write to a Y.Doc goes through `ydoc.transact(fn, origin)`
+ * with one of these, so that observers and undo managers can tell writers apart.
+ *
+ * Origins are compared by identity (Y.UndoManager's `trackedOrigins`), so a run keeps one
+ * origin object for its whole life: create it once with `runOrigin(runId)`.
+ */
+
+export type Origin =
+  | { readonly kind: 'import' }
+  | { readonly kind: 'server' }
+  | { readonly kind: 'run'; readonly runId: string };
+
+/** Content created from Markdown or HTML when a document is made. */
+export const importOrigin: Origin = Object.freeze({ kind: 'import' });
+
+/** Bookkeeping the server writes on its own behalf (instruction states, run mirror). */
+export const serverOrigin: Origin = Object.freeze({ kind: 'server' });
+
+export function runOrigin(runId: string): Origin {
+  return Object.freeze({ kind: 'run', runId });
+}
+
+export function isOrigin(value: unknown): value is Origin {
+  if (typeof value !== 'object' || value === null) return false;
+  const kind = (value as { kind?: unknown }).kind;
+  return kind === 'import' || kind === 'server' || kind === 'run';
+}

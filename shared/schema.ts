@@ -1,0 +1,171 @@
+import { Schema, type NodeSpec, type MarkSpec } from 'prosemirror-model';
+
+/**
+ * The one ProseMirror schema of Tandem, imported by the client, the server and the applier.
+ *
+ * Written for concurrency: every content expression uses `*` (a concurrent edit may leave any
+ * container empty, and y-prosemirror deletes content its schema cannot build), and every
+ * attribute has a default. Top-level blocks carry a stable `id` (see block-ids.ts).
+ */
+
+const blockId = { id: { default: null as string | null } };
+
+const nodes: Record<string, NodeSpec> = {
+  doc: { content: 'block*' },
+
+  paragraph: {
+    group: 'block',
+    content: 'inline*',
+    attrs: { ...blockId },
+    parseDOM: [{ tag: 'p', getAttrs: readId }],
+    toDOM: (node) => ['p', idAttr(node.attrs.id), 0],
+  },
+
+  heading: {
+    group: 'block',
+    content: 'inline*',
+    defining: true,
+    attrs: { ...blockId, level: { default: 1 } },
+    parseDOM: [1, 2, 3].map((level) => ({
+      tag: `h${level}`,
+      getAttrs: (dom: HTMLElement) => ({ ...readId(dom), level }),
+    })),
+    toDOM: (node) => [`h${clampLevel(node.attrs.level)}`, idAttr(node.attrs.id), 0],
+  },
+
+  blockquote: {
+    group: 'block',
+    content: 'block*',
+    defining: true,
+    attrs: { ...blockId },
+    parseDOM: [{ tag: 'blockquote', getAttrs: readId }],
+    toDOM: (node) => ['blockquote', idAttr(node.attrs.id), 0],
+  },
+
+  code_block: {
+    group: 'block',
+    content: 'text*',
+    marks: '',
+    code: true,
+    defining: true,
+    attrs: { ...blockId, params: { default: '' } },
+    parseDOM: [{ tag: 'pre', preserveWhitespace: 'full', getAttrs: readId }],
+    toDOM: (node) => ['pre', idAttr(node.attrs.id), ['code', 0]],
+  },
+
+  horizontal_rule: {
+    group: 'block',
+    attrs: { ...blockId },
+    parseDOM: [{ tag: 'hr', getAttrs: readId }],
+    toDOM: (node) => ['hr', idAttr(node.attrs.id)],
+  },
+
+  bullet_list: {
+    group: 'block',
+    content: 'list_item*',
+    attrs: { ...blockId, tight: { default: false } },
+    parseDOM: [{ tag: 'ul', getAttrs: readId }],
+    toDOM: (node) => ['ul', idAttr(node.attrs.id), 0],
+  },
+
+  ordered_list: {
+    group: 'block',
+    content: 'list_item*',
+    attrs: { ...blockId, order: { default: 1 }, tight: { default: false } },
+    parseDOM: [
+      {
+        tag: 'ol',
+        getAttrs: (dom: HTMLElement) => ({
+          ...readId(dom),
+          order: dom.hasAttribute('start') ? Number(dom.getAttribute('start')) || 1 : 1,
+        }),
+      },
+    ],
+    toDOM: (node) => [
+      'ol',
+      { ...idAttr(node.attrs.id), ...(node.attrs.order === 1 ? {} : { start: node.attrs.order }) },
+      0,
+    ],
+  },
+
+  list_item: {
+    content: 'block*',
+    defining: true,
+    parseDOM: [{ tag: 'li' }],
+    toDOM: () => ['li', 0],
+  },
+
+  text: { group: 'inline' },
+
+  hard_break: {
+    group: 'inline',
+    inline: true,
+    selectable: false,
+    parseDOM: [{ tag: 'br' }],
+    toDOM: () => ['br'],
+  },
+};
+
+const marks: Record<string, MarkSpec> = {
+  strong: {
+    parseDOM: [{ tag: 'strong' }, { tag: 'b' }],
+    toDOM: () => ['strong', 0],
+  },
+  em: {
+    parseDOM: [{ tag: 'em' }, { tag: 'i' }],
+    toDOM: () => ['em', 0],
+  },
+  code: {
+    parseDOM: [{ tag: 'code' }],
+    toDOM: () => ['code', 0],
+  },
+  strike: {
+    parseDOM: [{ tag: 's' }, { tag: 'del' }],
+    toDOM: () => ['s', 0],
+  },
+  link: {
+    attrs: { href: { default: '' }, title: { default: null } },
+    inclusive: false,
+    parseDOM: [
+      {
+        tag: 'a[href]',
+        getAttrs: (dom: HTMLElement) => ({
+          href: dom.getAttribute('href') ?? '',
+          title: dom.getAttribute('title'),
+        }),
+      },
+    ],
+    toDOM: (mark) => ['a', { href: safeHref(mark.attrs.href), title: mark.attrs.title }, 0],
+  },
+};
+
+export const schema = new Schema({ nodes, marks });
+
+/** Node types that may stand at the top level of a document and so carry a block id. */
+export const blockTypes = [
+  'paragraph',
+  'heading',
+  'blockquote',
+  'code_block',
+  'horizontal_rule',
+  'bullet_list',
+  'ordered_list',
+] as const;
+export type BlockType = (typeof blockTypes)[number];
+
+function readId(dom: HTMLElement | string) {
+  return typeof dom === 'string' ? {} : { id: dom.getAttribute('data-block-id') };
+}
+
+function idAttr(id: string | null): Record<string, string> {
+  return id ? { 'data-block-id': id } : {};
+}
+
+function clampLevel(level: unknown): number {
+  return level === 2 || level === 3 ? level : 1;
+}
+
+/** Links that could run script are rendered inert. */
+export function safeHref(href: string): string {
+  return /^\s*(javascript|data|vbscript):/i.test(href) ? '#' : href;
+}
