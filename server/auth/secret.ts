@@ -1,0 +1,24 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+
+const secretLength = 32;
+
+/**
+ * The signing secret of a data directory: 32 random bytes in `<dataDir>/secret` (mode 0600),
+ * created with the directory on first use. Throws when the file exists but is not a secret.
+ */
+export function loadSecret(dataDir: string): Buffer {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'secret');
+  try {
+    writeFileSync(file, randomBytes(secretLength), { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const secret = readFileSync(file);
+  if (secret.length !== secretLength) {
+    throw new Error(`${file} is not a Tandem secret (expected ${secretLength} bytes); move it away to make a new one`);
+  }
+  return secret;
+}

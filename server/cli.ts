@@ -1,0 +1,122 @@
+import { parseArgs } from 'node:util';
+import { isRole, type Role } from '../shared/claims.ts';
+import { isDocId } from '../shared/doc-layout.ts';
+import { randomId } from '../shared/ids.ts';
+import { isOpKind, opKinds, type OpKind } from '../shared/op-kinds.ts';
+import { loadSecret } from './auth/secret.ts';
+import { signToken } from './auth/tokens.ts';
+import { ensureClientBuilt } from './build-client.ts';
+import { dataDirFromEnv, resolveServerOptions } from './config.ts';
+import { startServer, type TandemServer } from './index.ts';
+
+const usage = `Usage: tandem <command> [options]
+
+Commands:
+  start                          build the client if needed and start the server
+  token --role ROLE [--name NAME] [--doc ID] [--ops LIST]
+                                 print a token; ROLE is editor, commenter, viewer or agent;
+                                 --ops (agents) is a comma list of ${opKinds.join(', ')}
+  agent --url URL --token TOKEN  run the reference agent against a server
+
+Environment: PORT (8787), HOST (127.0.0.1), DATA_DIR (./data)
+`;
+
+/** A mistake in the command line: reported on stderr with exit code 2. */
+class UsageError extends Error {}
+
+/**
+ * Runs one command of the `tandem` CLI. Resolves to the exit code, or to null for `start`,
+ * whose process lives until SIGINT or SIGTERM.
+ */
+export async function main(argv: string[]): Promise<number | null> {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        role: { type: 'string' },
+        name: { type: 'string' },
+        doc: { type: 'string' },
+        ops: { type: 'string' },
+        url: { type: 'string' },
+        token: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    const [command, ...extra] = positionals;
+    if (values.help || command === 'help') {
+      process.stdout.write(usage);
+      return 0;
+    }
+    if (command === undefined) throw new UsageError('Name a command.');
+    if (extra.length > 0) throw new UsageError(`Unexpected argument: ${extra[0]}`);
+    if (command === 'start') return await start();
+    if (command === 'token') return token(values);
+    if (command === 'agent') {
+      process.stderr.write('The reference agent is not available yet: it arrives with runs.\n');
+      return 2;
+    }
+    throw new UsageError(`Unknown command: ${command}`);
+  } catch (error) {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`${(error as Error).message}\nRun \`tandem --help\` for usage.\n`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+function token(values: { role?: string; name?: string; doc?: string; ops?: string }): number {
+  const role = values.role;
+  if (!isRole(role)) throw new UsageError(`--role must be editor, commenter, viewer or agent${role ? `, not "${role}"` : ''}`);
+  if (values.doc !== undefined && !isDocId(values.doc)) throw new UsageError(`--doc is not a document id: "${values.doc}"`);
+  const ops = parseOps(role, values.ops);
+  const name = values.name ?? role[0].toUpperCase() + role.slice(1);
+  if (name.length === 0 || name.length > 200) throw new UsageError('--name must have 1 to 200 characters');
+  const secret = loadSecret(dataDirFromEnv());
+  const claims = { sub: `${role}-${randomId(8)}`, name, role, doc: values.doc, ops };
+  process.stdout.write(signToken(secret, claims) + '\n');
+  return 0;
+}
+
+function parseOps(role: Role, list: string | undefined): OpKind[] | undefined {
+  if (role !== 'agent') {
+    if (list !== undefined) throw new UsageError('--ops is only for agents');
+    return undefined;
+  }
+  if (list === undefined) return [...opKinds];
+  const ops = [...new Set(list.split(',').map((op) => op.trim()).filter((op) => op !== ''))];
+  const unknown = ops.find((op) => !isOpKind(op));
+  if (unknown !== undefined) throw new UsageError(`Unknown op kind "${unknown}"; use ${opKinds.join(', ')}`);
+  return ops as OpKind[];
+}
+
+async function start(): Promise<number | null> {
+  const options = resolveServerOptions();
+  await ensureClientBuilt(options.distDir);
+  let server: TandemServer;
+  try {
+    server = await startServer(options);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    process.stderr.write(`Port ${options.port} on ${options.host} is in use; set PORT to another port.\n`);
+    return 1;
+  }
+  process.stdout.write(`Tandem ready at ${server.url}/?token=${server.ownerToken}\n`);
+
+  let stopping = false;
+  const stop = () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    server.close().then(
+      () => process.exit(0),
+      (error) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  return null;
+}

@@ -1,0 +1,36 @@
+import * as Y from 'yjs';
+import { docName, docParts, type DocKind } from '../../shared/doc-layout.ts';
+import { writeInitialContent } from '../../shared/doc-content.ts';
+import { markdownToDoc } from '../../shared/markdown.ts';
+import { importOrigin } from '../../shared/origins.ts';
+import { randomId } from '../../shared/ids.ts';
+import type { DocRecord, Store } from '../store/store.ts';
+
+/** A document to create: a text document from Markdown, or a page from HTML. */
+export type NewDoc =
+  | { kind: 'text'; title: string; markdown: string }
+  | { kind: 'page'; title: string; html: string };
+
+/** The initial state of the text Y.Doc (`<id>`) of a new document. */
+export function buildInitialState(input: NewDoc): Uint8Array {
+  const ydoc = new Y.Doc();
+  try {
+    if (input.kind === 'text') writeInitialContent(ydoc, markdownToDoc(input.markdown), importOrigin);
+    ydoc.transact(() => {
+      const parts = docParts(ydoc);
+      parts.meta.set('title', input.title);
+      parts.meta.set('kind', input.kind satisfies DocKind);
+      if (input.kind === 'page') parts.html.insert(0, input.html);
+    }, importOrigin);
+    return Y.encodeStateAsUpdate(ydoc);
+  } finally {
+    ydoc.destroy();
+  }
+}
+
+/** Stores a new document, content included, before anyone can connect to it. */
+export async function createDoc(store: Store, input: NewDoc, now = Date.now()): Promise<DocRecord> {
+  const record: DocRecord = { id: randomId(10), title: input.title, kind: input.kind, createdAt: now, updatedAt: now };
+  await store.createDoc(record, new Map([[docName(record.id), buildInitialState(input)]]));
+  return record;
+}

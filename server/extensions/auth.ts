@@ -1,0 +1,50 @@
+import type { Extension, onAuthenticatePayload } from '@hocuspocus/server';
+import type { Claims } from '../../shared/claims.ts';
+import { parseDocName } from '../../shared/doc-layout.ts';
+import { denialReasons, type DenialReason } from '../../shared/denials.ts';
+import { verifyToken } from '../auth/tokens.ts';
+import { may, mayWritePart } from '../auth/roles.ts';
+import type { Store } from '../store/store.ts';
+
+/** What every authenticated connection carries in its Hocuspocus context. */
+export interface AuthContext {
+  principal: Claims;
+}
+
+/**
+ * Thrown to refuse a connection. Hocuspocus sends `reason` to the provider as its
+ * permission-denied message.
+ */
+export class ConnectionDenied extends Error {
+  readonly reason: DenialReason;
+
+  constructor(reason: DenialReason) {
+    super(reason);
+    this.name = 'ConnectionDenied';
+    this.reason = reason;
+  }
+}
+
+/**
+ * Admits a connection to a document part when its token verifies, the document exists and the
+ * token may see it; makes the connection read-only unless the role may write that part.
+ */
+export class Auth implements Extension {
+  extensionName = 'TandemAuth';
+
+  constructor(private readonly options: { secret: Uint8Array; store: Store }) {}
+
+  async onAuthenticate({ token, documentName, connectionConfig }: onAuthenticatePayload): Promise<AuthContext> {
+    const principal = verifyToken(this.options.secret, token);
+    if (!principal) throw new ConnectionDenied(denialReasons.invalidToken);
+    const target = parseDocName(documentName);
+    if (!target) throw new ConnectionDenied(denialReasons.unknownDocument);
+    if (principal.doc !== undefined && principal.doc !== target.docId) {
+      throw new ConnectionDenied(denialReasons.notAllowed);
+    }
+    if (!may(principal.role, 'docs.read')) throw new ConnectionDenied(denialReasons.notAllowed);
+    if (!(await this.options.store.getDoc(target.docId))) throw new ConnectionDenied(denialReasons.unknownDocument);
+    connectionConfig.readOnly = !mayWritePart(principal.role, target.part);
+    return { principal };
+  }
+}

@@ -1,0 +1,23 @@
+import type { Extension, onStoreDocumentPayload } from '@hocuspocus/server';
+import { parseDocName, readMeta } from '../../shared/doc-layout.ts';
+import { maxTitleLength } from '../../shared/limits.ts';
+import type { Store } from '../store/store.ts';
+
+/**
+ * Keeps the catalogue in step with the text documents: when a changed text document is stored,
+ * its title (from its meta) and the time of its last change are written to the catalogue.
+ */
+export class DocMetadata implements Extension {
+  extensionName = 'TandemDocMetadata';
+
+  constructor(private readonly store: Store) {}
+
+  async onStoreDocument({ documentName, document }: onStoreDocumentPayload): Promise<void> {
+    const target = parseDocName(documentName);
+    if (!target || target.part !== 'text' || document.lastChangeTime === 0) return;
+    await this.store.updateDoc(target.docId, {
+      title: readMeta(document).title.slice(0, maxTitleLength),
+      updatedAt: document.lastChangeTime,
+    });
+  }
+}

@@ -1,0 +1,54 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Claims } from '../../shared/claims.ts';
+import { maxBodyBytes } from '../../shared/limits.ts';
+import { ApiError } from './api-error.ts';
+import { principalOf } from './bearer.ts';
+import { readJsonBody } from './body.ts';
+import { json, sendReply, type Reply } from './reply.ts';
+import type { Params, Router } from './router.ts';
+
+/** What a route handler receives: the request, its verified principal and its path params. */
+export interface RequestContext {
+  req: IncomingMessage;
+  url: URL;
+  principal: Claims;
+  params: Params;
+  /** The parsed JSON body; throws ApiError 400 or 413. */
+  body(): Promise<unknown>;
+}
+
+export type RouteHandler = (ctx: RequestContext) => Promise<Reply>;
+
+/**
+ * The one boundary of the JSON API: authenticates, routes, and maps every failure to an error
+ * body. ApiErrors keep their status and code; anything else is logged and answered with a
+ * generic 500, never with its message or stack.
+ */
+export function createApiHandler(options: {
+  router: Router<RouteHandler>;
+  secret: Uint8Array;
+  onError: (error: unknown) => void;
+}) {
+  return async function handleApi(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const principal = principalOf(req, options.secret);
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const { handler, params } = options.router.match(req.method ?? 'GET', url.pathname);
+      const body = () => readJsonBody(req, maxBodyBytes);
+      sendReply(res, await handler({ req, url, principal, params, body }));
+    } catch (error) {
+      if (res.headersSent) {
+        res.destroy();
+      } else if (error instanceof ApiError) {
+        const headers: Record<string, string> = {};
+        if (Array.isArray(error.details.allow)) headers.Allow = error.details.allow.join(', ');
+        if (error.status === 401) headers['WWW-Authenticate'] = 'Bearer';
+        const { code, message, details } = error;
+        sendReply(res, json(error.status, { error: { code, message, ...details } }), headers);
+      } else {
+        options.onError(error);
+        sendReply(res, json(500, { error: { code: 'INTERNAL', message: 'Something went wrong on the server.' } }));
+      }
+    }
+  };
+}

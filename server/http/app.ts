@@ -1,0 +1,22 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { json, sendReply } from './reply.ts';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/** Splits HTTP requests: `/healthz`, the JSON API under `/api/`, and the app's static files. */
+export function createRequestHandler(handlers: { api: Handler; static: Handler; onError: (error: unknown) => void }) {
+  return function handleRequest(req: IncomingMessage, res: ServerResponse): void {
+    const path = (req.url ?? '/').split('?')[0];
+    const handler: Handler =
+      path === '/healthz'
+        ? async () => sendReply(res, json(200, { ok: true }))
+        : path === '/api' || path.startsWith('/api/')
+          ? handlers.api
+          : handlers.static;
+    handler(req, res).catch((error: unknown) => {
+      handlers.onError(error);
+      if (!res.headersSent) sendReply(res, json(500, { error: { code: 'INTERNAL', message: 'Something went wrong on the server.' } }));
+      else res.destroy();
+    });
+  };
+}

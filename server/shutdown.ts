@@ -1,0 +1,21 @@
+import type { Hocuspocus } from '@hocuspocus/server';
+
+/**
+ * Closes every Hocuspocus connection (call it after the sockets are cut, so no client reopens
+ * a document meanwhile), runs the pending stores and resolves once every document
+ * is stored and unloaded (or after `timeoutMs`, when a store keeps failing).
+ */
+export async function closeHocuspocus(hocuspocus: Hocuspocus, timeoutMs = 10_000): Promise<void> {
+  hocuspocus.closeConnections();
+  hocuspocus.flushPendingStores();
+  const deadline = Date.now() + timeoutMs;
+  while (hocuspocus.getDocumentsCount() > 0 || hocuspocus.loadingDocuments.size > 0) {
+    if (Date.now() > deadline) {
+      console.error('[tandem] some documents were still open at shutdown:', [...hocuspocus.documents.keys()]);
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    hocuspocus.flushPendingStores();
+  }
+  await hocuspocus.hooks('onDestroy', { instance: hocuspocus });
+}

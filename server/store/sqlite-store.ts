@@ -1,0 +1,96 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import type { DocKind } from '../../shared/doc-layout.ts';
+import type { DocRecord, Store } from './store.ts';
+
+const schema = `
+CREATE TABLE IF NOT EXISTS docs (
+  id TEXT PRIMARY KEY,
+  title TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS documents (
+  name TEXT PRIMARY KEY,
+  data BLOB NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+`;
+
+interface DocRow {
+  id: string;
+  title: string;
+  kind: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The store in `<dataDir>/tandem.sqlite`, through one better-sqlite3 handle in WAL mode. */
+export function openSqliteStore(dataDir: string): Store {
+  const db = new Database(join(dataDir, 'tandem.sqlite'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec(schema);
+
+  const insertDoc = db.prepare(
+    'INSERT INTO docs (id, title, kind, created_at, updated_at) VALUES (@id, @title, @kind, @createdAt, @updatedAt)',
+  );
+  const selectDoc = db.prepare<[string], DocRow>('SELECT * FROM docs WHERE id = ?');
+  const selectDocs = db.prepare<[], DocRow>('SELECT * FROM docs ORDER BY updated_at DESC, created_at DESC, id');
+  const updateDoc = db.prepare('UPDATE docs SET title = @title, updated_at = @updatedAt WHERE id = @id');
+  const selectState = db.prepare<[string], { data: Buffer }>('SELECT data FROM documents WHERE name = ?');
+  const upsertState = db.prepare(
+    `INSERT INTO documents (name, data, updated_at) VALUES (@name, @data, @now)
+     ON CONFLICT(name) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
+  );
+  const createDoc = db.transaction((record: DocRecord, states: ReadonlyMap<string, Uint8Array>) => {
+    insertDoc.run(record);
+    for (const [name, state] of states) upsertState.run({ name, data: toBuffer(state), now: record.createdAt });
+  });
+
+  return {
+    async createDoc(record, states) {
+      createDoc(record, states);
+    },
+    async getDoc(id) {
+      const row = selectDoc.get(id);
+      return row ? toRecord(row) : null;
+    },
+    async listDocs() {
+      return selectDocs.all().map(toRecord);
+    },
+    async updateDoc(id, changes) {
+      updateDoc.run({ id, ...changes });
+    },
+    async loadState(name) {
+      const row = selectState.get(name);
+      return row ? new Uint8Array(row.data) : null;
+    },
+    async saveState(name, state) {
+      upsertState.run({ name, data: toBuffer(state), now: Date.now() });
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}
+
+function toRecord(row: DocRow): DocRecord {
+  return {
+    id: row.id,
+    title: row.title,
+    kind: toKind(row.kind),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toKind(kind: string): DocKind {
+  return kind === 'page' ? 'page' : 'text';
+}
+
+/** better-sqlite3 binds Buffers, not other Uint8Arrays. */
+function toBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}

@@ -1,0 +1,29 @@
+import type { DocKind } from '../../shared/doc-layout.ts';
+
+/** A document as the catalogue knows it. Times are milliseconds since the epoch. */
+export interface DocRecord {
+  id: string;
+  title: string;
+  kind: DocKind;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * Where Tandem keeps its catalogue of documents and the Yjs state of each Hocuspocus document
+ * (full state, `Y.encodeStateAsUpdate`). SQLite implements it; PostgreSQL can, as every
+ * method is asynchronous. After `close()` every method rejects.
+ */
+export interface Store {
+  /** Adds a document to the catalogue with the initial state of its parts, all or nothing. */
+  createDoc(record: DocRecord, states: ReadonlyMap<string, Uint8Array>): Promise<void>;
+  getDoc(id: string): Promise<DocRecord | null>;
+  /** Every document, most recently updated first. */
+  listDocs(): Promise<DocRecord[]>;
+  /** Changes the title and the time of the last change; no-op for an unknown id. */
+  updateDoc(id: string, changes: { title: string; updatedAt: number }): Promise<void>;
+  /** The stored state of a Hocuspocus document, or null if none was stored. */
+  loadState(name: string): Promise<Uint8Array | null>;
+  saveState(name: string, state: Uint8Array): Promise<void>;
+  close(): Promise<void>;
+}

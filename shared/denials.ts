@@ -1,0 +1,14 @@
+/**
+ * The reasons the server gives when it refuses a WebSocket connection to a document; the
+ * provider reports them through `onAuthenticationFailed({reason})`.
+ */
+export const denialReasons = {
+  /** No token, a malformed one, or one not signed by this server. */
+  invalidToken: 'Invalid token',
+  /** The document name is malformed or no such document exists. */
+  unknownDocument: 'Unknown document',
+  /** The token is limited to another document, or its role may not read documents. */
+  notAllowed: 'Not allowed',
+} as const;
+
+export type DenialReason = (typeof denialReasons)[keyof typeof denialReasons];

@@ -1,0 +1,9 @@
+/** Limits both sides check, so the client can refuse early what the server would refuse. */
+
+export const maxTitleLength = 200;
+
+/** Markdown or HTML given when a document is created, in UTF-8 bytes. */
+export const maxSourceBytes = 1_000_000;
+
+/** Any JSON request body, in bytes (1 MiB). */
+export const maxBodyBytes = 1024 * 1024;

@@ -1,0 +1,143 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Role } from '../../shared/claims.ts';
+import { readBlocks } from '../../shared/doc-content.ts';
+import { docName, notesParts, runsParts } from '../../shared/doc-layout.ts';
+import { denialReasons } from '../../shared/denials.ts';
+import { connectPeer, sleep, type Peer } from '../helpers/peer.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { appendParagraph } from '../helpers/doc-builder.ts';
+
+/** Long enough for the server to have handled an update sent over loopback. */
+const settle = () => sleep(300);
+
+let server: TestServer;
+const peers: Peer[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterEach(() => {
+  for (const peer of peers.splice(0)) peer.destroy();
+});
+afterAll(async () => {
+  await server.dispose();
+});
+
+function connect(name: string, token: string): Peer {
+  const peer = connectPeer({ wsUrl: server.wsUrl, name, token });
+  peers.push(peer);
+  return peer;
+}
+
+async function createDoc(): Promise<string> {
+  return (await server.api('/api/docs', { method: 'POST', body: { title: 'Guarded', markdown: 'original' } })).body.id;
+}
+
+/** The server's view of a document, read by a fresh editor peer. */
+async function serverView(id: string) {
+  const text = connect(docName(id), server.token('editor'));
+  const notes = connect(docName(id, 'notes'), server.token('editor'));
+  const runs = connect(docName(id, 'runs'), server.token('editor'));
+  await Promise.all([text.synced, notes.synced, runs.synced]);
+  return {
+    text: readBlocks(text.ydoc).map((block) => block.markdown),
+    notes: notesParts(notes.ydoc).annotations.toJSON(),
+    runs: runsParts(runs.ydoc).runs.toJSON(),
+  };
+}
+
+/** Connects `role` to all three parts of `id` and writes to each. */
+async function writeEverything(id: string, role: Role): Promise<Peer[]> {
+  const token = server.token(role);
+  const [text, notes, runs] = [connect(id, token), connect(`${id}/notes`, token), connect(`${id}/runs`, token)];
+  await Promise.all([text.synced, notes.synced, runs.synced]);
+  appendParagraph(text.ydoc, `written by ${role}`);
+  notesParts(notes.ydoc).annotations.set('n1', { by: role });
+  runsParts(runs.ydoc).runs.set('r1', { by: role });
+  await settle();
+  return [text, notes, runs];
+}
+
+describe('Yjs access by role', () => {
+  it.each<[Role, 'keeps' | 'drops', 'keeps' | 'drops']>([
+    ['editor', 'keeps', 'keeps'],
+    ['commenter', 'drops', 'keeps'],
+    ['viewer', 'drops', 'drops'],
+    ['agent', 'drops', 'drops'],
+  ])('for the %s role, %s text writes, %s notes writes and drops runs writes', async (role, text, notes) => {
+    const id = await createDoc();
+    await writeEverything(id, role);
+    const view = await serverView(id);
+    expect(view.text).toEqual(text === 'keeps' ? ['original', `written by ${role}`] : ['original']);
+    expect(view.notes).toEqual(notes === 'keeps' ? { n1: { by: role } } : {});
+    expect(view.runs).toEqual({});
+    const api = await server.api(`/api/docs/${id}`);
+    expect(api.body.blocks.map((block: { markdown: string }) => block.markdown)).toEqual(view.text);
+  });
+
+  it.each<[Role, string, string]>([
+    ['editor', 'read-write', 'read-write'],
+    ['commenter', 'readonly', 'read-write'],
+    ['viewer', 'readonly', 'readonly'],
+    ['agent', 'readonly', 'readonly'],
+  ])('tells a %s its text connection is %s and its notes connection %s', async (role, text, notes) => {
+    const id = await createDoc();
+    const token = server.token(role);
+    const [textPeer, notesPeer, runsPeer] = [connect(id, token), connect(`${id}/notes`, token), connect(`${id}/runs`, token)];
+    await Promise.all([textPeer.synced, notesPeer.synced, runsPeer.synced]);
+    expect([textPeer.provider.authorizedScope, notesPeer.provider.authorizedScope, runsPeer.provider.authorizedScope]).toEqual([
+      text,
+      notes,
+      'readonly',
+    ]);
+  });
+
+  it('does not pass a viewer’s edit on to the editors connected meanwhile', async () => {
+    const id = await createDoc();
+    const watcher = connect(id, server.token('editor'));
+    const viewer = connect(id, server.token('viewer'));
+    await Promise.all([watcher.synced, viewer.synced]);
+    appendParagraph(viewer.ydoc, 'sneaky');
+    await settle();
+    expect(readBlocks(watcher.ydoc).map((block) => block.markdown)).toEqual(['original']);
+  });
+});
+
+describe('refused connections', () => {
+  it.each([
+    ['a malformed token', 'garbage'],
+    ['an empty token', ''],
+    ['a token whose signature was altered', 'tampered'],
+  ])('refuses %s with the reason "Invalid token"', async (_label, kind) => {
+    const id = await createDoc();
+    const token = kind === 'tampered' ? server.token('editor').slice(0, -2) + 'AA' : kind;
+    const peer = connect(id, token);
+    expect(await peer.authenticationFailed).toBe(denialReasons.invalidToken);
+    await expect(peer.synced).rejects.toThrow('Invalid token');
+  });
+
+  it.each(['nosuchdoc', 'bad name', 'a/b/c', 'a/other'])('refuses the document name "%s" as "Unknown document"', async (name) => {
+    const peer = connect(name, server.token('editor'));
+    expect(await peer.authenticationFailed).toBe(denialReasons.unknownDocument);
+  });
+
+  it('admits a document-limited token to every part of its document only', async () => {
+    const id = await createDoc();
+    const other = await createDoc();
+    const token = server.token('editor', { doc: id });
+    const own = [connect(id, token), connect(`${id}/notes`, token)];
+    await Promise.all(own.map((peer) => peer.synced));
+    for (const name of [other, `${other}/notes`, 'nosuchdoc']) {
+      expect(await connect(name, token).authenticationFailed).toBe(denialReasons.notAllowed);
+    }
+  });
+
+  it('changes nothing when a refused peer writes anyway', async () => {
+    const id = await createDoc();
+    const peer = connect(id, 'garbage');
+    await peer.authenticationFailed;
+    appendParagraph(peer.ydoc, 'from outside');
+    await settle();
+    expect((await serverView(id)).text).toEqual(['original']);
+  });
+});
