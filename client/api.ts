@@ -1,0 +1,53 @@
+import type { DocKind } from '../shared/doc-layout.ts';
+
+export interface DocSummary {
+  id: string;
+  title: string;
+  kind: DocKind;
+  updatedAt?: string | number;
+}
+
+/** A failed request, in words a person can read. `code` is the server's or `OFFLINE`. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status = 0,
+  ) {
+    super(message);
+  }
+}
+
+async function request<T>(token: string, method: string, path: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers: {
+        Authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError('OFFLINE', 'The server cannot be reached.');
+  }
+  const payload: unknown = await response.json().catch(() => null);
+  if (!response.ok) {
+    const error = (payload as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+    throw new ApiError(
+      typeof error?.code === 'string' ? error.code : `HTTP_${response.status}`,
+      typeof error?.message === 'string' ? error.message : `The server answered ${response.status}.`,
+      response.status,
+    );
+  }
+  return payload as T;
+}
+
+export function listDocs(token: string): Promise<DocSummary[]> {
+  return request<DocSummary[]>(token, 'GET', '/api/docs');
+}
+
+export function createDoc(token: string, title: string): Promise<DocSummary> {
+  return request<DocSummary>(token, 'POST', '/api/docs', { title });
+}

@@ -1,0 +1,28 @@
+import { createStore, get, set, update } from 'idb-keyval';
+
+/**
+ * Small per-device state in IndexedDB (idb-keyval): the token, the person's name and colour,
+ * and the recently opened documents. Kept apart from y-indexeddb's `tandem:<id>` databases.
+ */
+const store = createStore('tandem-device', 'keyval');
+
+export const deviceKeys = {
+  token: 'token',
+  name: 'name',
+  color: 'color',
+  recent: 'recent-docs',
+} as const;
+
+type DeviceKey = (typeof deviceKeys)[keyof typeof deviceKeys];
+
+export function readDevice<T>(key: DeviceKey): Promise<T | undefined> {
+  return get<T>(key, store);
+}
+
+export function writeDevice(key: DeviceKey, value: unknown): Promise<void> {
+  return set(key, value, store);
+}
+
+export function updateDevice<T>(key: DeviceKey, fn: (old: T | undefined) => T): Promise<void> {
+  return update<T>(key, fn, store);
+}

@@ -1,0 +1,100 @@
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { EditorState, type Command, type Transaction } from 'prosemirror-state';
+import { EditorView } from 'prosemirror-view';
+import { schema } from '../shared/schema.ts';
+import { docParts } from '../shared/doc-layout.ts';
+import type { DocConnection } from './doc-connection.ts';
+import { editorPlugins } from './editor-plugins.ts';
+
+export interface EditorHost extends ReactiveControllerHost {
+  connection: DocConnection | null;
+  readOnly: boolean;
+}
+
+/**
+ * Owns the ProseMirror view of its host's connection: created when the host is connected (or
+ * when a connection arrives), destroyed when the host is disconnected or the connection
+ * changes. The view lives in `mount`, which the host renders.
+ */
+export class EditorController implements ReactiveController {
+  readonly mount = document.createElement('div');
+  view: EditorView | null = null;
+  private boundTo: DocConnection | null = null;
+  private connected = false;
+
+  constructor(private readonly host: EditorHost) {
+    this.mount.className = 'editor-mount';
+    host.addController(this);
+  }
+
+  get state(): EditorState | null {
+    return this.view?.state ?? null;
+  }
+
+  hostConnected(): void {
+    this.connected = true;
+    this.sync();
+  }
+
+  hostUpdated(): void {
+    this.sync();
+  }
+
+  hostDisconnected(): void {
+    this.connected = false;
+    this.destroyView();
+  }
+
+  /** Runs a command on the view (toolbar buttons), then gives the focus back to the text. */
+  run(command: Command): boolean {
+    const view = this.view;
+    if (!view || !view.editable) return false;
+    const done = command(view.state, view.dispatch);
+    view.focus();
+    return done;
+  }
+
+  private sync(): void {
+    const connection = this.connected ? this.host.connection : null;
+    if (connection !== this.boundTo) {
+      this.destroyView();
+      if (connection) this.createView(connection);
+    }
+    if (this.view && this.view.editable === this.host.readOnly) {
+      this.view.setProps({ editable: () => !this.host.readOnly });
+    }
+  }
+
+  private createView(connection: DocConnection): void {
+    this.boundTo = connection;
+    const state = EditorState.create({
+      schema,
+      plugins: editorPlugins(docParts(connection.ydoc).content, connection.awareness),
+    });
+    this.view = new EditorView(this.mount, {
+      state,
+      editable: () => !this.host.readOnly,
+      attributes: () => ({
+        'aria-label': 'Document',
+        role: 'textbox',
+        'aria-multiline': 'true',
+        'aria-readonly': String(this.host.readOnly),
+        class: 'document-text',
+      }),
+      dispatchTransaction: (tr: Transaction) => {
+        const view = this.view;
+        if (!view) return;
+        view.updateState(view.state.apply(tr));
+        this.host.requestUpdate();
+      },
+    });
+  }
+
+  private destroyView(): void {
+    // Destroying the view runs the plugins' destroy hooks: the binding stops observing the
+    // Y.XmlFragment and the cursor plugin clears this person's cursor from awareness.
+    this.view?.destroy();
+    this.view = null;
+    this.boundTo = null;
+  }
+}

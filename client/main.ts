@@ -1,0 +1,5 @@
+import './styles.css';
+import './tandem-app.ts';
+import { registerServiceWorker } from './sw-register.ts';
+
+registerServiceWorker();

@@ -1,0 +1,59 @@
+import { decodeClaims, type Claims, type Role } from '../shared/claims.ts';
+import { deviceKeys, readDevice, writeDevice } from './device-store.ts';
+
+export type { Claims, Role };
+
+export interface Session {
+  token: string;
+  claims: Claims;
+  /** The name others see; the token's `name` until the person picks another on this device. */
+  name: string;
+  /** A `#rrggbb` colour (y-prosemirror accepts no other form) chosen once per device. */
+  color: string;
+}
+
+const palette = ['#c2185b', '#1565c0', '#2e7d32', '#6a1b9a', '#ad5700', '#00838f', '#b71c1c', '#4527a0'];
+
+export function canEditText(role: Role): boolean {
+  return role === 'editor';
+}
+
+/**
+ * Takes `?token=` out of the address bar at once (before anything can log or share the URL)
+ * and returns it. Call this before the first render.
+ */
+export function takeTokenFromAddress(): string | null {
+  const url = new URL(location.href);
+  const token = url.searchParams.get('token');
+  if (token === null) return null;
+  url.searchParams.delete('token');
+  history.replaceState(history.state, '', url.pathname + url.search + url.hash);
+  return token;
+}
+
+/**
+ * The session of this device: a valid token from the address bar replaces the stored one.
+ * Returns null when no usable token is known.
+ */
+export async function openSession(fromAddress: string | null): Promise<Session | null> {
+  let token = fromAddress !== null && decodeClaims(fromAddress) ? fromAddress : null;
+  if (token) await writeDevice(deviceKeys.token, token);
+  else token = (await readDevice<string>(deviceKeys.token)) ?? null;
+  const claims = token ? decodeClaims(token) : null;
+  if (!token || !claims) return null;
+
+  let color = await readDevice<string>(deviceKeys.color);
+  if (!color || !/^#[0-9a-f]{6}$/i.test(color)) {
+    color = palette[Math.floor(Math.random() * palette.length)];
+    await writeDevice(deviceKeys.color, color);
+  }
+  const name = (await readDevice<string>(deviceKeys.name)) || claims.name || claims.sub;
+  return { token, claims, name, color };
+}
+
+/** Keeps the name a person chose on this device; an empty name returns to the token's. */
+export async function saveName(session: Session, name: string): Promise<Session> {
+  const trimmed = name.trim().slice(0, 60);
+  await writeDevice(deviceKeys.name, trimmed);
+  return { ...session, name: trimmed || session.claims.name || session.claims.sub };
+}

@@ -1,0 +1,80 @@
+import { LitElement, html } from 'lit';
+import { styleMap } from 'lit/directives/style-map.js';
+import { RouterController, docPath, navigate } from './router.ts';
+import { decodeClaims } from '../shared/claims.ts';
+import { openSession, saveName, takeTokenFromAddress, type Session } from './session.ts';
+import './tandem-doc-list.ts';
+import './tandem-doc-view.ts';
+
+/** The app: the session of this device and the page for the current address. */
+export class TandemApp extends LitElement {
+  static properties = { session: { state: true }, ready: { state: true }, badLink: { state: true } };
+  declare session: Session | null;
+  declare ready: boolean;
+  declare badLink: boolean;
+
+  private readonly router = new RouterController(this);
+
+  constructor() {
+    super();
+    this.session = null;
+    this.ready = false;
+    this.badLink = false;
+  }
+
+  protected createRenderRoot() {
+    return this;
+  }
+
+  connectedCallback(): void {
+    super.connectedCallback();
+    const fromAddress = takeTokenFromAddress();
+    this.badLink = fromAddress !== null && decodeClaims(fromAddress) === null;
+    openSession(fromAddress)
+      .then((session) => {
+        this.session = session;
+        const doc = session?.claims.doc;
+        if (doc && this.router.route.name === 'list') navigate(docPath(doc), { replace: true });
+      })
+      .catch(() => (this.session = null))
+      .finally(() => (this.ready = true));
+  }
+
+  render() {
+    if (!this.ready) return html``;
+    return html`<div class="app-bar">
+        <a class="brand" href="/">Tandem</a>
+        ${this.session
+          ? html`<span class="me">
+              <span class="peer-dot" style=${styleMap({ background: this.session.color })} aria-hidden="true"></span>
+              ${this.session.name} <span class="muted">· ${this.session.claims.role}</span>
+            </span>`
+          : ''}
+      </div>
+      ${this.renderPage()}`;
+  }
+
+  private renderPage() {
+    const session = this.session;
+    if (!session) {
+      return html`<main class="signin">
+        <h1>Sign in to Tandem</h1>
+        ${this.badLink ? html`<p class="message error" role="alert">The link's token could not be read.</p>` : ''}
+        <p>Open the link printed by <code>npm start</code> in the terminal. It looks like
+          <code>http://127.0.0.1:8787/?token=…</code> and signs this browser in.</p>
+      </main>`;
+    }
+    const route = this.router.route;
+    if (route.name === 'list') {
+      return html`<tandem-doc-list .session=${session} @name-change=${this.onName}></tandem-doc-list>`;
+    }
+    if (route.name === 'doc') return html`<tandem-doc-view .session=${session} .docId=${route.docId}></tandem-doc-view>`;
+    return html`<main class="signin"><h1>Page not found</h1><p><a href="/">See all documents</a></p></main>`;
+  }
+
+  private async onName(event: CustomEvent<string>) {
+    if (this.session) this.session = await saveName(this.session, event.detail);
+  }
+}
+
+customElements.define('tandem-app', TandemApp);

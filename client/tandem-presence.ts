@@ -1,0 +1,31 @@
+import { LitElement, html } from 'lit';
+import { styleMap } from 'lit/directives/style-map.js';
+import type { Peer } from './presence-controller.ts';
+
+/** Who is here: the names and colours of everyone with the document open. */
+export class TandemPresence extends LitElement {
+  static properties = { peers: { attribute: false } };
+  declare peers: Peer[];
+
+  constructor() {
+    super();
+    this.peers = [];
+  }
+
+  protected createRenderRoot() {
+    return this;
+  }
+
+  render() {
+    return html`<ul class="presence" aria-label="Who is here">
+      ${this.peers.map(
+        (peer) => html`<li class="peer" data-client-id=${peer.clientId} title=${peer.role}>
+          <span class="peer-dot" style=${styleMap({ background: peer.color })} aria-hidden="true"></span>
+          <span class="peer-name">${peer.name}</span>${peer.self ? html`<span class="peer-self"> (you)</span>` : ''}
+        </li>`,
+      )}
+    </ul>`;
+  }
+}
+
+customElements.define('tandem-presence', TandemPresence);

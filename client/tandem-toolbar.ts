@@ -1,0 +1,58 @@
+import { LitElement, html, nothing } from 'lit';
+import type { EditorState } from 'prosemirror-state';
+import { toolbarItems, type ToolbarItem } from './editor-commands.ts';
+
+const isMac = /Mac|iPhone|iPad/.test(navigator.platform);
+
+function shortcutText(shortcut: string): string {
+  return shortcut
+    .split('-')
+    .map((key) => (key === 'Mod' ? (isMac ? '⌘' : 'Ctrl') : key === 'Alt' && isMac ? '⌥' : key.length === 1 ? key.toUpperCase() : key))
+    .join(isMac ? '' : '+');
+}
+
+/**
+ * The formatting toolbar. Reflects `state` (pressed and disabled buttons) and fires
+ * `toolbar-command` (detail: the ToolbarItem) when a button is used.
+ */
+export class TandemToolbar extends LitElement {
+  static properties = { state: { attribute: false } };
+  declare state: EditorState | null;
+
+  constructor() {
+    super();
+    this.state = null;
+  }
+
+  protected createRenderRoot() {
+    return this;
+  }
+
+  render() {
+    const state = this.state;
+    return html`<div class="toolbar" role="toolbar" aria-label="Formatting">
+      ${toolbarItems.map((item) =>
+        item === null
+          ? html`<span class="toolbar-gap" aria-hidden="true"></span>`
+          : html`<button
+              type="button"
+              class="toolbar-button"
+              aria-label=${item.label}
+              title=${`${item.label} (${shortcutText(item.shortcut)})`}
+              aria-pressed=${item.active ? String(!!state && item.active(state)) : nothing}
+              ?disabled=${!state || !item.command(state)}
+              @mousedown=${(event: MouseEvent) => event.preventDefault()}
+              @click=${() => this.use(item)}
+            >
+              ${item.text}
+            </button>`,
+      )}
+    </div>`;
+  }
+
+  private use(item: ToolbarItem) {
+    this.dispatchEvent(new CustomEvent('toolbar-command', { detail: item, bubbles: true, composed: true }));
+  }
+}
+
+customElements.define('tandem-toolbar', TandemToolbar);
