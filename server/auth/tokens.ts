@@ -23,8 +23,10 @@ export function verifyToken(secret: Uint8Array, token: unknown): Claims | null {
   const parts = token.split('.');
   if (parts.length !== 2 || !isBase64Url(parts[0]) || !isBase64Url(parts[1])) return null;
   const [payload, signature] = parts;
-  const expected = sign(secret, payload);
-  const given = Buffer.from(signature, 'base64url');
+  // Compared as text, not as decoded bytes: base64url's last character carries padding bits,
+  // and a token must have exactly one accepted spelling.
+  const expected = Buffer.from(sign(secret, payload).toString('base64url'));
+  const given = Buffer.from(signature);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
   try {
     return parseClaims(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')));

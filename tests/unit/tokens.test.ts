@@ -47,6 +47,15 @@ describe('signed tokens', () => {
     expect(verifyToken(secret, token.slice(0, -1) + last)).toBeNull();
   });
 
+  it('accepts exactly one spelling of a signature: every one-character change is refused', () => {
+    const token = signToken(secret, editor);
+    const dot = token.indexOf('.');
+    for (let i = dot + 1; i < token.length; i++) {
+      const other = token[i] === 'A' ? 'B' : 'A';
+      expect(verifyToken(secret, token.slice(0, i) + other + token.slice(i + 1)), `position ${i}`).toBeNull();
+    }
+  });
+
   it.each([
     ['an empty string', ''],
     ['a single part', 'abc'],
