@@ -1,6 +1,6 @@
 import * as Y from 'yjs';
 import type { Node } from 'prosemirror-model';
-import { prosemirrorToYXmlFragment, updateYFragment, yXmlFragmentToProseMirrorRootNode } from 'y-prosemirror';
+import { initProseMirrorDoc, prosemirrorToYXmlFragment, updateYFragment, yXmlFragmentToProseMirrorRootNode } from 'y-prosemirror';
 import { schema } from './schema.ts';
 import { docParts } from './doc-layout.ts';
 import { blockToMarkdown } from './markdown.ts';
@@ -53,11 +53,19 @@ export function writeInitialContent(ydoc: Y.Doc, doc: Node, origin: Origin): voi
 }
 
 /**
- * Brings the text of `ydoc` to `doc` with the smallest change y-prosemirror can find (kept
- * nodes are diffed in place, so anchors and concurrent typing inside them survive).
+ * Changes the text of `ydoc` through ProseMirror: `change` receives the current document and
+ * returns the new one, built from it (unchanged nodes shared, as a Transaction's doc does).
+ * The difference is written as one transaction with `origin`, with the smallest change
+ * y-prosemirror can find: nodes are matched by identity first, then diffed in place, so
+ * anchors and concurrent typing inside kept blocks survive.
+ *
+ * It reads the live fragment the way an editor binding does, which drops content that the
+ * schema cannot build; validate on a scratch copy (readProseMirrorDoc) before calling.
  */
-export function writeContent(ydoc: Y.Doc, doc: Node, origin: Origin): void {
+export function changeContent(ydoc: Y.Doc, change: (doc: Node) => Node, origin: Origin): void {
+  const yfragment = docParts(ydoc).content;
   ydoc.transact(() => {
-    updateYFragment(ydoc, docParts(ydoc).content, doc, { mapping: new Map(), isOMark: new Map() });
+    const { doc, meta } = initProseMirrorDoc(yfragment, schema);
+    updateYFragment(ydoc, yfragment, change(doc), meta);
   }, origin);
 }
