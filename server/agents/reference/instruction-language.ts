@@ -1,0 +1,41 @@
+/**
+ * The small instruction language of the built-in reference agent (CONTRACT.md):
+ *
+ *   replace "A" with "B"   ·   uppercase   ·   lowercase   ·   delete   ·   insert "TEXT" after
+ *
+ * Case and surrounding space do not matter, a final full stop is allowed, and curly quotes
+ * count as quotes. Anything else is not understood.
+ */
+
+export type ReferenceAction =
+  | { kind: 'replace'; find: string; replacement: string }
+  | { kind: 'uppercase' }
+  | { kind: 'lowercase' }
+  | { kind: 'delete' }
+  | { kind: 'insert_after'; text: string };
+
+const quoted = '["“”]([^"“”]*)["“”]';
+const replacePattern = new RegExp(`^replace\\s+${quoted}\\s+with\\s+${quoted}$`, 'i');
+const insertPattern = new RegExp(`^insert\\s+${quoted}\\s+after$`, 'i');
+
+/** The action an instruction asks for, or null when the reference agent does not understand it. */
+export function parseInstruction(text: string): ReferenceAction | null {
+  const sentence = text.trim().replace(/\.$/, '').trim();
+  const word = sentence.toLowerCase();
+  if (word === 'uppercase') return { kind: 'uppercase' };
+  if (word === 'lowercase') return { kind: 'lowercase' };
+  if (word === 'delete') return { kind: 'delete' };
+  const replace = replacePattern.exec(sentence);
+  if (replace) return replace[1] === '' ? null : { kind: 'replace', find: replace[1], replacement: replace[2] };
+  const insert = insertPattern.exec(sentence);
+  if (insert) return insert[1].trim() === '' ? null : { kind: 'insert_after', text: insert[1] };
+  return null;
+}
+
+export const understoodInstructions = [
+  'replace "A" with "B"',
+  'uppercase',
+  'lowercase',
+  'delete',
+  'insert "TEXT" after',
+] as const;

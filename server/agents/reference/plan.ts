@@ -1,0 +1,72 @@
+import { Fragment, type Node } from 'prosemirror-model';
+import { schema } from '../../../shared/schema.ts';
+import { blockToMarkdown, markdownToBlocks } from '../../../shared/markdown.ts';
+import type { BlockView } from '../../../shared/doc-content.ts';
+import { parseInstruction, understoodInstructions } from './instruction-language.ts';
+
+/** An op as CONTRACT.md writes it. */
+export type PlannedOp =
+  | { op: 'replace_block'; blockId: string; markdown: string; expectHash: string; instructionId: string }
+  | { op: 'insert_after'; blockId: string; markdown: string; instructionId: string }
+  | { op: 'delete_block'; blockId: string; expectHash: string; instructionId: string };
+
+export type Plan = { kind: 'ops'; ops: PlannedOp[] } | { kind: 'refusal'; reason: string };
+
+/**
+ * What the reference agent does for one instruction on its target block, as it read it.
+ * Deterministic: the same instruction and block give the same plan.
+ */
+export function planInstruction(instructionId: string, instruction: string, block: BlockView | undefined): Plan {
+  const action = parseInstruction(instruction);
+  if (!action) {
+    return {
+      kind: 'refusal',
+      reason: `I did not understand this instruction. I understand: ${understoodInstructions.join(' · ')}.`,
+    };
+  }
+  if (!block) return { kind: 'refusal', reason: 'The text this instruction points at no longer exists.' };
+  const target = { blockId: block.id, instructionId };
+
+  switch (action.kind) {
+    case 'delete':
+      return { kind: 'ops', ops: [{ op: 'delete_block', ...target, expectHash: block.hash }] };
+    case 'insert_after': {
+      const paragraph = schema.nodes.paragraph.create(null, schema.text(action.text));
+      return { kind: 'ops', ops: [{ op: 'insert_after', ...target, markdown: blockToMarkdown(paragraph) }] };
+    }
+    case 'replace':
+    case 'uppercase':
+    case 'lowercase': {
+      const change =
+        action.kind === 'replace'
+          ? (text: string) => text.split(action.find).join(action.replacement)
+          : action.kind === 'uppercase'
+            ? (text: string) => text.toUpperCase()
+            : (text: string) => text.toLowerCase();
+      const before = markdownToBlocks(block.markdown);
+      const after = before.map((node) => mapText(node, change) ?? node.copy(Fragment.empty));
+      const markdown = after.map(blockToMarkdown).join('\n\n');
+      if (markdown === block.markdown) {
+        return {
+          kind: 'refusal',
+          reason: action.kind === 'replace' ? `"${action.find}" does not occur in this text.` : 'The text is already in that case.',
+        };
+      }
+      return { kind: 'ops', ops: [{ op: 'replace_block', ...target, markdown, expectHash: block.hash }] };
+    }
+  }
+}
+
+/** `node` with `change` applied to each of its text nodes (marks kept; text emptied by the change is dropped). */
+function mapText(node: Node, change: (text: string) => string): Node | null {
+  if (node.isText) {
+    const text = change(node.text ?? '');
+    return text === '' ? null : node.type.schema.text(text, node.marks);
+  }
+  const children: Node[] = [];
+  node.forEach((child) => {
+    const mapped = mapText(child, change);
+    if (mapped) children.push(mapped);
+  });
+  return node.copy(Fragment.fromArray(children));
+}

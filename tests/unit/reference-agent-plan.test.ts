@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { parseInstruction } from '../../server/agents/reference/instruction-language.ts';
+import { planInstruction } from '../../server/agents/reference/plan.ts';
+import { markdownToDoc } from '../../shared/markdown.ts';
+import { viewBlock, type BlockView } from '../../shared/doc-content.ts';
+
+function block(markdown: string): BlockView {
+  return viewBlock(markdownToDoc(markdown).child(0));
+}
+
+describe('the reference agent’s instruction language', () => {
+  it.each([
+    ['replace "cat" with "dog"', { kind: 'replace', find: 'cat', replacement: 'dog' }],
+    ['  Replace “cat” with “dog”. ', { kind: 'replace', find: 'cat', replacement: 'dog' }],
+    ['replace "cat" with ""', { kind: 'replace', find: 'cat', replacement: '' }],
+    ['UPPERCASE', { kind: 'uppercase' }],
+    ['lowercase.', { kind: 'lowercase' }],
+    ['delete', { kind: 'delete' }],
+    ['insert "A new line" after', { kind: 'insert_after', text: 'A new line' }],
+  ])('understands %j', (text, action) => {
+    expect(parseInstruction(text)).toEqual(action);
+  });
+
+  it.each(['make it better', 'replace cat with dog', 'replace "" with "x"', 'insert "" after', 'delete everything', ''])(
+    'does not understand %j',
+    (text) => {
+      expect(parseInstruction(text)).toBeNull();
+    },
+  );
+});
+
+describe('the reference agent’s plan for one instruction', () => {
+  it('replaces every occurrence inside the block, keeping marks, with the hash it read', () => {
+    const target = block('The **cat** sat; the cat ran.');
+    const plan = planInstruction('i1', 'replace "cat" with "dog"', target);
+    expect(plan).toEqual({
+      kind: 'ops',
+      ops: [{ op: 'replace_block', blockId: target.id, instructionId: 'i1', expectHash: target.hash, markdown: 'The **dog** sat; the dog ran.' }],
+    });
+  });
+
+  it('changes case without touching Markdown syntax or link targets', () => {
+    const target = block('See [the Docs](https://example.com/Path) *now*');
+    const plan = planInstruction('i1', 'uppercase', target);
+    expect(plan.kind === 'ops' && plan.ops[0]).toMatchObject({ markdown: 'SEE [THE DOCS](https://example.com/Path) *NOW*' });
+    expect(planInstruction('i1', 'lowercase', target)).toMatchObject({ kind: 'ops' });
+  });
+
+  it('deletes the block and inserts a literal paragraph after it', () => {
+    const target = block('Keep me');
+    expect(planInstruction('i2', 'delete', target)).toEqual({
+      kind: 'ops',
+      ops: [{ op: 'delete_block', blockId: target.id, instructionId: 'i2', expectHash: target.hash }],
+    });
+    const insert = planInstruction('i3', 'insert "*not* emphasis" after', target);
+    expect(insert).toEqual({
+      kind: 'ops',
+      ops: [{ op: 'insert_after', blockId: target.id, instructionId: 'i3', markdown: '\\*not\\* emphasis' }],
+    });
+  });
+
+  it('refuses what it does not understand, and says what it does', () => {
+    const plan = planInstruction('i1', 'write a poem', block('x'));
+    expect(plan.kind).toBe('refusal');
+    expect(plan.kind === 'refusal' && plan.reason).toMatch(/did not understand/);
+    expect(plan.kind === 'refusal' && plan.reason).toContain('replace "A" with "B"');
+  });
+
+  it('refuses a replacement with nothing to replace and a block that is gone', () => {
+    expect(planInstruction('i1', 'replace "zebra" with "x"', block('no stripes'))).toEqual({
+      kind: 'refusal',
+      reason: '"zebra" does not occur in this text.',
+    });
+    expect(planInstruction('i1', 'delete', undefined).kind).toBe('refusal');
+  });
+});
