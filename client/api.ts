@@ -51,3 +51,16 @@ export function listDocs(token: string): Promise<DocSummary[]> {
 export function createDoc(token: string, title: string): Promise<DocSummary> {
   return request<DocSummary>(token, 'POST', '/api/docs', { title });
 }
+
+export interface SentRun {
+  runId: string;
+  items: { instructionId: string; blockId: string; instruction: string }[];
+}
+
+/**
+ * Sends the document's ready instructions as one run. Fails with `RUN_OUTSTANDING` (409) while
+ * another run is outstanding and `NOTHING_TO_SEND` (422) when no instruction is ready.
+ */
+export function sendRun(token: string, docId: string): Promise<SentRun> {
+  return request<SentRun>(token, 'POST', `/api/docs/${encodeURIComponent(docId)}/runs`, {});
+}

@@ -1,6 +1,6 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { DocConnection } from './doc-connection.ts';
-import { canEditText, type Session } from './session.ts';
+import { canEditText, canWriteNotes, type Session } from './session.ts';
 
 export interface ConnectionHost extends ReactiveControllerHost {
   docId: string;
@@ -42,7 +42,13 @@ export class ConnectionController implements ReactiveController {
     this.close();
     this.key = key;
     if (!key || !session) return;
-    this.connection = new DocConnection({ docId, token: session.token, canEdit: canEditText(session.claims.role) });
+    const { role } = session.claims;
+    this.connection = new DocConnection({
+      docId,
+      token: session.token,
+      canEdit: canEditText(role),
+      canWriteNotes: canWriteNotes(role),
+    });
     this.connection.addEventListener('change', this.onChange);
   }
 

@@ -5,10 +5,19 @@ import { schema } from '../shared/schema.ts';
 import { docParts } from '../shared/doc-layout.ts';
 import type { DocConnection } from './doc-connection.ts';
 import { editorPlugins } from './editor-plugins.ts';
+import type { PinnedRange } from '../shared/anchors.ts';
+import type { Annotation, AnnotationKind } from '../shared/annotations.ts';
+import { setAnnotationsTr } from './annotation-plugin.ts';
 
 export interface EditorHost extends ReactiveControllerHost {
   connection: DocConnection | null;
   readOnly: boolean;
+  /** The annotations of the notes Y.Doc; a new array whenever they change. */
+  annotations: readonly Annotation[];
+  /** The kinds of annotation this person may create from a selection. */
+  kinds: readonly AnnotationKind[];
+  /** Stores a new pin for an annotation (see annotation-plugin.ts). */
+  repin(id: string, pin: PinnedRange): void;
 }
 
 /**
@@ -21,6 +30,7 @@ export class EditorController implements ReactiveController {
   view: EditorView | null = null;
   private boundTo: DocConnection | null = null;
   private connected = false;
+  private annotationsSent: readonly Annotation[] | null = null;
 
   constructor(private readonly host: EditorHost) {
     this.mount.className = 'editor-mount';
@@ -54,6 +64,15 @@ export class EditorController implements ReactiveController {
     return done;
   }
 
+  /** Runs a command that changes no text (annotations, selection); read-only views take it too. */
+  apply(command: Command, { focus = false } = {}): boolean {
+    const view = this.view;
+    if (!view) return false;
+    const done = command(view.state, view.dispatch);
+    if (focus) view.focus();
+    return done;
+  }
+
   private sync(): void {
     const connection = this.connected ? this.host.connection : null;
     if (connection !== this.boundTo) {
@@ -63,13 +82,24 @@ export class EditorController implements ReactiveController {
     if (this.view && this.view.editable === this.host.readOnly) {
       this.view.setProps({ editable: () => !this.host.readOnly });
     }
+    const view = this.view;
+    if (view && this.host.annotations !== this.annotationsSent) {
+      this.annotationsSent = this.host.annotations;
+      view.dispatch(setAnnotationsTr(view.state.tr, this.host.annotations));
+    }
   }
 
   private createView(connection: DocConnection): void {
     this.boundTo = connection;
+    this.annotationsSent = null;
+    const host = this.host;
     const state = EditorState.create({
       schema,
-      plugins: editorPlugins(docParts(connection.ydoc).content, connection.awareness),
+      plugins: editorPlugins(docParts(connection.ydoc).content, connection.awareness, {
+        textYdoc: connection.ydoc,
+        allows: (kind) => host.kinds.includes(kind),
+        repin: (id, pin) => host.repin(id, pin),
+      }),
     });
     this.view = new EditorView(this.mount, {
       state,
@@ -81,11 +111,11 @@ export class EditorController implements ReactiveController {
         'aria-readonly': String(this.host.readOnly),
         class: 'document-text',
       }),
-      dispatchTransaction: (tr: Transaction) => {
-        const view = this.view;
-        if (!view) return;
-        view.updateState(view.state.apply(tr));
-        this.host.requestUpdate();
+      // `this` is the view, which exists already while its constructor runs the plugins' views
+      // (the binding's first render dispatches from there).
+      dispatchTransaction(this: EditorView, tr: Transaction) {
+        this.updateState(this.state.apply(tr));
+        host.requestUpdate();
       },
     });
   }

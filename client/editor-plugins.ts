@@ -11,6 +11,17 @@ import { ySyncPlugin, yCursorPlugin, yUndoPlugin, undoCommand, redoCommand } fro
 import { schema } from '../shared/schema.ts';
 import { blockIdsPlugin } from '../shared/block-ids.ts';
 import { toolbarItems, setBlockKeepingId } from './editor-commands.ts';
+import type { AnnotationKind } from '../shared/annotations.ts';
+import { annotationsPlugin, type AnnotationsPluginOptions } from './annotation-plugin.ts';
+import { openDraft } from './annotation-commands.ts';
+
+export interface EditorAnnotationOptions extends AnnotationsPluginOptions {
+  /** Whether this person may now create an annotation of `kind` (its keyboard shortcut works). */
+  allows(kind: AnnotationKind): boolean;
+}
+
+/** Shortcuts that start a draft on the selection (Ctrl+Alt+M is the usual "comment"). */
+export const draftShortcuts: Record<AnnotationKind, string> = { comment: 'Mod-Alt-m', instruction: 'Mod-Alt-i' };
 
 const { nodes } = schema;
 
@@ -18,11 +29,19 @@ const { nodes } = schema;
  * Every plugin of the editor, in precedence order: the Yjs binding first (the undo plugin
  * reads its state), then keymaps from the most specific to the base one.
  */
-export function editorPlugins(yfragment: Y.XmlFragment, awareness: Awareness): Plugin[] {
+export function editorPlugins(yfragment: Y.XmlFragment, awareness: Awareness, annotations: EditorAnnotationOptions): Plugin[] {
+  const draftKeys: Record<string, Command> = {};
+  for (const kind of ['comment', 'instruction'] as const) {
+    const open = openDraft(kind, annotations.textYdoc);
+    draftKeys[draftShortcuts[kind]] = (state, dispatch) => annotations.allows(kind) && open(state, dispatch);
+  }
   return [
     ySyncPlugin(yfragment),
     yCursorPlugin(awareness),
     yUndoPlugin(),
+    // After the binding: its view update (which writes local changes to Yjs) runs first.
+    annotationsPlugin(annotations),
+    keymap(draftKeys),
     keymap(editingKeys()),
     keymap({
       Enter: splitListItem(nodes.list_item),

@@ -18,6 +18,37 @@ export function canEditText(role: Role): boolean {
   return role === 'editor';
 }
 
+/** Whether the role may write `<id>/notes` (the server makes other roles' connection read-only). */
+export function canWriteNotes(role: Role): boolean {
+  return role === 'editor' || role === 'commenter';
+}
+
+/** What a person may do with annotations and runs in the UI (DESIGN.md, Roles). */
+export interface AnnotationRights {
+  comment: boolean;
+  instruct: boolean;
+  /** Reply to a comment. */
+  reply: boolean;
+  /** Resolve or reopen a comment. */
+  resolve: boolean;
+  /** Turn a comment into an instruction; edit and delete instructions; send them. */
+  manageInstructions: boolean;
+}
+
+export function annotationRights(role: Role): AnnotationRights {
+  const editor = role === 'editor';
+  const notes = canWriteNotes(role);
+  return { comment: notes, instruct: editor, reply: notes, resolve: editor, manageInstructions: editor };
+}
+
+export const noAnnotationRights: AnnotationRights = {
+  comment: false,
+  instruct: false,
+  reply: false,
+  resolve: false,
+  manageInstructions: false,
+};
+
 /**
  * Takes `?token=` out of the address bar at once (before anything can log or share the URL)
  * and returns it. Call this before the first render.

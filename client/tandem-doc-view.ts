@@ -1,16 +1,22 @@
 import { LitElement, html } from 'lit';
-import type { Session } from './session.ts';
+import { annotationRights, noAnnotationRights, type AnnotationRights, type Session } from './session.ts';
 import { ConnectionController } from './connection-controller.ts';
 import { PresenceController } from './presence-controller.ts';
 import type { DocConnection } from './doc-connection.ts';
 import { rememberDoc, renameRecentDoc } from './recent-docs.ts';
 import type { TandemEditor } from './tandem-editor.ts';
+import { YDocReader } from './ydoc-reader.ts';
+import { readAnnotations, type Annotation, type Author } from '../shared/annotations.ts';
+import { readRuns, runIndication } from './run-status.ts';
+import type { RunRecord } from '../shared/run-record.ts';
+import { readyInstructions } from './instruction-queue.ts';
 import './tandem-editor.ts';
 import './tandem-title.ts';
 import './tandem-status.ts';
 import './tandem-presence.ts';
+import './tandem-queue-bar.ts';
 
-/** One document: its title, connection state, who is here, and the editor. */
+/** One document: its title, connection state, who is here, the queue bar, and the editor. */
 export class TandemDocView extends LitElement {
   static properties = { docId: {}, session: { attribute: false } };
   declare docId: string;
@@ -18,6 +24,16 @@ export class TandemDocView extends LitElement {
 
   private readonly link = new ConnectionController(this);
   private readonly presence = new PresenceController(this, () => this.link.connection);
+  private readonly notes = new YDocReader<readonly Annotation[]>(
+    this,
+    () => this.link.connection?.notes.ydoc ?? null,
+    (ydoc) => readAnnotations(ydoc).annotations,
+    [],
+  );
+  private readonly runs = new YDocReader<readonly RunRecord[]>(this, () => this.link.connection?.runs.ydoc ?? null, readRuns, []);
+  private orphaned: ReadonlySet<string> = new Set();
+  private rightsFor: { key: string; rights: AnnotationRights } | null = null;
+  private author: Author | null = null;
   private remembered: DocConnection | null = null;
   private rememberedTitle = '';
 
@@ -41,6 +57,7 @@ export class TandemDocView extends LitElement {
         <tandem-status .status=${status}></tandem-status>
         <tandem-presence .peers=${this.presence.peers}></tandem-presence>
       </header>
+      ${this.renderQueueBar(connection)}
       <main class="doc-main">
         ${problem ? html`<p class="message error" role="alert">${problem}</p>` : ''}
         ${neverLoaded
@@ -59,7 +76,59 @@ export class TandemDocView extends LitElement {
         @title-change=${(event: CustomEvent<string>) => connection.setTitle(event.detail)}
         @title-done=${() => this.querySelector<TandemEditor>('tandem-editor')?.focusText()}
       ></tandem-title>
-      <tandem-editor .connection=${connection} .readOnly=${readOnly}></tandem-editor>`;
+      <tandem-editor
+        .connection=${connection}
+        .readOnly=${readOnly}
+        .annotations=${this.notes.value}
+        .rights=${this.rights(connection)}
+        .author=${this.currentAuthor()}
+        @annotations-orphaned=${this.onOrphaned}
+      ></tandem-editor>`;
+  }
+
+  private renderQueueBar(connection: DocConnection) {
+    const session = this.session;
+    if (!session) return '';
+    const blocker =
+      connection.status === 'Offline'
+        ? 'Sending needs a connection'
+        : connection.status === 'Syncing'
+          ? 'Saving to the server…'
+          : null;
+    return html`<tandem-queue-bar
+      .docId=${connection.docId}
+      .token=${session.token}
+      .ready=${readyInstructions(this.notes.value)}
+      .orphaned=${this.orphaned}
+      .blocker=${blocker}
+      .canSend=${this.rights(connection).manageInstructions}
+      .runNote=${runIndication(this.runs.value)}
+    ></tandem-queue-bar>`;
+  }
+
+  /** The person's rights over annotations; none while the server keeps the notes read-only. */
+  private rights(connection: DocConnection): AnnotationRights {
+    const role = this.session?.claims.role;
+    const key = `${role}:${connection.notes.readOnly}`;
+    if (this.rightsFor?.key !== key) {
+      this.rightsFor = { key, rights: role && !connection.notes.readOnly ? annotationRights(role) : noAnnotationRights };
+    }
+    return this.rightsFor.rights;
+  }
+
+  /** This person as an annotation's author; the same object while their name stays. */
+  private currentAuthor(): Author | null {
+    const session = this.session;
+    if (!session) return null;
+    if (this.author?.id !== session.claims.sub || this.author.name !== session.name) {
+      this.author = { id: session.claims.sub, name: session.name };
+    }
+    return this.author;
+  }
+
+  private onOrphaned(event: CustomEvent<ReadonlySet<string>>) {
+    this.orphaned = event.detail;
+    this.requestUpdate();
   }
 
   /**

@@ -2,27 +2,64 @@ import { LitElement, html } from 'lit';
 import type { DocConnection } from './doc-connection.ts';
 import { EditorController } from './editor-controller.ts';
 import type { ToolbarItem } from './editor-commands.ts';
+import type { PinnedRange } from '../shared/anchors.ts';
+import type { Annotation, AnnotationKind, Author } from '../shared/annotations.ts';
+import { AnnotationActions } from './annotation-actions.ts';
+import { annotationsKey, type AnnotationsState } from './annotation-plugin.ts';
+import { closeDraft, focusAnnotation, openDraft, selectAnnotation } from './annotation-commands.ts';
+import type { AnnotationRequestDetail } from './tandem-annotation-card.ts';
+import { noAnnotationRights, type AnnotationRights } from './session.ts';
 import './tandem-toolbar.ts';
+import './tandem-selection-actions.ts';
+import './tandem-annotation-panel.ts';
 
 /**
  * The rich-text editor of one document: a toolbar over the ProseMirror view bound to the
- * connection's Y.Doc. Read-only views have no toolbar.
+ * connection's Y.Doc, the highlights and the margin of its annotations, and the buttons that
+ * pin new ones to selected text. Read-only views have no toolbar.
  */
 export class TandemEditor extends LitElement {
-  static properties = { connection: { attribute: false }, readOnly: { type: Boolean } };
+  static properties = {
+    connection: { attribute: false },
+    readOnly: { type: Boolean },
+    annotations: { attribute: false },
+    rights: { attribute: false },
+    author: { attribute: false },
+    draftError: { state: true },
+  };
   declare connection: DocConnection | null;
   declare readOnly: boolean;
+  declare annotations: readonly Annotation[];
+  declare rights: AnnotationRights;
+  declare author: Author | null;
+  declare draftError: string;
 
   private readonly editor = new EditorController(this);
+  /** Whether the person is working in the text (the selection buttons show only then). */
+  private inText = false;
+  private actionsFor: { notes: unknown; author: Author | null; actions: AnnotationActions } | null = null;
+  private orphanedTold = '';
 
   constructor() {
     super();
     this.connection = null;
     this.readOnly = false;
+    this.annotations = [];
+    this.rights = noAnnotationRights;
+    this.author = null;
+    this.draftError = '';
   }
 
   protected createRenderRoot() {
     return this;
+  }
+
+  /** The kinds this person may create from a selection now. */
+  get kinds(): AnnotationKind[] {
+    const kinds: AnnotationKind[] = [];
+    if (this.rights.comment) kinds.push('comment');
+    if (this.rights.instruct) kinds.push('instruction');
+    return kinds;
   }
 
   /** Puts the caret in the text (e.g. after Enter in the title). */
@@ -30,16 +67,162 @@ export class TandemEditor extends LitElement {
     this.editor.view?.focus();
   }
 
+  repin(id: string, pin: PinnedRange): void {
+    this.actions?.repin(id, pin);
+  }
+
+  connectedCallback(): void {
+    super.connectedCallback();
+    document.addEventListener('pointerdown', this.onWhereabouts, true);
+    document.addEventListener('focusin', this.onWhereabouts, true);
+  }
+
+  disconnectedCallback(): void {
+    super.disconnectedCallback();
+    document.removeEventListener('pointerdown', this.onWhereabouts, true);
+    document.removeEventListener('focusin', this.onWhereabouts, true);
+  }
+
+  private get actions(): AnnotationActions | null {
+    const notes = this.connection?.notes.ydoc;
+    if (!notes || !this.author) return null;
+    const cached = this.actionsFor;
+    if (cached && cached.notes === notes && cached.author === this.author) return cached.actions;
+    const actions = new AnnotationActions(notes, this.author);
+    this.actionsFor = { notes, author: this.author, actions };
+    return actions;
+  }
+
+  private get frame(): HTMLElement | null {
+    return this.querySelector('.text-frame');
+  }
+
   render() {
-    return html`${this.readOnly
-        ? html`<p class="read-only-note">You can read this document but not change it.</p>`
-        : html`<tandem-toolbar .state=${this.editor.state} @toolbar-command=${this.onCommand}></tandem-toolbar>`}
-      ${this.editor.mount}`;
+    const state = this.editor.state;
+    const annotations = state ? annotationsKey.getState(state) : undefined;
+    return html`<div class="editor-surface">
+      <div class="editor-column">
+        ${this.readOnly
+          ? html`<p class="read-only-note">You can read this document but not change it.</p>`
+          : html`<tandem-toolbar .state=${state} @toolbar-command=${this.onCommand}></tandem-toolbar>`}
+        <div class="text-frame">${this.editor.mount} ${this.renderSelectionActions(annotations)}</div>
+      </div>
+      <tandem-annotation-panel
+        .annotations=${annotations?.annotations ?? []}
+        .placements=${annotations?.placements ?? new Map()}
+        .active=${annotations?.active ?? null}
+        .rights=${this.rights}
+        @annotation-request=${this.onRequest}
+      ></tandem-annotation-panel>
+    </div>`;
+  }
+
+  /**
+   * Tells the page (`annotations-orphaned`, detail: a set of ids) which annotations' text is
+   * deleted, whenever that set changes.
+   */
+  protected updated(): void {
+    const state = this.editor.state;
+    const placements = state ? annotationsKey.getState(state)?.placements : undefined;
+    if (!placements) return;
+    const orphaned = new Set<string>();
+    placements.forEach((placed, id) => {
+      if (placed.status === 'orphaned' && placed.reason === 'deleted') orphaned.add(id);
+    });
+    const key = [...orphaned].sort().join(' ');
+    if (key === this.orphanedTold) return;
+    this.orphanedTold = key;
+    this.dispatchEvent(new CustomEvent('annotations-orphaned', { detail: orphaned }));
+  }
+
+  private renderSelectionActions(annotations: AnnotationsState | undefined) {
+    const view = this.editor.view;
+    const kinds = this.kinds;
+    if (!view || !annotations || kinds.length === 0) return '';
+    const draft = annotations.draft;
+    const selection = view.state.selection;
+    if (!draft && (selection.empty || !this.inText)) return '';
+    const at = draft?.placement.status === 'attached' ? draft.placement.to : draft ? null : selection.to;
+    return html`<tandem-selection-actions
+      .kinds=${kinds}
+      .drafting=${draft?.kind ?? null}
+      .position=${this.positionBelow(at)}
+      .error=${this.draftError}
+      @draft-open=${(event: CustomEvent<AnnotationKind>) => this.openDraft(event.detail)}
+      @draft-save=${(event: CustomEvent<string>) => this.saveDraft(event.detail)}
+      @draft-cancel=${() => this.endDraft(true)}
+      @draft-dismiss=${() => this.focusText()}
+    ></tandem-selection-actions>`;
+  }
+
+  /** Pixels inside the text frame just below `pos` (its top left corner when null). */
+  private positionBelow(pos: number | null): { left: number; top: number } {
+    const view = this.editor.view;
+    const frame = this.frame;
+    if (!view || !frame || pos === null) return { left: 16, top: 16 };
+    try {
+      const coords = view.coordsAtPos(pos);
+      const box = frame.getBoundingClientRect();
+      const width = Math.min(340, box.width);
+      return {
+        left: Math.max(0, Math.min(coords.left - box.left - 24, box.width - width)),
+        top: coords.bottom - box.top + 6,
+      };
+    } catch {
+      return { left: 16, top: 16 };
+    }
+  }
+
+  private openDraft(kind: AnnotationKind) {
+    const connection = this.connection;
+    if (!connection) return;
+    this.draftError = '';
+    this.editor.apply(openDraft(kind, connection.ydoc));
+  }
+
+  private saveDraft(text: string) {
+    const state = this.editor.state;
+    const draft = state ? annotationsKey.getState(state)?.draft : null;
+    const actions = this.actions;
+    if (!draft || !actions) return;
+    const result = actions.create(draft.kind, draft.pin, text);
+    if (!result.ok) {
+      this.draftError = result.error.message;
+      return;
+    }
+    this.endDraft(false);
+    this.editor.apply(focusAnnotation(result.id));
+  }
+
+  private endDraft(restoreSelection: boolean) {
+    this.draftError = '';
+    this.editor.apply(closeDraft(restoreSelection), { focus: true });
+  }
+
+  private onRequest(event: CustomEvent<AnnotationRequestDetail>) {
+    const { request } = event.detail;
+    if (request.type === 'select') {
+      event.detail.result = { ok: true };
+      this.editor.apply(selectAnnotation(request.id), { focus: true });
+      return;
+    }
+    const result = this.actions?.apply(request);
+    event.detail.result = result ?? { ok: false, error: { code: 'NOT_FOUND', message: 'The notes are not open.' } };
+    if (result?.ok && request.type === 'escalate' && 'id' in result) this.editor.apply(focusAnnotation(result.id as string));
   }
 
   private onCommand(event: CustomEvent<ToolbarItem>) {
     this.editor.run(event.detail.command);
   }
+
+  /** Notes whether the last pointer press or focus landed in the text (or its popover). */
+  private readonly onWhereabouts = (event: Event) => {
+    const frame = this.frame;
+    const inText = !!frame && event.composedPath().includes(frame);
+    if (inText === this.inText) return;
+    this.inText = inText;
+    this.requestUpdate();
+  };
 }
 
 customElements.define('tandem-editor', TandemEditor);

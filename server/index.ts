@@ -8,9 +8,15 @@ import { openSqliteStore } from './store/sqlite-store.ts';
 import { Auth } from './extensions/auth.ts';
 import { persistence } from './extensions/persistence.ts';
 import { DocMetadata } from './extensions/doc-metadata.ts';
+import { NotesGuard } from './extensions/notes-guard.ts';
+import { AnnotationIndex } from './extensions/annotation-index.ts';
+import { RunMirrorLoad } from './extensions/run-mirror-load.ts';
+import { RunMirror } from './runs/run-mirror.ts';
 import { Router } from './http/router.ts';
 import { createApiHandler, type RouteHandler } from './http/api.ts';
 import { addDocRoutes } from './http/docs-routes.ts';
+import { addAnnotationRoutes } from './http/annotations-routes.ts';
+import { addRunRoutes } from './http/runs-routes.ts';
 import { createStaticHandler } from './http/static-files.ts';
 import { createRequestHandler } from './http/app.ts';
 import { attachCollabSocket } from './collab-socket.ts';
@@ -43,11 +49,21 @@ export async function startServer(given: Partial<ServerOptions> = {}): Promise<T
 
   const hocuspocus = new Hocuspocus({
     quiet: true,
-    extensions: [new Auth({ secret, store }), persistence(store), new DocMetadata(store)],
+    extensions: [
+      new Auth({ secret, store }),
+      new NotesGuard(),
+      persistence(store),
+      new DocMetadata(store),
+      new AnnotationIndex(store.annotationDocs, log),
+      new RunMirrorLoad(store.runs),
+    ],
   });
+  const mirror = new RunMirror(hocuspocus, store.runs);
 
   const router = new Router<RouteHandler>();
   addDocRoutes(router, { store, hocuspocus });
+  addAnnotationRoutes(router, { store, hocuspocus });
+  addRunRoutes(router, { store, hocuspocus, mirror });
 
   const httpServer = createServer(
     createRequestHandler({

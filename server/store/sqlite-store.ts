@@ -2,6 +2,8 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import type { DocKind } from '../../shared/doc-layout.ts';
 import type { DocRecord, Store } from './store.ts';
+import { sqliteRunStore } from './sqlite-runs.ts';
+import { sqliteAnnotationDocIndex } from './sqlite-annotation-docs.ts';
 
 const schema = `
 CREATE TABLE IF NOT EXISTS docs (
@@ -31,7 +33,10 @@ export function openSqliteStore(dataDir: string): Store {
   const db = new Database(join(dataDir, 'tandem.sqlite'));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
   db.exec(schema);
+  const runs = sqliteRunStore(db);
+  const annotationDocs = sqliteAnnotationDocIndex(db);
 
   const insertDoc = db.prepare(
     'INSERT INTO docs (id, title, kind, created_at, updated_at) VALUES (@id, @title, @kind, @createdAt, @updatedAt)',
@@ -50,6 +55,8 @@ export function openSqliteStore(dataDir: string): Store {
   });
 
   return {
+    runs,
+    annotationDocs,
     async createDoc(record, states) {
       createDoc(record, states);
     },

@@ -1,4 +1,7 @@
 import type { DocKind } from '../../shared/doc-layout.ts';
+import type { AnnotationDocIndex, RunStore } from './run-store.ts';
+
+export type { AnnotationDocIndex, NewRun, RunStore, StoredRun } from './run-store.ts';
 
 /** A document as the catalogue knows it. Times are milliseconds since the epoch. */
 export interface DocRecord {
@@ -10,8 +13,8 @@ export interface DocRecord {
 }
 
 /**
- * Where Tandem keeps its catalogue of documents and the Yjs state of each Hocuspocus document
- * (full state, `Y.encodeStateAsUpdate`). SQLite implements it; PostgreSQL can, as every
+ * Where Tandem keeps its catalogue of documents, the Yjs state of each Hocuspocus document
+ * (full state, `Y.encodeStateAsUpdate`), its runs and its annotation index. SQLite implements it; PostgreSQL can, as every
  * method is asynchronous. After `close()` every method rejects.
  */
 export interface Store {
@@ -25,5 +28,9 @@ export interface Store {
   /** The stored state of a Hocuspocus document, or null if none was stored. */
   loadState(name: string): Promise<Uint8Array | null>;
   saveState(name: string, state: Uint8Array): Promise<void>;
+  /** Runs, their items, changes and applied batches. */
+  readonly runs: RunStore;
+  /** Which document each annotation id belongs to. */
+  readonly annotationDocs: AnnotationDocIndex;
   close(): Promise<void>;
 }

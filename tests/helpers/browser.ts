@@ -68,3 +68,95 @@ export async function waitForSavedLocally(page: Page): Promise<void> {
 export async function waitForOfflineReady(page: Page): Promise<void> {
   await page.locator('html[data-offline-ready]').waitFor({ state: 'attached', timeout: 20_000 });
 }
+
+/**
+ * Selects the first occurrence of `text` in the document by dragging the mouse over it, as a
+ * person would (the text must sit on one line). Falls back to setting the DOM selection when
+ * the drag lands a character off.
+ */
+export async function selectText(page: Page, text: string): Promise<void> {
+  const box = await textBox(page, text);
+  await page.mouse.move(box.x1, box.y1);
+  await page.mouse.down();
+  await page.mouse.move((box.x1 + box.x2) / 2, box.y2, { steps: 4 });
+  await page.mouse.move(box.x2, box.y2, { steps: 4 });
+  await page.mouse.up();
+  const selected = await page.evaluate(() => getSelection()?.toString() ?? '');
+  if (selected === text) return;
+  await textBox(page, text, true);
+}
+
+/** Clicks just before the first occurrence of `text`, putting the caret there. */
+export async function clickBefore(page: Page, text: string): Promise<void> {
+  const box = await textBox(page, text);
+  await page.mouse.click(box.x1, box.y1);
+}
+
+/**
+ * Where the first occurrence of `text` in the document is on screen: a point on the left edge
+ * of its first character and one on the right edge of its last (it must sit on one line).
+ * With `select`, also makes it the DOM selection.
+ */
+function textBox(page: Page, text: string, select = false): Promise<{ x1: number; y1: number; x2: number; y2: number }> {
+  // No named functions inside: the page runs this source as it is, without bundler helpers.
+  return documentText(page).evaluate((root, [wanted, selectIt]) => {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const pieces: { node: Text; start: number }[] = [];
+    let all = '';
+    while (walker.nextNode()) {
+      const node = walker.currentNode as Text;
+      if (node.parentElement?.closest('.ProseMirror-yjs-cursor')) continue;
+      pieces.push({ node, start: all.length });
+      all += node.data;
+    }
+    const at = all.indexOf(wanted);
+    if (at < 0) throw new Error(`"${wanted}" is not in the document`);
+    const first = pieces.find((p) => at >= p.start && at < p.start + p.node.data.length)!;
+    const end = at + wanted.length;
+    const last = pieces.find((p) => end > p.start && end <= p.start + p.node.data.length)!;
+    const range = document.createRange();
+    range.setStart(first.node, at - first.start);
+    range.setEnd(last.node, end - last.start);
+    if (selectIt) getSelection()?.setBaseAndExtent(range.startContainer, range.startOffset, range.endContainer, range.endOffset);
+    const rects = Array.from(range.getClientRects()).filter((rect) => rect.width > 0);
+    const a = rects[0];
+    const b = rects[rects.length - 1];
+    return { x1: a.left + 1, y1: a.top + a.height / 2, x2: b.right - 1, y2: b.top + b.height / 2 };
+  }, [text, select] as const);
+}
+
+/** The cards of the annotation margin, in their order. */
+export const annotationCards = (page: Page) => page.locator('.annotation-card');
+
+/** The text highlighted for annotation `id` (pieces of overlapping highlights joined). */
+export function highlightedText(page: Page, id: string): Promise<string> {
+  return page.locator(`mark.annotation-highlight[data-annotation-id="${id}"]`).evaluateAll((marks) =>
+    marks
+      .map((mark) => {
+        const copy = mark.cloneNode(true) as HTMLElement;
+        copy.querySelectorAll('.ProseMirror-yjs-cursor, .ProseMirror-widget').forEach((el) => el.remove());
+        return copy.textContent ?? '';
+      })
+      .join(''),
+  );
+}
+
+/**
+ * Pins a comment or an instruction on the first occurrence of `quote`: selects it, presses
+ * `Comment` or `Instruct`, types `text` into the text box and presses Enter. Returns the new
+ * annotation's id (its card's `data-annotation-id`).
+ */
+export async function pinAnnotation(page: Page, kind: 'comment' | 'instruction', quote: string, text: string): Promise<string> {
+  const before = await annotationCards(page).evaluateAll((cards) => cards.map((card) => card.getAttribute('data-annotation-id')));
+  await selectText(page, quote);
+  await page.getByRole('button', { name: kind === 'comment' ? 'Comment' : 'Instruct', exact: true }).click();
+  const box = page.getByRole('textbox', { name: kind === 'comment' ? 'Comment' : 'Instruction', exact: true });
+  await box.fill(text);
+  await box.press('Enter');
+  await box.waitFor({ state: 'detached' });
+  const card = annotationCards(page).filter({ hasText: text });
+  await card.waitFor();
+  const id = await card.getAttribute('data-annotation-id');
+  if (!id || before.includes(id)) throw new Error(`No new card for "${text}"`);
+  return id;
+}

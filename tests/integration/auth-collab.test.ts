@@ -6,6 +6,8 @@ import { denialReasons } from '../../shared/denials.ts';
 import { connectPeer, sleep, type Peer } from '../helpers/peer.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { appendParagraph } from '../helpers/doc-builder.ts';
+import { addAnnotation } from '../helpers/notes.ts';
+import { readAnnotations } from '../../shared/annotations.ts';
 
 /** Long enough for the server to have handled an update sent over loopback. */
 const settle = () => sleep(300);
@@ -41,18 +43,19 @@ async function serverView(id: string) {
   await Promise.all([text.synced, notes.synced, runs.synced]);
   return {
     text: readBlocks(text.ydoc).map((block) => block.markdown),
-    notes: notesParts(notes.ydoc).annotations.toJSON(),
+    notes: readAnnotations(notes.ydoc).annotations.map((note) => `${note.id} ${note.turns[0].text}`),
     runs: runsParts(runs.ydoc).runs.toJSON(),
   };
 }
 
 /** Connects `role` to all three parts of `id` and writes to each. */
 async function writeEverything(id: string, role: Role): Promise<Peer[]> {
-  const token = server.token(role);
+  const author = { id: `writer-${role}`, name: `A ${role}` };
+  const token = server.token(role, { sub: author.id, name: author.name });
   const [text, notes, runs] = [connect(id, token), connect(`${id}/notes`, token), connect(`${id}/runs`, token)];
   await Promise.all([text.synced, notes.synced, runs.synced]);
   appendParagraph(text.ydoc, `written by ${role}`);
-  notesParts(notes.ydoc).annotations.set('n1', { by: role });
+  addAnnotation(notes.ydoc, author, { id: 'n1', text: `by ${role}` });
   runsParts(runs.ydoc).runs.set('r1', { by: role });
   await settle();
   return [text, notes, runs];
@@ -69,7 +72,7 @@ describe('Yjs access by role', () => {
     await writeEverything(id, role);
     const view = await serverView(id);
     expect(view.text).toEqual(text === 'keeps' ? ['original', `written by ${role}`] : ['original']);
-    expect(view.notes).toEqual(notes === 'keeps' ? { n1: { by: role } } : {});
+    expect(view.notes).toEqual(notes === 'keeps' ? [`n1 by ${role}`] : []);
     expect(view.runs).toEqual({});
     const api = await server.api(`/api/docs/${id}`);
     expect(api.body.blocks.map((block: { markdown: string }) => block.markdown)).toEqual(view.text);

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readBlocks } from '../../shared/doc-content.ts';
-import { docParts, notesParts } from '../../shared/doc-layout.ts';
+import { docParts } from '../../shared/doc-layout.ts';
+import { readAnnotation } from '../../shared/annotations.ts';
+import { addAnnotation } from '../helpers/notes.ts';
 import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { appendParagraph } from '../helpers/doc-builder.ts';
@@ -13,8 +15,10 @@ afterEach(async () => {
   await server?.dispose();
 });
 
+const author = { id: 'persisting-editor', name: 'Persisting editor' };
+
 function peer(name: string): Peer {
-  const connected = connectPeer({ wsUrl: server.wsUrl, name, token: server.token('editor') });
+  const connected = connectPeer({ wsUrl: server.wsUrl, name, token: server.token('editor', { sub: author.id, name: author.name }) });
   peers.push(connected);
   return connected;
 }
@@ -66,7 +70,7 @@ describe('persistence', () => {
     const notes = peer(`${id}/notes`);
     await Promise.all([writer.synced, notes.synced]);
     appendParagraph(writer.ydoc, 'typed just before the stop');
-    notesParts(notes.ydoc).annotations.set('c1', { kind: 'comment', text: 'hello' });
+    addAnnotation(notes.ydoc, author, { id: 'c1', text: 'hello' });
     await waitFor(async () => (await server.api(`/api/docs/${id}`)).body.blocks.length === 2);
 
     await server.stop();
@@ -78,7 +82,8 @@ describe('persistence', () => {
     const notesReader = peer(`${id}/notes`);
     await Promise.all([reader.synced, notesReader.synced]);
     expect(markdownOf(readBlocks(reader.ydoc))).toEqual(['first', 'typed just before the stop']);
-    expect(notesParts(notesReader.ydoc).annotations.get('c1')).toEqual({ kind: 'comment', text: 'hello' });
+    const stored = readAnnotation(notesReader.ydoc, 'c1');
+    expect(stored.ok && stored.annotation.turns.map((turn) => turn.text)).toEqual(['hello']);
   });
 
   it('reopens the same data directory on the same port at once', async () => {

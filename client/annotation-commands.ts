@@ -1,0 +1,74 @@
+import type * as Y from 'yjs';
+import { TextSelection, type Command } from 'prosemirror-state';
+import { anchorFromRange } from '../shared/anchors.ts';
+import type { AnnotationKind } from '../shared/annotations.ts';
+import { annotationsKey, bindingMapping, type AnnotationsMeta } from './annotation-plugin.ts';
+
+/**
+ * The annotation actions that change the editor's state, as ProseMirror commands. They work
+ * in read-only views too (commenters pin comments on text they cannot change).
+ */
+
+const withMeta = (meta: AnnotationsMeta) => (state: Parameters<Command>[0]) => state.tr.setMeta(annotationsKey, meta);
+
+/** Starts a draft comment or instruction on the selected text, pinned at once. */
+export function openDraft(kind: AnnotationKind, textYdoc: Y.Doc): Command {
+  return (state, dispatch) => {
+    const { from, to, empty } = state.selection;
+    const mapping = bindingMapping(state);
+    if (empty || !mapping) return false;
+    let pin;
+    try {
+      pin = anchorFromRange(textYdoc, from, to, mapping);
+    } catch {
+      return false;
+    }
+    if (pin.quote.trim() === '') return false;
+    dispatch?.(withMeta({ type: 'draft', draft: { kind, pin, placement: { status: 'attached', from, to } } })(state));
+    return true;
+  };
+}
+
+/**
+ * Ends the draft. `restoreSelection` selects its text again (after Escape); otherwise the caret
+ * goes to the end of it (after saving).
+ */
+export function closeDraft(restoreSelection: boolean): Command {
+  return (state, dispatch) => {
+    const draft = annotationsKey.getState(state)?.draft;
+    if (!draft) return false;
+    if (dispatch) {
+      const tr = withMeta({ type: 'draft', draft: null })(state);
+      const placed = draft.placement;
+      if (placed.status === 'attached') {
+        tr.setSelection(TextSelection.create(tr.doc, restoreSelection ? placed.from : placed.to, placed.to));
+      }
+      dispatch(tr);
+    }
+    return true;
+  };
+}
+
+/** Puts an annotation in focus and selects its text (when it still has some). */
+export function selectAnnotation(id: string): Command {
+  return (state, dispatch) => {
+    const current = annotationsKey.getState(state);
+    if (!current || !current.annotations.some((a) => a.id === id)) return false;
+    if (dispatch) {
+      const tr = withMeta({ type: 'active', id })(state);
+      const placed = current.placements.get(id);
+      if (placed?.status === 'attached') tr.setSelection(TextSelection.create(tr.doc, placed.from, placed.to)).scrollIntoView();
+      dispatch(tr);
+    }
+    return true;
+  };
+}
+
+/** Puts an annotation in focus (or none) without moving the selection. */
+export function focusAnnotation(id: string | null): Command {
+  return (state, dispatch) => {
+    if (annotationsKey.getState(state)?.active === id) return false;
+    dispatch?.(withMeta({ type: 'active', id })(state));
+    return true;
+  };
+}

@@ -1,0 +1,19 @@
+import type { Annotation, Instruction } from '../shared/annotations.ts';
+
+/** The instructions the next run would carry: queued and not resolved, oldest first. */
+export function readyInstructions(annotations: readonly Annotation[]): Instruction[] {
+  return annotations.filter(
+    (annotation): annotation is Instruction =>
+      annotation.kind === 'instruction' && annotation.state === 'queued' && !annotation.resolved,
+  );
+}
+
+/** `N instructions ready`, singular for one (the queue bar's text, CONTRACT.md). */
+export function readyText(count: number): string {
+  return `${count} ${count === 1 ? 'instruction' : 'instructions'} ready`;
+}
+
+/** `Send N to agent` (the queue bar's button, CONTRACT.md). */
+export function sendLabel(count: number): string {
+  return `Send ${count} to agent`;
+}

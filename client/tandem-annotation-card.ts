@@ -1,0 +1,223 @@
+import { LitElement, html, nothing } from 'lit';
+import { classMap } from 'lit/directives/class-map.js';
+import type { Annotation, InstructionState } from '../shared/annotations.ts';
+import type { WriteResult } from '../shared/annotations-writers.ts';
+import type { AnnotationRequest } from './annotation-actions.ts';
+import { kindIcon } from './annotation-icons.ts';
+import { kindLabels, type Placement } from './annotation-plugin.ts';
+import { noAnnotationRights, type AnnotationRights } from './session.ts';
+import './tandem-note-input.ts';
+
+export const stateLabels: Record<InstructionState, string> = {
+  draft: 'Draft',
+  queued: 'Ready',
+  sent: 'Sent',
+  answered: 'Answered',
+};
+
+/** The detail of `annotation-request`: the owner carries it out and sets `result`. */
+export interface AnnotationRequestDetail {
+  request: AnnotationRequest;
+  result?: WriteResult;
+}
+
+/**
+ * One annotation's card: kind, author, state, the quoted target ("original text deleted" when
+ * its text is gone), the text and replies, links to the comment or instructions it is tied
+ * to, and the actions this person may take. Clicking the card (or its quote) asks to select
+ * its text. Every action is an `annotation-request` event (detail: AnnotationRequestDetail).
+ */
+export class TandemAnnotationCard extends LitElement {
+  static properties = {
+    annotation: { attribute: false },
+    placement: { attribute: false },
+    active: { type: Boolean },
+    rights: { attribute: false },
+    source: { attribute: false },
+    derived: { attribute: false },
+    mode: { state: true },
+    error: { state: true },
+  };
+  declare annotation: Annotation;
+  declare placement: Placement | undefined;
+  declare active: boolean;
+  declare rights: AnnotationRights;
+  /** The comment this instruction was made from (null when none or gone). */
+  declare source: Annotation | null;
+  /** The instructions made from this comment. */
+  declare derived: readonly Annotation[];
+  declare mode: 'view' | 'reply' | 'edit';
+  declare error: string;
+
+  constructor() {
+    super();
+    this.placement = undefined;
+    this.active = false;
+    this.rights = noAnnotationRights;
+    this.source = null;
+    this.derived = [];
+    this.mode = 'view';
+    this.error = '';
+  }
+
+  protected createRenderRoot() {
+    return this;
+  }
+
+  render() {
+    const a = this.annotation;
+    const label = kindLabels[a.kind];
+    const orphaned = this.placement?.status === 'orphaned' && this.placement.reason === 'deleted';
+    const classes = {
+      'annotation-card': true,
+      [`kind-${a.kind}`]: true,
+      'is-active': this.active,
+      'is-resolved': a.resolved,
+      'is-orphaned': orphaned,
+    };
+    return html`<article
+      class=${classMap(classes)}
+      data-annotation-id=${a.id}
+      data-kind=${a.kind}
+      aria-label=${`${label} on “${a.quote}”`}
+      aria-current=${this.active ? 'true' : nothing}
+      tabindex="-1"
+      @click=${this.onClick}
+    >
+      <header class="card-head">
+        ${kindIcon(a.kind)}<span class="card-kind">${label}</span>
+        <span class="card-author">${a.author.name}</span>
+        ${a.kind === 'instruction'
+          ? html`<span class="card-state state-${a.state}">${stateLabels[a.state]}</span>`
+          : a.resolved
+            ? html`<span class="card-state state-resolved">Resolved</span>`
+            : ''}
+      </header>
+      ${this.renderQuote(orphaned)} ${this.renderText()}
+      ${a.turns.length > 1
+        ? html`<ol class="card-replies" aria-label="Replies">
+            ${a.turns.slice(1).map((turn) => html`<li><span class="reply-author">${turn.author.name}</span> ${turn.text}</li>`)}
+          </ol>`
+        : ''}
+      ${this.renderLinks()} ${this.renderActions()}
+    </article>`;
+  }
+
+  private renderQuote(orphaned: boolean) {
+    const quote = this.annotation.quote;
+    if (orphaned) {
+      return html`<p class="card-quote orphaned"><span class="quote-text">“${quote}”</span>
+        <span class="orphan-note">original text deleted</span></p>`;
+    }
+    return html`<button type="button" class="card-quote" title="Show in the text" @click=${this.select}>“${quote}”</button>`;
+  }
+
+  private renderText() {
+    const a = this.annotation;
+    if (this.mode === 'edit') {
+      return html`<tandem-note-input
+        .label=${'Edit instruction'}
+        .value=${a.turns[0].text}
+        .saveLabel=${'Save'}
+        .error=${this.error}
+        @note-submit=${(event: CustomEvent<string>) => this.request({ type: 'edit', id: a.id, text: event.detail })}
+        @note-cancel=${() => this.close()}
+      ></tandem-note-input>`;
+    }
+    return html`<p class="card-text">${a.turns[0].text}</p>`;
+  }
+
+  private renderLinks() {
+    const a = this.annotation;
+    if (a.kind === 'instruction' && a.fromCommentId) {
+      return html`<p class="card-link">
+        From a comment
+        ${this.source ? html`<button type="button" class="link-button" @click=${() => this.goTo(this.source!.id)}>Show the comment</button>` : html`(since removed)`}
+      </p>`;
+    }
+    if (a.kind === 'comment' && this.derived.length > 0) {
+      return html`<p class="card-link">
+        Turned into an instruction
+        ${this.derived.map(
+          (each) => html`<button type="button" class="link-button" @click=${() => this.goTo(each.id)}>Show the instruction</button>`,
+        )}
+      </p>`;
+    }
+    return '';
+  }
+
+  private renderActions() {
+    const a = this.annotation;
+    const rights = this.rights;
+    if (this.mode === 'reply') {
+      return html`<tandem-note-input
+        .label=${'Reply'}
+        .saveLabel=${'Reply'}
+        .error=${this.error}
+        @note-submit=${(event: CustomEvent<string>) => this.request({ type: 'reply', id: a.id, text: event.detail })}
+        @note-cancel=${() => this.close()}
+      ></tandem-note-input>`;
+    }
+    if (this.mode === 'edit') return '';
+    const buttons = [];
+    if (a.kind === 'comment') {
+      if (rights.reply && !a.resolved) buttons.push(this.button('Reply', () => this.open('reply')));
+      if (rights.resolve) {
+        buttons.push(
+          a.resolved
+            ? this.button('Reopen', () => this.request({ type: 'reopen', id: a.id }))
+            : this.button('Resolve', () => this.request({ type: 'resolve', id: a.id })),
+        );
+      }
+      if (rights.manageInstructions && this.derived.length === 0) {
+        buttons.push(this.button('Turn into an instruction', () => this.request({ type: 'escalate', id: a.id })));
+      }
+    } else if (rights.manageInstructions) {
+      if (a.state === 'queued' || a.state === 'draft') buttons.push(this.button('Edit', () => this.open('edit')));
+      if (a.state !== 'sent') buttons.push(this.button('Delete', () => this.request({ type: 'delete', id: a.id })));
+    }
+    return html`${this.error ? html`<p class="note-error" role="alert">${this.error}</p>` : ''}
+    ${buttons.length ? html`<div class="card-actions">${buttons}</div>` : ''}`;
+  }
+
+  private button(label: string, action: () => void) {
+    return html`<button type="button" class="card-action" @click=${action}>${label}</button>`;
+  }
+
+  private open(mode: 'reply' | 'edit') {
+    this.mode = mode;
+    this.error = '';
+  }
+
+  private close() {
+    this.mode = 'view';
+    this.error = '';
+    this.updateComplete.then(() => this.querySelector<HTMLElement>('.card-quote, article')?.focus());
+  }
+
+  /** A click anywhere on the card but its controls selects the annotated text. */
+  private onClick(event: MouseEvent) {
+    const control = (event.target as Element).closest('button, textarea, input, a, tandem-note-input');
+    if (!control) this.select();
+  }
+
+  private select() {
+    this.request({ type: 'select', id: this.annotation.id });
+  }
+
+  private goTo(id: string) {
+    this.request({ type: 'select', id });
+  }
+
+  private request(request: AnnotationRequest) {
+    const detail: AnnotationRequestDetail = { request };
+    this.dispatchEvent(new CustomEvent('annotation-request', { detail, bubbles: true, composed: true }));
+    if (detail.result && !detail.result.ok) {
+      this.error = detail.result.error.message;
+      return;
+    }
+    if (request.type === 'reply' || request.type === 'edit') this.close();
+  }
+}
+
+customElements.define('tandem-annotation-card', TandemAnnotationCard);

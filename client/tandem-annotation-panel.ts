@@ -1,0 +1,82 @@
+import { LitElement, html } from 'lit';
+import { repeat } from 'lit/directives/repeat.js';
+import type { Annotation } from '../shared/annotations.ts';
+import type { Placement } from './annotation-plugin.ts';
+import { noAnnotationRights, type AnnotationRights } from './session.ts';
+import './tandem-annotation-card.ts';
+
+/**
+ * The margin: one card per annotation, in the order of their text (annotations whose text is
+ * gone or not here yet come last, then resolved ones). Brings the card in focus into view.
+ */
+export class TandemAnnotationPanel extends LitElement {
+  static properties = {
+    annotations: { attribute: false },
+    placements: { attribute: false },
+    active: {},
+    rights: { attribute: false },
+  };
+  declare annotations: readonly Annotation[];
+  declare placements: ReadonlyMap<string, Placement>;
+  declare active: string | null;
+  declare rights: AnnotationRights;
+
+  constructor() {
+    super();
+    this.annotations = [];
+    this.placements = new Map();
+    this.active = null;
+    this.rights = noAnnotationRights;
+  }
+
+  protected createRenderRoot() {
+    return this;
+  }
+
+  render() {
+    const ordered = orderForMargin(this.annotations, this.placements);
+    const byId = new Map(this.annotations.map((a) => [a.id, a]));
+    const derived = (id: string) => this.annotations.filter((a) => a.kind === 'instruction' && a.fromCommentId === id);
+    const hint = this.rights.instruct
+      ? 'Select text to add a comment or an instruction.'
+      : this.rights.comment
+        ? 'Select text to add a comment.'
+        : 'No comments or instructions yet.';
+    return html`<section class="annotation-panel" aria-label="Comments and instructions">
+      <h2 class="panel-title">Comments and instructions <span class="muted">${this.annotations.length || ''}</span></h2>
+      ${ordered.length === 0 ? html`<p class="panel-empty muted">${hint}</p>` : ''}
+      ${repeat(
+        ordered,
+        (a) => a.id,
+        (a) => html`<tandem-annotation-card
+          .annotation=${a}
+          .placement=${this.placements.get(a.id)}
+          .active=${a.id === this.active}
+          .rights=${this.rights}
+          .source=${a.kind === 'instruction' && a.fromCommentId ? (byId.get(a.fromCommentId) ?? null) : null}
+          .derived=${a.kind === 'comment' ? derived(a.id) : []}
+        ></tandem-annotation-card>`,
+      )}
+    </section>`;
+  }
+
+  protected updated(changed: Map<string, unknown>): void {
+    if (!changed.has('active') || !this.active) return;
+    const card = this.querySelector(`.annotation-card[data-annotation-id="${CSS.escape(this.active)}"]`);
+    card?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  }
+}
+
+/** Cards in reading order: attached by position, then the rest; resolved ones last. */
+export function orderForMargin(annotations: readonly Annotation[], placements: ReadonlyMap<string, Placement>): Annotation[] {
+  const rank = (a: Annotation) => {
+    const placed = placements.get(a.id);
+    return [a.resolved ? 1 : 0, placed?.status === 'attached' ? placed.from : Number.MAX_SAFE_INTEGER, a.createdAt] as const;
+  };
+  return [...annotations].sort((a, b) => {
+    const [ra, rb] = [rank(a), rank(b)];
+    return ra[0] - rb[0] || ra[1] - rb[1] || ra[2] - rb[2];
+  });
+}
+
+customElements.define('tandem-annotation-panel', TandemAnnotationPanel);

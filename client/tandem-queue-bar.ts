@@ -1,0 +1,102 @@
+import { LitElement, html, nothing } from 'lit';
+import type { Instruction } from '../shared/annotations.ts';
+import { readyText, sendLabel } from './instruction-queue.ts';
+import { RunSender } from './run-sender.ts';
+import './tandem-send-dialog.ts';
+
+/**
+ * The file-level queue bar: `N instructions ready` and `Send N to agent` (editors), which opens
+ * the send dialog, and a line about the current run. Sending needs a connection: offline the
+ * button is disabled and the bar says why.
+ */
+export class TandemQueueBar extends LitElement {
+  static properties = {
+    docId: {},
+    token: {},
+    ready: { attribute: false },
+    orphaned: { attribute: false },
+    blocker: {},
+    canSend: { type: Boolean },
+    runNote: {},
+    dialogOpen: { state: true },
+  };
+  declare docId: string;
+  declare token: string;
+  declare ready: readonly Instruction[];
+  /** Ids of instructions whose text is deleted. */
+  declare orphaned: ReadonlySet<string>;
+  /** Why sending cannot happen now (`Sending needs a connection`), or null. */
+  declare blocker: string | null;
+  declare canSend: boolean;
+  declare runNote: string | null;
+  declare dialogOpen: boolean;
+
+  private readonly sender = new RunSender(this);
+
+  constructor() {
+    super();
+    this.docId = '';
+    this.token = '';
+    this.ready = [];
+    this.orphaned = new Set();
+    this.blocker = null;
+    this.canSend = false;
+    this.runNote = null;
+    this.dialogOpen = false;
+  }
+
+  protected createRenderRoot() {
+    return this;
+  }
+
+  render() {
+    const count = this.ready.length;
+    const showQueue = this.canSend && count > 0;
+    if (!showQueue && !this.runNote && !this.dialogOpen) return html``;
+    return html`<div class="queue-bar" role="region" aria-label="Instructions for the agent">
+        ${showQueue
+          ? html`<span class="queue-count">${readyText(count)}</span>
+              <button
+                type="button"
+                class="primary send-button"
+                ?disabled=${this.blocker !== null}
+                aria-describedby=${this.blocker ? 'queue-blocker' : nothing}
+                @click=${this.openDialog}
+              >
+                ${sendLabel(count)}
+              </button>
+              ${this.blocker ? html`<span id="queue-blocker" class="offline-note">${this.blocker}</span>` : ''}`
+          : ''}
+        ${this.runNote ? html`<span class="run-note" aria-live="polite">${this.runNote}</span>` : ''}
+      </div>
+      ${this.canSend
+        ? html`<tandem-send-dialog
+            .open=${this.dialogOpen}
+            .instructions=${this.ready}
+            .orphaned=${this.orphaned}
+            .blocker=${this.blocker}
+            .sending=${this.sender.sending}
+            .problem=${this.sender.problem}
+            @send-confirm=${this.confirm}
+            @dialog-close=${this.closeDialog}
+          ></tandem-send-dialog>`
+        : ''}`;
+  }
+
+  private openDialog() {
+    this.sender.clear();
+    this.dialogOpen = true;
+  }
+
+  private closeDialog() {
+    this.dialogOpen = false;
+    this.sender.clear();
+    this.updateComplete.then(() => this.querySelector<HTMLElement>('.send-button')?.focus());
+  }
+
+  private async confirm() {
+    if (await this.sender.send(this.token, this.docId)) this.closeDialog();
+  }
+}
+
+customElements.define('tandem-queue-bar', TandemQueueBar);

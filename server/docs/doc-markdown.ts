@@ -1,0 +1,19 @@
+import type * as Y from 'yjs';
+import { docParts, type DocKind } from '../../shared/doc-layout.ts';
+import { readProseMirrorDoc } from '../../shared/doc-content.ts';
+import { docToMarkdown } from '../../shared/markdown.ts';
+
+/**
+ * A document's text Y.Doc as Markdown: the text itself, or a page's HTML source in a fenced
+ * code block. What `GET /api/docs/:id/markdown` answers and what a run carries as context.
+ */
+export function docMarkdown(kind: DocKind, ydoc: Y.Doc): string {
+  return kind === 'page' ? fence('html', docParts(ydoc).html.toString()) : docToMarkdown(readProseMirrorDoc(ydoc));
+}
+
+/** `source` as a fenced code block whose fence is longer than any backtick run inside. */
+function fence(info: string, source: string): string {
+  const longest = Math.max(2, ...(source.match(/`+/g) ?? []).map((run) => run.length));
+  const marks = '`'.repeat(longest + 1);
+  return `${marks}${info}\n${source}${source.endsWith('\n') ? '' : '\n'}${marks}\n`;
+}

@@ -1,0 +1,21 @@
+import type { afterLoadDocumentPayload, Extension } from '@hocuspocus/server';
+import { parseDocName } from '../../shared/doc-layout.ts';
+import { writeRunRecords } from '../runs/run-mirror.ts';
+import { toRunRecord, type RunStore } from '../store/run-store.ts';
+
+/**
+ * When a `<id>/runs` document loads, brings its mirror in line with the run store before anyone
+ * reads it, so a change of the store that was not mirrored (say, the server stopped between
+ * the two) shows up at the next load.
+ */
+export class RunMirrorLoad implements Extension {
+  extensionName = 'TandemRunMirrorLoad';
+
+  constructor(private readonly runs: RunStore) {}
+
+  async afterLoadDocument({ documentName, document }: afterLoadDocumentPayload): Promise<void> {
+    const target = parseDocName(documentName);
+    if (target?.part !== 'runs') return;
+    writeRunRecords(document, (await this.runs.listRuns(target.docId)).map(toRunRecord));
+  }
+}

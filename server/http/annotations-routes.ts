@@ -1,0 +1,74 @@
+import type { Hocuspocus } from '@hocuspocus/server';
+import { isRecordId } from '../../shared/annotations.ts';
+import { createAnnotation, escalateComment, type AnnotationError } from '../../shared/annotations-writers.ts';
+import { anchorForBlock } from '../../shared/anchors.ts';
+import { docName } from '../../shared/doc-layout.ts';
+import { serverOrigin } from '../../shared/origins.ts';
+import { may } from '../auth/roles.ts';
+import { readDocState } from '../docs/read-doc.ts';
+import { withDocument } from '../docs/with-document.ts';
+import type { Store } from '../store/store.ts';
+import { ApiError, forbidden, notFound } from './api-error.ts';
+import type { RouteHandler } from './api.ts';
+import { parseNewAnnotation } from './annotation-input.ts';
+import { readableDoc } from './doc-access.ts';
+import { json } from './reply.ts';
+import type { Router } from './router.ts';
+
+/**
+ * The annotation routes of CONTRACT.md. The server writes into `<id>/notes` with its own
+ * origin, in the principal's name; a refused request stores nothing.
+ */
+export function addAnnotationRoutes(router: Router<RouteHandler>, deps: { store: Store; hocuspocus: Hocuspocus }): void {
+  const { store, hocuspocus } = deps;
+
+  router.add('POST', '/api/docs/:id/annotations', async ({ principal, params, body }) => {
+    const doc = await readableDoc(store, principal, params.id);
+    if (!may(principal.role, 'comments.create')) throw forbidden('Only editors and commenters may annotate a document.');
+    const input = parseNewAnnotation(await body());
+    if (input.kind === 'instruction' && !may(principal.role, 'instructions.create')) {
+      throw forbidden('Only editors may create instructions; commenters may comment.');
+    }
+    const pin = isRecordId(input.blockId)
+      ? await readDocState(hocuspocus, store, docName(doc.id), (ydoc) => anchorForBlock(ydoc, input.blockId))
+      : null;
+    if (!pin) throw new ApiError(422, 'UNKNOWN_BLOCK', 'The document has no block with this blockId.');
+    const result = await withDocument(hocuspocus, docName(doc.id, 'notes'), (notes) =>
+      createAnnotation(
+        notes,
+        {
+          kind: input.kind,
+          anchor: pin.anchor,
+          blockId: pin.blockId,
+          quote: pin.quote,
+          author: { id: principal.sub, name: principal.name },
+          text: input.text,
+          now: Date.now(),
+        },
+        serverOrigin,
+      ),
+    );
+    if (!result.ok) throw refusal(result.error);
+    await store.annotationDocs.add(doc.id, [result.id]);
+    return json(201, { id: result.id });
+  });
+
+  router.add('POST', '/api/annotations/:id/escalate', async ({ principal, params }) => {
+    if (!may(principal.role, 'instructions.create')) throw forbidden('Only editors may turn a comment into an instruction.');
+    const docId = isRecordId(params.id) ? await store.annotationDocs.docOf(params.id) : null;
+    if (docId === null) throw notFound('There is no annotation with this id.');
+    const doc = await readableDoc(store, principal, docId);
+    const result = await withDocument(hocuspocus, docName(doc.id, 'notes'), (notes) =>
+      escalateComment(notes, params.id, { id: principal.sub, name: principal.name }, Date.now(), serverOrigin),
+    );
+    if (!result.ok) throw refusal(result.error);
+    await store.annotationDocs.add(doc.id, [result.id]);
+    return json(201, { id: result.id });
+  });
+}
+
+/** A writer's refusal as an API error: 404 for a missing annotation, else 422 with its code. */
+function refusal(error: AnnotationError): ApiError {
+  if (error.code === 'NOT_FOUND') return notFound('There is no annotation with this id.');
+  return new ApiError(422, error.code, error.message);
+}

@@ -1,0 +1,45 @@
+import type { Hocuspocus } from '@hocuspocus/server';
+import { isRecordId } from '../../shared/annotations.ts';
+import { may } from '../auth/roles.ts';
+import type { RunMirror } from '../runs/run-mirror.ts';
+import { sendRun } from '../runs/send-run.ts';
+import { toRunRecord } from '../store/run-store.ts';
+import type { Store } from '../store/store.ts';
+import { ApiError, forbidden, notFound } from './api-error.ts';
+import type { RouteHandler } from './api.ts';
+import { readableDoc } from './doc-access.ts';
+import { json } from './reply.ts';
+import type { Router } from './router.ts';
+
+/** Send (`POST /api/docs/:id/runs`) and reading a run (`GET /api/runs/:runId`). */
+export function addRunRoutes(router: Router<RouteHandler>, deps: { store: Store; hocuspocus: Hocuspocus; mirror: RunMirror }): void {
+  const { store } = deps;
+
+  router.add('POST', '/api/docs/:id/runs', async ({ principal, params }) => {
+    const doc = await readableDoc(store, principal, params.id);
+    if (!may(principal.role, 'runs.send')) throw forbidden('Only editors may send instructions to the agent.');
+    const result = await sendRun(deps, doc, { id: principal.sub, name: principal.name });
+    if (result.ok) {
+      const items = result.run.items.map(({ instructionId, blockId, instruction }) => ({ instructionId, blockId, instruction }));
+      return json(201, { runId: result.run.id, items });
+    }
+    if (result.code === 'NOTHING_TO_SEND') {
+      throw new ApiError(422, 'NOTHING_TO_SEND', 'No instruction is ready to send: create one, or mark a draft as ready.');
+    }
+    const outstanding = await store.runs.outstandingRun(doc.id);
+    throw new ApiError(
+      409,
+      'RUN_OUTSTANDING',
+      'This document already has a run that is queued, being worked on or waiting for review; it must be accepted, discarded or fail before the next send.',
+      outstanding ? { runId: outstanding.id } : {},
+    );
+  });
+
+  router.add('GET', '/api/runs/:runId', async ({ principal, params }) => {
+    if (!may(principal.role, 'docs.read')) throw forbidden();
+    const run = isRecordId(params.runId) ? await store.runs.getRun(params.runId) : null;
+    if (!run) throw notFound('There is no run with this id.');
+    await readableDoc(store, principal, run.docId);
+    return json(200, toRunRecord(run));
+  });
+}

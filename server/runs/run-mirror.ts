@@ -1,0 +1,57 @@
+import type * as Y from 'yjs';
+import type { Hocuspocus } from '@hocuspocus/server';
+import { docName, runsParts } from '../../shared/doc-layout.ts';
+import { serverOrigin } from '../../shared/origins.ts';
+import type { RunRecord } from '../../shared/run-record.ts';
+import { toRunRecord, type RunStore } from '../store/run-store.ts';
+
+/**
+ * Makes a runs Y.Doc hold exactly `records` (one plain JSON value per run id), writing only what
+ * differs, in one transaction with the server's origin. Returns whether anything changed.
+ */
+export function writeRunRecords(runsYdoc: Y.Doc, records: readonly RunRecord[]): boolean {
+  const runs = runsParts(runsYdoc).runs;
+  const wanted = new Map(records.map((record) => [record.runId, record]));
+  const stale = [...runs.keys()].filter((id) => !wanted.has(id));
+  const changed = records.filter((record) => JSON.stringify(runs.get(record.runId)) !== JSON.stringify(record));
+  if (stale.length === 0 && changed.length === 0) return false;
+  runsYdoc.transact(() => {
+    for (const id of stale) runs.delete(id);
+    for (const record of changed) runs.set(record.runId, record);
+  }, serverOrigin);
+  return true;
+}
+
+/**
+ * Keeps each document's read-only `<id>/runs` Y.Doc a mirror of the run store. Call `refresh`
+ * after every change of a run in the store. Refreshes of one document run one after the other
+ * and each reads the store inside its turn, so the mirror always ends at the latest stored
+ * state, whatever order concurrent callers finish in.
+ */
+export class RunMirror {
+  private readonly turns = new Map<string, Promise<void>>();
+
+  constructor(private readonly hocuspocus: Hocuspocus, private readonly runs: RunStore) {}
+
+  /** Resolves once the mirror of `docId` holds the stored state of every run of it. */
+  refresh(docId: string): Promise<void> {
+    const previous = this.turns.get(docId) ?? Promise.resolve();
+    const turn = previous.catch(() => {}).then(() => this.write(docId));
+    this.turns.set(docId, turn);
+    const forget = () => {
+      if (this.turns.get(docId) === turn) this.turns.delete(docId);
+    };
+    turn.then(forget, forget);
+    return turn;
+  }
+
+  private async write(docId: string): Promise<void> {
+    const connection = await this.hocuspocus.openDirectConnection(docName(docId, 'runs'));
+    try {
+      const records = (await this.runs.listRuns(docId)).map(toRunRecord);
+      writeRunRecords(connection.document!, records);
+    } finally {
+      await connection.disconnect();
+    }
+  }
+}

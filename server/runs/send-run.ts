@@ -1,0 +1,65 @@
+import type { Hocuspocus } from '@hocuspocus/server';
+import { readAnnotations, type Author, type Instruction } from '../../shared/annotations.ts';
+import { setInstructionState } from '../../shared/annotations-writers.ts';
+import { docName } from '../../shared/doc-layout.ts';
+import { randomId } from '../../shared/ids.ts';
+import { serverOrigin } from '../../shared/origins.ts';
+import { docMarkdown } from '../docs/doc-markdown.ts';
+import { readDocState } from '../docs/read-doc.ts';
+import { withDocument } from '../docs/with-document.ts';
+import type { DocRecord, Store, StoredRun } from '../store/store.ts';
+import type { RunMirror } from './run-mirror.ts';
+
+export type SendResult = { ok: true; run: StoredRun } | { ok: false; code: 'NOTHING_TO_SEND' | 'RUN_OUTSTANDING' };
+
+/**
+ * Send: makes one run of every queued, unresolved instruction of a document (in creation
+ * order), with the whole document as Markdown for context; marks those instructions `sent`
+ * with the run's id; mirrors the run into `<id>/runs`.
+ *
+ * The run store decides which of concurrent sends wins (one outstanding run per document, a
+ * unique index): a send it refuses returns RUN_OUTSTANDING before touching any instruction.
+ * Instructions are read before the run is stored; one that an editor moves back to draft or
+ * deletes in that moment still goes with the run (its text was copied), but keeps its state.
+ */
+export async function sendRun(
+  deps: { store: Store; hocuspocus: Hocuspocus; mirror: RunMirror },
+  doc: DocRecord,
+  sender: Author,
+  now = Date.now(),
+): Promise<SendResult> {
+  const { store, hocuspocus, mirror } = deps;
+  const contextMarkdown = await readDocState(hocuspocus, store, docName(doc.id), (ydoc) => docMarkdown(doc.kind, ydoc));
+  const result = await withDocument(hocuspocus, docName(doc.id, 'notes'), async (notesYdoc): Promise<SendResult> => {
+    const queued = readAnnotations(notesYdoc).annotations.filter(
+      (annotation): annotation is Instruction =>
+        annotation.kind === 'instruction' && annotation.state === 'queued' && !annotation.resolved,
+    );
+    if (queued.length === 0) {
+      // A concurrent send may have taken them all: that is an outstanding run, not an empty queue.
+      const outstanding = await store.runs.outstandingRun(doc.id);
+      return { ok: false, code: outstanding ? 'RUN_OUTSTANDING' : 'NOTHING_TO_SEND' };
+    }
+    const created = await store.runs.createRun({
+      id: 'r' + randomId(11),
+      docId: doc.id,
+      createdBy: { id: sender.id, name: sender.name },
+      createdAt: now,
+      contextMarkdown,
+      items: queued.map((instruction) => ({
+        instructionId: instruction.id,
+        blockId: instruction.blockId,
+        instruction: instruction.turns[0].text,
+        quote: instruction.quote,
+      })),
+    });
+    if (!created.ok) return { ok: false, code: 'RUN_OUTSTANDING' };
+    const { run } = created;
+    notesYdoc.transact(() => {
+      for (const item of run.items) setInstructionState(notesYdoc, item.instructionId, 'sent', run.id, serverOrigin);
+    }, serverOrigin);
+    return { ok: true, run };
+  });
+  if (result.ok) await mirror.refresh(doc.id);
+  return result;
+}

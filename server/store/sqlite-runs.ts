@@ -1,0 +1,196 @@
+import type Database from 'better-sqlite3';
+import { isRunState, type ItemOutcome, type RunChange, type RunItem, type RunState } from '../../shared/run-record.ts';
+import type { OpKind } from '../../shared/op-kinds.ts';
+import type { NewRun, RunStore, StoredRun } from './run-store.ts';
+
+/**
+ * The tables of the whole run lifecycle (send → claim → apply → review). A run is outstanding
+ * while it is queued, claimed or in review; the partial unique index `runs_one_outstanding`
+ * allows one such run per document, so the rule holds under any concurrency, here and in
+ * PostgreSQL, which has the same partial indexes.
+ */
+const schema = `
+CREATE TABLE IF NOT EXISTS runs (
+  id TEXT PRIMARY KEY,
+  doc_id TEXT NOT NULL REFERENCES docs(id),
+  state TEXT NOT NULL CHECK (state IN ('queued', 'claimed', 'review', 'accepted', 'discarded', 'failed')),
+  created_by TEXT NOT NULL,
+  created_by_name TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  claimed_by TEXT,
+  lease_expires_at INTEGER,
+  summary TEXT,
+  error TEXT,
+  context_markdown TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS runs_one_outstanding ON runs (doc_id) WHERE state IN ('queued', 'claimed', 'review');
+CREATE INDEX IF NOT EXISTS runs_by_doc ON runs (doc_id, created_at);
+CREATE INDEX IF NOT EXISTS runs_by_state ON runs (state, created_at);
+CREATE TABLE IF NOT EXISTS run_items (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  instruction_id TEXT NOT NULL,
+  block_id TEXT NOT NULL,
+  instruction_text TEXT NOT NULL,
+  quote TEXT NOT NULL,
+  outcome TEXT NOT NULL DEFAULT 'pending' CHECK (outcome IN ('pending', 'changed', 'refused')),
+  reason TEXT,
+  PRIMARY KEY (run_id, position)
+);
+CREATE TABLE IF NOT EXISTS run_changes (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  block_id TEXT NOT NULL,
+  instruction_id TEXT NOT NULL,
+  op TEXT NOT NULL CHECK (op IN ('replace_block', 'insert_after', 'delete_block')),
+  before TEXT,
+  after TEXT,
+  PRIMARY KEY (run_id, position)
+);
+CREATE TABLE IF NOT EXISTS run_batches (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  idempotency_key TEXT NOT NULL,
+  response TEXT NOT NULL,
+  PRIMARY KEY (run_id, idempotency_key)
+);
+`;
+
+interface RunRow {
+  id: string;
+  doc_id: string;
+  state: string;
+  created_by: string;
+  created_by_name: string;
+  created_at: number;
+  updated_at: number;
+  claimed_by: string | null;
+  lease_expires_at: number | null;
+  summary: string | null;
+  error: string | null;
+  context_markdown: string;
+}
+
+interface ItemRow {
+  instruction_id: string;
+  block_id: string;
+  instruction_text: string;
+  quote: string;
+  outcome: string;
+  reason: string | null;
+}
+
+interface ChangeRow {
+  block_id: string;
+  instruction_id: string;
+  op: string;
+  before: string | null;
+  after: string | null;
+}
+
+/** The run store over an open better-sqlite3 handle; creates its tables. */
+export function sqliteRunStore(db: Database.Database): RunStore {
+  db.exec(schema);
+
+  const insertRun = db.prepare(
+    `INSERT INTO runs (id, doc_id, state, created_by, created_by_name, created_at, updated_at, context_markdown)
+     VALUES (@id, @docId, 'queued', @createdById, @createdByName, @createdAt, @createdAt, @contextMarkdown)`,
+  );
+  const insertItem = db.prepare(
+    `INSERT INTO run_items (run_id, position, instruction_id, block_id, instruction_text, quote)
+     VALUES (@runId, @position, @instructionId, @blockId, @instruction, @quote)`,
+  );
+  const selectRun = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
+  const selectRunsOfDoc = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE doc_id = ? ORDER BY created_at DESC, id DESC');
+  const selectOutstanding = db.prepare<[string], RunRow>(
+    `SELECT * FROM runs WHERE doc_id = ? AND state IN ('queued', 'claimed', 'review')`,
+  );
+  const selectItems = db.prepare<[string], ItemRow>('SELECT * FROM run_items WHERE run_id = ? ORDER BY position');
+  const selectChanges = db.prepare<[string], ChangeRow>('SELECT * FROM run_changes WHERE run_id = ? ORDER BY position');
+
+  const createRun = db.transaction((run: NewRun) => {
+    insertRun.run({
+      id: run.id,
+      docId: run.docId,
+      createdById: run.createdBy.id,
+      createdByName: run.createdBy.name,
+      createdAt: run.createdAt,
+      contextMarkdown: run.contextMarkdown,
+    });
+    run.items.forEach((item, position) => insertItem.run({ runId: run.id, position, ...item }));
+  });
+
+  function load(row: RunRow): StoredRun {
+    return {
+      id: row.id,
+      docId: row.doc_id,
+      state: toState(row.state),
+      createdBy: { id: row.created_by, name: row.created_by_name },
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      claimedBy: row.claimed_by,
+      leaseExpiresAt: row.lease_expires_at,
+      summary: row.summary,
+      error: row.error,
+      contextMarkdown: row.context_markdown,
+      items: selectItems.all(row.id).map(toItem),
+      changes: selectChanges.all(row.id).map(toChange),
+    };
+  }
+
+  return {
+    async createRun(run) {
+      try {
+        createRun(run);
+      } catch (error) {
+        if (isOutstandingViolation(error)) return { ok: false, reason: 'outstanding' };
+        throw error;
+      }
+      return { ok: true, run: load(selectRun.get(run.id)!) };
+    },
+    async getRun(id) {
+      const row = selectRun.get(id);
+      return row ? load(row) : null;
+    },
+    async listRuns(docId) {
+      return selectRunsOfDoc.all(docId).map(load);
+    },
+    async outstandingRun(docId) {
+      const row = selectOutstanding.get(docId);
+      return row ? load(row) : null;
+    },
+  };
+}
+
+/** The unique index on outstanding runs refused the insert (not, say, a duplicate run id). */
+function isOutstandingViolation(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' && error.message.includes('runs.doc_id');
+}
+
+function toState(state: string): RunState {
+  if (!isRunState(state)) throw new RangeError(`Unknown run state in the store: ${state}`);
+  return state;
+}
+
+function toItem(row: ItemRow): RunItem {
+  return {
+    instructionId: row.instruction_id,
+    blockId: row.block_id,
+    instruction: row.instruction_text,
+    quote: row.quote,
+    outcome: row.outcome as ItemOutcome,
+    reason: row.reason,
+  };
+}
+
+function toChange(row: ChangeRow): RunChange {
+  return {
+    op: row.op as OpKind,
+    blockId: row.block_id,
+    instructionId: row.instruction_id,
+    before: row.before,
+    after: row.after,
+  };
+}

@@ -1,0 +1,169 @@
+import * as Y from 'yjs';
+import { isDocId, runsParts } from './doc-layout.ts';
+import { checkAuthor, isRecordId, type Author } from './annotations.ts';
+import { isOpKind, type OpKind } from './op-kinds.ts';
+
+/**
+ * Run records: what `GET /api/runs/:runId` answers and what the server mirrors, as the same
+ * plain JSON value, under the run's id in `runsParts(ydoc).runs` of a document's read-only
+ * `<id>/runs` Y.Doc. Only the server writes them; every reader goes through `parseRunRecord`.
+ *
+ *   {runId, docId, state, items: [{instructionId, blockId, instruction, quote, outcome, reason}],
+ *    changes: [{op, blockId, instructionId, before, after}], createdAt, createdBy: {id, name},
+ *    updatedAt, summary, error}
+ *
+ * Times are ISO 8601 strings, as elsewhere in the HTTP API.
+ */
+
+export const runStates = ['queued', 'claimed', 'review', 'accepted', 'discarded', 'failed'] as const;
+export type RunState = (typeof runStates)[number];
+
+/** At most one run of a document is in one of these states at a time. */
+export const outstandingRunStates: readonly RunState[] = ['queued', 'claimed', 'review'];
+
+export const itemOutcomes = ['pending', 'changed', 'refused'] as const;
+export type ItemOutcome = (typeof itemOutcomes)[number];
+
+/** One instruction of a run, copied when the run was sent. */
+export interface RunItem {
+  instructionId: string;
+  blockId: string;
+  /** The instruction's work order at send time. */
+  instruction: string;
+  /** The quoted text of its target at send time. */
+  quote: string;
+  outcome: ItemOutcome;
+  /** Why the agent refused, or what it says about its change; null when it said nothing. */
+  reason: string | null;
+}
+
+/** One change the applier made for a run, in order; `before`/`after` are block Markdown. */
+export interface RunChange {
+  op: OpKind;
+  blockId: string;
+  instructionId: string;
+  before: string | null;
+  after: string | null;
+}
+
+export interface RunRecord {
+  runId: string;
+  docId: string;
+  state: RunState;
+  items: RunItem[];
+  changes: RunChange[];
+  createdAt: string;
+  createdBy: Author;
+  updatedAt: string;
+  summary: string | null;
+  error: string | null;
+}
+
+export type RunParseResult = { ok: true; record: RunRecord } | { ok: false; reason: string };
+
+export function isRunState(value: unknown): value is RunState {
+  return typeof value === 'string' && (runStates as readonly string[]).includes(value);
+}
+
+/** Validates one record given as plain JSON (or as a Yjs type holding it). Unknown fields are dropped. */
+export function parseRunRecord(value: unknown): RunParseResult {
+  const record = value instanceof Y.AbstractType ? (value.toJSON() as unknown) : value;
+  if (!isObject(record)) return fail('the record is not an object');
+  if (!isRecordId(record.runId)) return fail('runId must be an id');
+  if (!isDocId(record.docId)) return fail('docId must be a document id');
+  if (!isRunState(record.state)) return fail(`state must be one of ${runStates.join(', ')}`);
+  if (!Array.isArray(record.items)) return fail('items must be an array');
+  if (!Array.isArray(record.changes)) return fail('changes must be an array');
+  if (!isIsoTime(record.createdAt)) return fail('createdAt must be an ISO time');
+  if (!isIsoTime(record.updatedAt)) return fail('updatedAt must be an ISO time');
+  const authorReason = checkAuthor(record.createdBy);
+  if (authorReason !== null) return fail(`createdBy ${authorReason}`);
+  if (!isNullableString(record.summary ?? null)) return fail('summary must be a string or null');
+  if (!isNullableString(record.error)) return fail('error must be a string or null');
+  const items: RunItem[] = [];
+  for (const [index, item] of record.items.entries()) {
+    const parsed = parseItem(item);
+    if (typeof parsed === 'string') return fail(`items[${index}] ${parsed}`);
+    items.push(parsed);
+  }
+  const changes: RunChange[] = [];
+  for (const [index, change] of record.changes.entries()) {
+    const parsed = parseChange(change);
+    if (typeof parsed === 'string') return fail(`changes[${index}] ${parsed}`);
+    changes.push(parsed);
+  }
+  const createdBy = record.createdBy as Author;
+  return {
+    ok: true,
+    record: {
+      runId: record.runId,
+      docId: record.docId,
+      state: record.state,
+      items,
+      changes,
+      createdAt: record.createdAt,
+      createdBy: { id: createdBy.id, name: createdBy.name },
+      updatedAt: record.updatedAt,
+      summary: (record.summary ?? null) as string | null,
+      error: record.error as string | null,
+    },
+  };
+}
+
+/** Every valid record of a runs Y.Doc, newest first, and every invalid one with why. */
+export function readRunRecords(runsYdoc: Y.Doc): { runs: RunRecord[]; invalid: { id: string; reason: string }[] } {
+  const runs: RunRecord[] = [];
+  const invalid: { id: string; reason: string }[] = [];
+  runsParts(runsYdoc).runs.forEach((value, key) => {
+    const result = parseRunRecord(value);
+    if (!result.ok) invalid.push({ id: key, reason: result.reason });
+    else if (result.record.runId !== key) invalid.push({ id: key, reason: 'runId does not match its key' });
+    else runs.push(result.record);
+  });
+  runs.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.runId < b.runId ? 1 : -1));
+  return { runs, invalid };
+}
+
+function parseItem(item: unknown): RunItem | string {
+  if (!isObject(item)) return 'is not an object';
+  if (!isRecordId(item.instructionId)) return 'instructionId must be an id';
+  if (!isRecordId(item.blockId)) return 'blockId must be an id';
+  if (typeof item.instruction !== 'string') return 'instruction must be a string';
+  if (typeof item.quote !== 'string') return 'quote must be a string';
+  if (!(itemOutcomes as readonly unknown[]).includes(item.outcome)) return `outcome must be one of ${itemOutcomes.join(', ')}`;
+  if (!isNullableString(item.reason)) return 'reason must be a string or null';
+  return {
+    instructionId: item.instructionId,
+    blockId: item.blockId,
+    instruction: item.instruction,
+    quote: item.quote,
+    outcome: item.outcome as ItemOutcome,
+    reason: item.reason,
+  };
+}
+
+function parseChange(change: unknown): RunChange | string {
+  if (!isObject(change)) return 'is not an object';
+  if (!isOpKind(change.op)) return 'op must be an op kind';
+  if (!isRecordId(change.blockId)) return 'blockId must be an id';
+  if (!isRecordId(change.instructionId)) return 'instructionId must be an id';
+  if (!isNullableString(change.before)) return 'before must be a string or null';
+  if (!isNullableString(change.after)) return 'after must be a string or null';
+  return { op: change.op, blockId: change.blockId, instructionId: change.instructionId, before: change.before, after: change.after };
+}
+
+function isIsoTime(value: unknown): value is string {
+  return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(Date.parse(value));
+}
+
+function isNullableString(value: unknown): value is string | null {
+  return value === null || typeof value === 'string';
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function fail(reason: string): { ok: false; reason: string } {
+  return { ok: false, reason };
+}

@@ -1,0 +1,127 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../server/store/sqlite-store.ts';
+import type { NewRun, Store } from '../../server/store/store.ts';
+
+let dataDir: string;
+let store: Store;
+
+beforeEach(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'tandem-runs-'));
+  store = openSqliteStore(dataDir);
+  for (const id of ['doc1', 'doc2']) {
+    await store.createDoc({ id, title: id, kind: 'text', createdAt: 1, updatedAt: 1 }, new Map());
+  }
+});
+afterEach(async () => {
+  await store.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function newRun(id: string, docId = 'doc1', createdAt = 1000): NewRun {
+  return {
+    id,
+    docId,
+    createdBy: { id: 'ed', name: 'Ed' },
+    createdAt,
+    contextMarkdown: '# Title\n\ntext\n',
+    items: [
+      { instructionId: 'i1', blockId: 'b1', instruction: 'uppercase', quote: 'text' },
+      { instructionId: 'i2', blockId: 'b2', instruction: 'delete', quote: 'more' },
+    ],
+  };
+}
+
+/** Changes a run's state behind the store's back, as the next lifecycle steps will. */
+function setState(runId: string, state: string): void {
+  const db = new Database(join(dataDir, 'tandem.sqlite'));
+  try {
+    db.prepare('UPDATE runs SET state = ? WHERE id = ?').run(state, runId);
+  } finally {
+    db.close();
+  }
+}
+
+describe('the SQLite run store', () => {
+  it('stores a queued run with its items pending, its author and its context', async () => {
+    const created = await store.runs.createRun(newRun('r1'));
+    expect(created.ok).toBe(true);
+    expect(await store.runs.getRun('r1')).toEqual({
+      id: 'r1',
+      docId: 'doc1',
+      state: 'queued',
+      createdBy: { id: 'ed', name: 'Ed' },
+      createdAt: 1000,
+      updatedAt: 1000,
+      claimedBy: null,
+      leaseExpiresAt: null,
+      summary: null,
+      error: null,
+      contextMarkdown: '# Title\n\ntext\n',
+      items: [
+        { instructionId: 'i1', blockId: 'b1', instruction: 'uppercase', quote: 'text', outcome: 'pending', reason: null },
+        { instructionId: 'i2', blockId: 'b2', instruction: 'delete', quote: 'more', outcome: 'pending', reason: null },
+      ],
+      changes: [],
+    });
+    expect(await store.runs.getRun('nope')).toBeNull();
+  });
+
+  it('refuses a second outstanding run of a document, but not of another document', async () => {
+    await store.runs.createRun(newRun('r1'));
+    expect(await store.runs.createRun(newRun('r2'))).toEqual({ ok: false, reason: 'outstanding' });
+    expect((await store.runs.createRun(newRun('r3', 'doc2'))).ok).toBe(true);
+    expect(await store.runs.getRun('r2')).toBeNull();
+    expect((await store.runs.outstandingRun('doc1'))?.id).toBe('r1');
+  });
+
+  it.each(['claimed', 'review'])('counts a %s run as outstanding', async (state) => {
+    await store.runs.createRun(newRun('r1'));
+    setState('r1', state);
+    expect(await store.runs.createRun(newRun('r2'))).toEqual({ ok: false, reason: 'outstanding' });
+  });
+
+  it.each(['accepted', 'discarded', 'failed'])('lets the next run start once the last one is %s', async (state) => {
+    await store.runs.createRun(newRun('r1', 'doc1', 1000));
+    setState('r1', state);
+    expect(await store.runs.outstandingRun('doc1')).toBeNull();
+    expect((await store.runs.createRun(newRun('r2', 'doc1', 2000))).ok).toBe(true);
+    expect((await store.runs.listRuns('doc1')).map((run) => run.id)).toEqual(['r2', 'r1']);
+  });
+
+  it('lets exactly one of concurrent creations for a document succeed', async () => {
+    const results = await Promise.all(['a', 'b', 'c', 'd'].map((id) => store.runs.createRun(newRun(id))));
+    expect(results.filter((result) => result.ok)).toHaveLength(1);
+    expect(await store.runs.listRuns('doc1')).toHaveLength(1);
+  });
+
+  it('rejects a run of an unknown document and a duplicate run id with an error', async () => {
+    await expect(store.runs.createRun(newRun('r1', 'nodoc'))).rejects.toThrow();
+    await store.runs.createRun(newRun('r1'));
+    setState('r1', 'accepted');
+    await expect(store.runs.createRun(newRun('r1'))).rejects.toThrow();
+  });
+
+  it('refuses an unknown state in the database itself', async () => {
+    await store.runs.createRun(newRun('r1'));
+    expect(() => setState('r1', 'lost')).toThrow(/CHECK constraint/);
+  });
+
+  it('keeps runs, items and the annotation index across a reopen', async () => {
+    await store.runs.createRun(newRun('r1'));
+    await store.annotationDocs.add('doc1', ['n1', 'n2']);
+    await store.annotationDocs.add('doc2', ['n2', 'n3']);
+    await store.close();
+    store = openSqliteStore(dataDir);
+    expect((await store.runs.getRun('r1'))?.items).toHaveLength(2);
+    expect(await Promise.all(['n1', 'n2', 'n3', 'n4'].map((id) => store.annotationDocs.docOf(id)))).toEqual([
+      'doc1',
+      'doc1',
+      'doc2',
+      null,
+    ]);
+  });
+});

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import * as Y from 'yjs';
+import { runsParts } from '../../shared/doc-layout.ts';
+import { parseRunRecord, readRunRecords, type RunRecord } from '../../shared/run-record.ts';
+
+const record: RunRecord = {
+  runId: 'r1',
+  docId: 'doc1',
+  state: 'review',
+  items: [
+    { instructionId: 'i1', blockId: 'b1', instruction: 'uppercase', quote: 'text', outcome: 'changed', reason: null },
+    { instructionId: 'i2', blockId: 'b2', instruction: 'sing', quote: 'more', outcome: 'refused', reason: 'I did not understand.' },
+  ],
+  changes: [{ op: 'replace_block', blockId: 'b1', instructionId: 'i1', before: 'text', after: 'TEXT' }],
+  createdAt: '2025-01-02T03:04:05.000Z',
+  createdBy: { id: 'ed', name: 'Ed' },
+  updatedAt: '2025-01-02T03:05:00.000Z',
+  summary: 'Done.',
+  error: null,
+};
+
+describe('parseRunRecord', () => {
+  it('reads back a record, dropping fields it does not know', () => {
+    expect(parseRunRecord({ ...record, extra: 1 })).toEqual({ ok: true, record });
+  });
+
+  it('reads a record without a summary as one with a null summary', () => {
+    const { summary: _summary, ...withoutSummary } = record;
+    expect(parseRunRecord(withoutSummary)).toEqual({ ok: true, record: { ...record, summary: null } });
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['an unknown state', { state: 'lost' }, 'state must be one of'],
+    ['a malformed run id', { runId: 'r 1' }, 'runId must be an id'],
+    ['a malformed document id', { docId: 'a/b' }, 'docId must be a document id'],
+    ['a time that is not ISO', { createdAt: 1735787045000 }, 'createdAt must be an ISO time'],
+    ['an author without an id', { createdBy: { name: 'Ed' } }, 'createdBy id must be'],
+    ['an item with an unknown outcome', { items: [{ ...record.items[0], outcome: 'maybe' }] }, 'items[0] outcome must be one of'],
+    ['a change of an unknown op', { changes: [{ ...record.changes[0], op: 'rewrite' }] }, 'changes[0] op must be an op kind'],
+    ['an error that is not text', { error: { code: 'X' } }, 'error must be a string or null'],
+  ])('refuses %s', (_label, patch, reason) => {
+    const result = parseRunRecord({ ...record, ...patch });
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.reason).toContain(reason);
+  });
+
+  it('refuses what is not an object', () => {
+    for (const value of [null, 'r1', [record]]) expect(parseRunRecord(value).ok).toBe(false);
+  });
+});
+
+describe('readRunRecords', () => {
+  it('lists the valid records of a runs Y.Doc newest first and reports the rest', () => {
+    const ydoc = new Y.Doc();
+    const runs = runsParts(ydoc).runs;
+    runs.set('r1', record);
+    runs.set('r2', { ...record, runId: 'r2', state: 'queued', createdAt: '2025-02-01T00:00:00.000Z' });
+    runs.set('r3', { ...record, runId: 'r9' });
+    runs.set('r4', { broken: true });
+    const read = readRunRecords(ydoc);
+    expect(read.runs.map((run) => run.runId)).toEqual(['r2', 'r1']);
+    expect(read.invalid.map((entry) => entry.id).sort()).toEqual(['r3', 'r4']);
+  });
+});
