@@ -1,6 +1,6 @@
 import MarkdownIt from 'markdown-it';
 import { MarkdownParser, MarkdownSerializer, defaultMarkdownSerializer } from 'prosemirror-markdown';
-import type { Node } from 'prosemirror-model';
+import { Fragment, type Mark, type Node } from 'prosemirror-model';
 import { schema } from './schema.ts';
 import { withBlockIds } from './block-ids.ts';
 
@@ -42,6 +42,8 @@ const serializer = new MarkdownSerializer(
   {
     ...defaultMarkdownSerializer.marks,
     strike: { open: '~~', close: '~~', mixable: true, expelEnclosingWhitespace: true },
+    // Never reached (docToMarkdown strips the mark first); present so that no path can throw.
+    change: { open: '', close: '', mixable: true },
   },
 );
 
@@ -51,9 +53,38 @@ export function markdownToDoc(markdown: string): Node {
   return withBlockIds(doc);
 }
 
-/** Serialises a document (or any node with block content) to Markdown. */
+/**
+ * Serialises a document (or any node with block content) to Markdown. The review's `change`
+ * marks are not Markdown: they are removed first, so text reads and hashes the same with or
+ * without them (a mark boundary would otherwise split text nodes and could move escapes).
+ */
 export function docToMarkdown(doc: Node): string {
-  return serializer.serialize(doc, { tightLists: false });
+  return serializer.serialize(withoutChangeMarks(doc), { tightLists: false });
+}
+
+/**
+ * `node` without the `change` marks of run `runId` (of every run when omitted). Pure; subtrees
+ * holding no such mark are returned as they are (same objects), so that a diff of the result
+ * against `node` touches only the text that carried the marks.
+ */
+export function withoutChangeMarks(node: Node, runId?: string): Node {
+  if (node.isText) {
+    const kept = node.marks.filter((mark) => !isChangeMark(mark, runId));
+    return kept.length === node.marks.length ? node : node.mark(kept);
+  }
+  if (node.childCount === 0) return node;
+  const children: Node[] = [];
+  let changed = false;
+  node.forEach((child) => {
+    const stripped = withoutChangeMarks(child, runId);
+    changed ||= stripped !== child;
+    children.push(stripped);
+  });
+  return changed ? node.copy(Fragment.fromArray(children)) : node;
+}
+
+function isChangeMark(mark: Mark, runId: string | undefined): boolean {
+  return mark.type.name === 'change' && (runId === undefined || mark.attrs.runId === runId);
 }
 
 /** The Markdown of one block, as agents read and write it. */

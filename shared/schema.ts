@@ -45,7 +45,8 @@ const nodes: Record<string, NodeSpec> = {
   code_block: {
     group: 'block',
     content: 'text*',
-    marks: '',
+    // Only the review's `change` mark: a run's new code is shown like any other new text.
+    marks: 'change',
     code: true,
     defining: true,
     attrs: { ...blockId, params: { default: '' } },
@@ -136,6 +137,21 @@ const marks: Record<string, MarkSpec> = {
       },
     ],
     toDOM: (mark) => ['a', { href: safeHref(mark.attrs.href), title: mark.attrs.title }, 0],
+  },
+  /**
+   * Text a run inserted, linked to the instruction it answers (see shared/applier.ts). Only the
+   * applier writes it and Accept run removes it; it is no Markdown and never pasted (no
+   * parseDOM). Kept last so that it sorts after every other mark in a mark set.
+   */
+  change: {
+    attrs: { runId: { default: '' }, instructionId: { default: '' } },
+    inclusive: false,
+    parseDOM: [],
+    toDOM: (mark) => [
+      'span',
+      { class: 'tandem-change', 'data-run': mark.attrs.runId, 'data-instruction': mark.attrs.instructionId },
+      0,
+    ],
   },
 };
 

@@ -26,7 +26,7 @@ describe('schema', () => {
   });
 
   it('has headings 1 to 3, the listed marks, and hard breaks', () => {
-    expect(Object.keys(schema.marks).sort()).toEqual(['code', 'em', 'link', 'strike', 'strong']);
+    expect(Object.keys(schema.marks).sort()).toEqual(['change', 'code', 'em', 'link', 'strike', 'strong']);
     expect(schema.nodes.hard_break.isInline).toBe(true);
     expect(schema.nodes.heading.create({ level: 3 }).attrs.level).toBe(3);
   });

@@ -1,0 +1,244 @@
+import * as Y from 'yjs';
+import { Fragment, type Mark, type Node } from 'prosemirror-model';
+import { schema } from './schema.ts';
+import { withoutChangeMarks } from './markdown.ts';
+
+/**
+ * The applier's Yjs writer: writes a ProseMirror block over the Yjs node of a block with the
+ * smallest change it can find, and puts the review's `change` mark on exactly the characters
+ * it inserts.
+ *
+ * It follows y-prosemirror's `updateYFragment` (children equal from the left and from the
+ * right are kept; the rest are paired in order: texts diffed in place with one common prefix
+ * and suffix, elements of the same type updated recursively, anything else replaced) and
+ * writes the same Yjs content an editor would, with two differences that the applier needs:
+ * - equality is exact. y-prosemirror 1.3.7 takes a text whose mark has no attributes (`em`,
+ *   `strong`…) as equal to the same text under another such mark (yjs/y-prosemirror#197), so
+ *   an agent's `*a*` → `**a**` would be dropped without a word;
+ * - it reads the live Y.Doc without projecting it, so it never deletes content that the schema
+ *   cannot build (the live document is only read by y-prosemirror on a scratch copy).
+ * Only the blocks it is given are visited: untouched blocks keep their Yjs nodes untouched.
+ */
+
+/** A child as y-prosemirror pairs it with a Yjs child: a node, or a run of text (a Y.XmlText). */
+type Child = Node | Node[];
+
+/** The ProseMirror node a Yjs element holds, or null when the schema cannot build it. */
+export function readBlock(yelement: Y.XmlElement): Node | null {
+  const children = readChildren(yelement);
+  if (children === null || !(yelement.nodeName in schema.nodes)) return null;
+  try {
+    return schema.node(yelement.nodeName, yelement.getAttributes(), children.flat());
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Writes `after` over `yelement`, which holds `before` (`readBlock`) and has its type. Text it
+ * inserts gets `mark` (when given). With `keepChangeMarks` (the applier: `after` comes from
+ * Markdown, which has no change marks) change marks are no difference and kept characters
+ * keep theirs; without it (Accept run) they are written as `after` has them.
+ */
+export function updateBlock(yelement: Y.XmlElement, before: Node, after: Node, mark: Mark | null, keepChangeMarks = true): void {
+  for (const [key, value] of Object.entries(after.attrs)) {
+    if (value === null) {
+      if (yelement.getAttribute(key) !== undefined) yelement.removeAttribute(key);
+    } else if (yelement.getAttribute(key) !== value) {
+      yelement.setAttribute(key, value);
+    }
+  }
+  for (const key of Object.keys(yelement.getAttributes())) {
+    if (!(key in after.attrs)) yelement.removeAttribute(key);
+  }
+  const ychildren = yelement.toArray();
+  const olds = ychildren.map(readChild);
+  const news = normalize(after);
+  const min = Math.min(olds.length, news.length);
+  let left = 0;
+  let right = 0;
+  const same = (a: Child | null, b: Child) => sameChild(a, b, keepChangeMarks);
+  while (left < min && same(olds[left], news[left])) left++;
+  while (left + right < min && same(olds[olds.length - right - 1], news[news.length - right - 1])) right++;
+  let y = left;
+  let p = left;
+  // Paired in order; `y` indexes the live children, which stay aligned with `olds` here.
+  for (; y < olds.length - right && p < news.length - right; y++, p++) {
+    const ychild = ychildren[y];
+    const old = olds[y];
+    const next = news[p];
+    if (ychild instanceof Y.XmlText && Array.isArray(old) && Array.isArray(next)) {
+      updateText(ychild, old, keepChangeMarks ? markTextRun(old, next, mark) : next);
+    } else if (ychild instanceof Y.XmlElement && old !== null && !Array.isArray(old) && !Array.isArray(next) && old.type === next.type) {
+      updateBlock(ychild, old, next, mark, keepChangeMarks);
+    } else {
+      yelement.delete(y, 1);
+      yelement.insert(y, [newType(markAll(next, mark, after))]);
+    }
+  }
+  const extraY = olds.length - right - y;
+  if (extraY > 0) {
+    const lone = ychildren[y];
+    // As y-prosemirror (#108): an element emptied of its only text keeps the Y.XmlText, so
+    // that what someone types in it meanwhile is not deleted with it.
+    if (olds.length === 1 && news.length === 0 && lone instanceof Y.XmlText) lone.delete(0, lone.length);
+    else yelement.delete(y, extraY);
+  }
+  const extraP = news.slice(p, news.length - right);
+  if (extraP.length > 0) yelement.insert(y, extraP.map((child) => newType(markAll(child, mark, after))));
+}
+
+/** A new (not yet integrated) Yjs element holding `block`, its text marked with `mark`. */
+export function newBlock(block: Node, mark: Mark | null): Y.XmlElement {
+  return newType(markAll(block, mark, schema.topNodeType.create())) as Y.XmlElement;
+}
+
+function newType(child: Child): Y.XmlElement | Y.XmlText {
+  if (Array.isArray(child)) {
+    const ytext = new Y.XmlText();
+    ytext.applyDelta(child.map((text) => ({ insert: text.text ?? '', attributes: attributesOf(text.marks) })));
+    return ytext;
+  }
+  const yelement = new Y.XmlElement(child.type.name);
+  for (const [key, value] of Object.entries(child.attrs)) {
+    if (value !== null) yelement.setAttribute(key, value);
+  }
+  yelement.insert(0, normalize(child).map(newType));
+  return yelement;
+}
+
+/**
+ * Diffs `ytext` (holding `before`) to `marked` as y-prosemirror's `updateYText` does: one
+ * replacement between the common prefix and suffix, then every character's attributes set to
+ * its marks (Yjs writes formatting only where it changes).
+ */
+function updateText(ytext: Y.XmlText, before: Node[], marked: Node[]): void {
+  const oldText = before.map((text) => text.text ?? '').join('');
+  const newText = marked.map((text) => text.text ?? '').join('');
+  const { index, remove, insert } = simpleDiff(oldText, newText);
+  const cleared: Record<string, null> = {};
+  for (let item = ytext._start; item !== null; item = item.right) {
+    if (!item.deleted && item.content instanceof Y.ContentFormat) cleared[item.content.key] = null;
+  }
+  if (remove > 0) ytext.delete(index, remove);
+  if (insert.length > 0) ytext.insert(index, insert);
+  ytext.applyDelta(marked.map((text) => ({ retain: (text.text ?? '').length, attributes: { ...cleared, ...attributesOf(text.marks) } })));
+}
+
+/** What a Yjs child holds, for comparison: a node, a run of text nodes, or null if unreadable. */
+function readChild(ychild: unknown): Child | null {
+  if (ychild instanceof Y.XmlText) return readText(ychild);
+  return ychild instanceof Y.XmlElement ? readBlock(ychild) : null;
+}
+
+function readChildren(yelement: Y.XmlElement): Child[] | null {
+  const children: Child[] = [];
+  for (const ychild of yelement.toArray()) {
+    const child = readChild(ychild);
+    if (child === null) return null;
+    children.push(child);
+  }
+  return children;
+}
+
+const hashedMarkName = /(.*)(--[a-zA-Z0-9+/=]{8})$/;
+
+function readText(ytext: Y.XmlText): Node[] | null {
+  const texts: Node[] = [];
+  for (const op of ytext.toDelta() as { insert: unknown; attributes?: Record<string, unknown> }[]) {
+    if (typeof op.insert !== 'string') return null;
+    const marks: Mark[] = [];
+    for (const [key, value] of Object.entries(op.attributes ?? {})) {
+      const name = hashedMarkName.exec(key)?.[1] ?? key;
+      if (!(name in schema.marks)) return null;
+      marks.push(schema.mark(name, value as Record<string, unknown>));
+    }
+    texts.push(schema.text(op.insert, marks));
+  }
+  return texts;
+}
+
+function attributesOf(marks: readonly Mark[]): Record<string, unknown> {
+  const attributes: Record<string, unknown> = {};
+  for (const mark of marks) attributes[mark.type.name] = mark.attrs;
+  return attributes;
+}
+
+/** Equal (apart from change marks, with `ignoreChangeMarks`). */
+function sameChild(a: Child | null, b: Child, ignoreChangeMarks: boolean): boolean {
+  if (a === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const plain = (node: Node) => (ignoreChangeMarks ? withoutChangeMarks(node) : node);
+  if (Array.isArray(a)) return Fragment.fromArray(a.map(plain)).eq(Fragment.fromArray((b as Node[]).map(plain)));
+  return plain(a).eq(plain(b as Node));
+}
+
+/** y-prosemirror's `normalizePNodeContent`: runs of text nodes grouped. */
+function normalize(node: Node): Child[] {
+  const children: Child[] = [];
+  node.forEach((child) => {
+    const last = children[children.length - 1];
+    if (child.isText && Array.isArray(last)) last.push(child);
+    else children.push(child.isText ? [child] : child);
+  });
+  return children;
+}
+
+/** Every text inside `child` (new content) marked with `mark`. */
+function markAll(child: Child, mark: Mark | null, parent: Node): Child {
+  if (mark === null) return child;
+  if (Array.isArray(child)) {
+    return parent.type.allowsMarkType(mark.type) ? child.map((text) => text.mark(mark.addToSet(text.marks))) : child;
+  }
+  if (child.isLeaf) return child;
+  return child.copy(Fragment.fromArray(normalize(child).flatMap((grandchild) => markAll(grandchild, mark, child))));
+}
+
+/**
+ * The new run with `mark` on the characters the diff inserts (between the common prefix and
+ * suffix of the old and new strings); prefix and suffix keep the change mark they had.
+ */
+function markTextRun(before: Node[], after: Node[], mark: Mark | null): Node[] {
+  const oldText = before.map((text) => text.text ?? '').join('');
+  const newText = after.map((text) => text.text ?? '').join('');
+  const { index, insert } = simpleDiff(oldText, newText);
+  const oldChange: (Mark | null)[] = [];
+  for (const text of before) {
+    const change = text.marks.find((m) => m.type === schema.marks.change) ?? null;
+    for (let i = 0; i < (text.text ?? '').length; i++) oldChange.push(change);
+  }
+  const changeAt = (i: number): Mark | null => {
+    if (i < index) return oldChange[i];
+    if (i < index + insert.length) return mark;
+    return oldChange[oldText.length - (newText.length - i)];
+  };
+  const out: Node[] = [];
+  let offset = 0;
+  for (const text of after) {
+    const value = text.text ?? '';
+    const plain = text.marks.filter((m) => m.type !== schema.marks.change);
+    let start = 0;
+    for (let i = 1; i <= value.length; i++) {
+      if (i < value.length && sameMark(changeAt(offset + i), changeAt(offset + start))) continue;
+      const change = changeAt(offset + start);
+      out.push(schema.text(value.slice(start, i), change === null ? plain : change.addToSet(plain)));
+      start = i;
+    }
+    offset += value.length;
+  }
+  return out;
+}
+
+function sameMark(a: Mark | null, b: Mark | null): boolean {
+  return a === b || (a !== null && b !== null && a.eq(b));
+}
+
+/** lib0's `simpleDiffString`, as `updateYText` uses it: one common prefix, one common suffix. */
+function simpleDiff(a: string, b: string): { index: number; remove: number; insert: string } {
+  let left = 0;
+  let right = 0;
+  while (left < a.length && left < b.length && a[left] === b[left]) left++;
+  if (left > 0 && /[\uD800-\uDBFF]/.test(a[left - 1])) left--;
+  while (right + left < a.length && right + left < b.length && a[a.length - right - 1] === b[b.length - right - 1]) right++;
+  if (right > 0 && /[\uDC00-\uDFFF]/.test(a[a.length - right])) right--;
+  return { index: left, remove: a.length - left - right, insert: b.slice(left, b.length - right) };
+}

@@ -1,0 +1,287 @@
+import * as Y from 'yjs';
+import type { Node } from 'prosemirror-model';
+import { blockHash, readProseMirrorDoc } from './doc-content.ts';
+import { docParts } from './doc-layout.ts';
+import { blockToMarkdown, markdownToBlocks } from './markdown.ts';
+import { changeMark } from './applier-marks.ts';
+import { newBlock, readBlock, updateBlock } from './applier-write.ts';
+import { parseOps, type Op } from './ops.ts';
+import type { OpKind } from './op-kinds.ts';
+import type { Origin } from './origins.ts';
+
+/**
+ * The applier: writes a batch of an agent's ops into a document's text Y.Doc, all or nothing.
+ *
+ * `applyOps` is a pure function over the Y.Doc (no I/O, no clock, no randomness: new block ids
+ * come from `run.makeId`). It validates the whole batch on a scratch projection first and, on
+ * the first problem, returns it without touching the document. Otherwise it writes every op as
+ * ONE transaction with `origin` (the run's origin object, so that the run's Y.UndoManager
+ * captures it; see run-scope.ts), with a minimal diff (applier-write.ts): blocks no op names
+ * keep their Yjs nodes untouched, and a replaced block is diffed in place, so anchors and text
+ * people type meanwhile survive.
+ *
+ * Checks, op by op in batch order; the first failing check of the first failing op is the
+ * answer (`index` is that op's position, `blockId` the block it names):
+ *   1. OP_NOT_ALLOWED  the op's kind is outside the agent's allowlist;
+ *   2. INVALID_OP      the op answers no instruction of the run;
+ *   3. OUTSIDE_FENCE   the block (for insert_after, the anchor) is no target of the run;
+ *   4. STALE_BLOCK     the block is gone, or (replace, delete) its hash is no longer `expectHash`
+ *                      (with a duplicated id, not yet renewed by an editor, the first block
+ *                      carrying it is the one meant);
+ *   5. INVALID_OP      the Markdown holds no block the schema can keep;
+ *   6. INVALID_OP      a second replace or delete of one block, or an insert after a block the
+ *                      batch deletes (reported at the later of the two ops).
+ *
+ * Semantics of a valid batch, read as one edit of the document the agent read:
+ * - replace_block: the block becomes the blocks of its Markdown (one or several). The first
+ *   keeps the block's id, whatever its type, so the run's fence and later batches still find
+ *   it; when its type is unchanged the Yjs node is kept and only the text that differs is
+ *   rewritten. A new type means a new Yjs node (Yjs cannot rename one): annotations anchored
+ *   inside it are orphaned. Further blocks get ids from `makeId`.
+ * - insert_after: the blocks of its Markdown follow the block (after all of its replacement
+ *   blocks); several inserts after one block keep their batch order.
+ * - delete_block: the block is removed.
+ * Text the run inserts carries a `change` mark naming the run and the op's instruction (see
+ * applier-marks.ts); empty blocks and rules have no text to mark.
+ */
+
+export interface ApplierRun {
+  runId: string;
+  /** Ids of the blocks the run's instructions target: the write fence. */
+  fence: ReadonlySet<string>;
+  /** Ids of the run's instructions. */
+  instructions: ReadonlySet<string>;
+  /** Op kinds the agent may send. */
+  allowedOps: ReadonlySet<OpKind>;
+  /** A fresh, unique block id per call; called only for a valid batch, before writing. */
+  makeId: () => string;
+}
+
+export type ApplyErrorCode = 'INVALID_OP' | 'OP_NOT_ALLOWED' | 'OUTSIDE_FENCE' | 'STALE_BLOCK';
+
+export interface ApplyError {
+  code: ApplyErrorCode;
+  /** The position of the refused op in the batch, or -1 when the batch as a whole is wrong. */
+  index: number;
+  /** The block the refused op names (absent for a malformed batch). */
+  blockId?: string;
+  message: string;
+}
+
+/** What one op did, for the run's review. */
+export interface Change {
+  /** The block the op names: the replaced or deleted block, or the anchor of an insert. */
+  blockId: string;
+  instructionId: string;
+  op: OpKind;
+  /** The block's Markdown before (replace, delete), else null. */
+  before: string | null;
+  /** The Markdown written (replace, insert; blocks joined by a blank line), else null. */
+  after: string | null;
+  /** The ids of the blocks now holding `after`, in order (empty for a delete). */
+  blockIds: string[];
+}
+
+export type ApplyResult = { ok: true; applied: number; changes: Change[] } | { ok: false; error: ApplyError };
+
+/** A valid op, resolved against the current document. */
+interface PlannedOp {
+  op: Op;
+  /** The parsed blocks (replace, insert), ids not yet given. */
+  blocks: Node[];
+  before: string | null;
+}
+
+export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origin: Origin): ApplyResult {
+  const parsed = parseOps(ops);
+  if (!parsed.ok) return parsed;
+  const current = readProseMirrorDoc(ydoc);
+  const planned = validate(current, parsed.ops, run);
+  if (!Array.isArray(planned)) return { ok: false, error: planned };
+
+  const { regions, changes } = assignIds(current, planned, run);
+  write(ydoc, regions, run.runId, origin);
+  return { ok: true, applied: planned.length, changes };
+}
+
+/**
+ * Writes the regions as one transaction with `origin`, block by block against the live Yjs
+ * nodes (see applier-write.ts): a replaced block whose first new block has its type is
+ * diffed in place; other new blocks are new nodes; untouched blocks are never visited. (One
+ * y-prosemirror `updateYFragment` over the whole document would not do: between the first
+ * and the last difference it pairs children greedily by type, so an untouched block between
+ * two changed ones could be rewritten with its neighbour's text, taking the typing and
+ * anchors inside it along.)
+ */
+function write(ydoc: Y.Doc, regions: readonly Region[], runId: string, origin: Origin): void {
+  const yfragment = docParts(ydoc).content;
+  const yblocks = yfragment.toArray();
+  const indexOf = new Map<unknown, number>();
+  yblocks.forEach((yblock, index) => {
+    const id = yblock instanceof Y.XmlElement ? yblock.getAttribute('id') : undefined;
+    if (typeof id === 'string' && !indexOf.has(id)) indexOf.set(id, index);
+  });
+  const located = regions.map((region) => {
+    const index = indexOf.get(region.blockId);
+    // Unreachable: the scratch projection the batch was validated on holds no block the live
+    // document lacks. Checked before writing anything, all or nothing.
+    if (index === undefined) throw new Error(`Block ${region.blockId} is not in the live document`);
+    return { region, index, yblock: yblocks[index] as Y.XmlElement };
+  });
+  // The last block first, so that the indices of the earlier ones stay valid.
+  located.sort((a, b) => b.index - a.index);
+  ydoc.transact(() => {
+    for (const { region, index, yblock } of located) {
+      const created: Y.XmlElement[] = [];
+      let at = index + 1;
+      if (region.replacement !== null) {
+        const mark = changeMark(runId, region.replacement.instructionId);
+        const [first, ...rest] = region.replacement.blocks;
+        const old = readBlock(yblock);
+        if (first !== undefined && old !== null && first.type === old.type) {
+          updateBlock(yblock, old, first, mark);
+          created.push(...rest.map((block) => newBlock(block, mark)));
+        } else {
+          yfragment.delete(index, 1);
+          at = index;
+          created.push(...region.replacement.blocks.map((block) => newBlock(block, mark)));
+        }
+      }
+      for (const insert of region.inserts) {
+        const mark = changeMark(runId, insert.instructionId);
+        created.push(...insert.blocks.map((block) => newBlock(block, mark)));
+      }
+      if (created.length > 0) yfragment.insert(at, created);
+    }
+  }, origin);
+}
+
+/** Returns the planned ops, or the first problem. */
+function validate(doc: Node, ops: readonly Op[], run: ApplierRun): PlannedOp[] | ApplyError {
+  const byId = new Map<string, Node>();
+  doc.forEach((block) => {
+    const id = block.attrs.id;
+    // With a duplicated id (a split not yet renamed), the first block is the one that keeps it.
+    if (typeof id === 'string' && id !== '' && !byId.has(id)) byId.set(id, block);
+  });
+  const rewritten = new Map<string, number>();
+  const deleted = new Map<string, number>();
+  const insertedAfter = new Map<string, number>();
+  const planned: PlannedOp[] = [];
+
+  for (let index = 0; index < ops.length; index++) {
+    const op = ops[index];
+    const fail = (code: ApplyErrorCode, message: string): ApplyError => ({ code, index, blockId: op.blockId, message });
+    const block = byId.get(op.blockId);
+
+    if (!run.allowedOps.has(op.op)) {
+      return fail('OP_NOT_ALLOWED', `The op at index ${index} is a ${op.op}, which this agent may not send.`);
+    }
+    if (!run.instructions.has(op.instructionId)) {
+      return fail('INVALID_OP', `The op at index ${index} answers "${op.instructionId}", which is no instruction of this run.`);
+    }
+    if (!run.fence.has(op.blockId)) {
+      const what = op.op === 'insert_after' ? 'inserts after' : 'changes';
+      return fail('OUTSIDE_FENCE', `The op at index ${index} ${what} block "${op.blockId}", which no instruction of this run targets.`);
+    }
+    if (block === undefined) {
+      return fail('STALE_BLOCK', `Block "${op.blockId}" is no longer in the document; read it again.`);
+    }
+    if (op.op !== 'insert_after' && blockHash(block) !== op.expectHash) {
+      return fail('STALE_BLOCK', `Block "${op.blockId}" has changed since it was read (its hash is no longer ${op.expectHash}); read it again.`);
+    }
+    let blocks: Node[] = [];
+    if (op.op !== 'delete_block') {
+      const parsedBlocks = parseBlocks(op.markdown);
+      if (parsedBlocks === null) {
+        return fail('INVALID_OP', `The Markdown of the op at index ${index} holds no block the document can keep.`);
+      }
+      blocks = parsedBlocks;
+    }
+    const earlier = rewritten.get(op.blockId);
+    if (op.op !== 'insert_after' && earlier !== undefined) {
+      return fail('INVALID_OP', `The op at index ${index} changes block "${op.blockId}" again; the op at index ${earlier} already replaces or deletes it.`);
+    }
+    const deletedBy = deleted.get(op.blockId);
+    if (op.op === 'insert_after' && deletedBy !== undefined) {
+      return fail('INVALID_OP', `The op at index ${index} inserts after block "${op.blockId}", which the op at index ${deletedBy} deletes.`);
+    }
+    const insertBy = insertedAfter.get(op.blockId);
+    if (op.op === 'delete_block' && insertBy !== undefined) {
+      return fail('INVALID_OP', `The op at index ${index} deletes block "${op.blockId}", after which the op at index ${insertBy} inserts.`);
+    }
+    if (op.op === 'insert_after') {
+      if (!insertedAfter.has(op.blockId)) insertedAfter.set(op.blockId, index);
+    } else {
+      rewritten.set(op.blockId, index);
+      if (op.op === 'delete_block') deleted.set(op.blockId, index);
+    }
+    planned.push({ op, blocks, before: op.op === 'insert_after' ? null : blockToMarkdown(block) });
+  }
+  return planned;
+}
+
+/** The top-level blocks of `markdown`, schema-valid, or null when there are none. */
+function parseBlocks(markdown: string): Node[] | null {
+  try {
+    const blocks = markdownToBlocks(markdown);
+    blocks.forEach((block) => block.check());
+    return blocks.length > 0 ? blocks : null;
+  } catch {
+    return null;
+  }
+}
+
+interface Placed {
+  instructionId: string;
+  blocks: Node[];
+}
+
+/** What the batch does at one block of the document: its replacement and what follows it. */
+interface Region {
+  blockId: string;
+  /** The blocks standing for it (none when deleted), or null when it stays. */
+  replacement: Placed | null;
+  inserts: Placed[];
+}
+
+/**
+ * Gives the planned blocks their ids (the first block of a replacement keeps the replaced id,
+ * every other comes from `makeId`) and describes the changes. Throws a RangeError, before
+ * anything is written, when `makeId` repeats an id or returns one the document already holds.
+ */
+function assignIds(doc: Node, planned: readonly PlannedOp[], run: ApplierRun) {
+  const taken = new Set<string>();
+  doc.forEach((block) => {
+    if (typeof block.attrs.id === 'string') taken.add(block.attrs.id);
+  });
+  const freshId = (): string => {
+    const id = run.makeId();
+    if (typeof id !== 'string' || id === '' || taken.has(id)) {
+      throw new RangeError(`makeId returned ${JSON.stringify(id)}, which is empty or already in use`);
+    }
+    taken.add(id);
+    return id;
+  };
+  const regions = new Map<string, Region>();
+  const changes: Change[] = [];
+  for (const { op, blocks, before } of planned) {
+    const withIds = blocks.map((block, i) =>
+      block.type.create({ ...block.attrs, id: op.op === 'replace_block' && i === 0 ? op.blockId : freshId() }, block.content, block.marks),
+    );
+    const placed = { instructionId: op.instructionId, blocks: withIds };
+    const region = regions.get(op.blockId) ?? { blockId: op.blockId, replacement: null, inserts: [] };
+    regions.set(op.blockId, region);
+    if (op.op === 'insert_after') region.inserts.push(placed);
+    else region.replacement = placed;
+    changes.push({
+      blockId: op.blockId,
+      instructionId: op.instructionId,
+      op: op.op,
+      before,
+      after: op.op === 'delete_block' ? null : withIds.map(blockToMarkdown).join('\n\n'),
+      blockIds: withIds.map((block) => block.attrs.id as string),
+    });
+  }
+  return { regions: [...regions.values()], changes };
+}

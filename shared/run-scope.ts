@@ -1,0 +1,90 @@
+import * as Y from 'yjs';
+import { docParts } from './doc-layout.ts';
+import type { Origin } from './origins.ts';
+
+/**
+ * A run's undo scope: what Discard run takes back, held in a Y.UndoManager while the server
+ * runs and persisted so that it survives a restart between apply and review.
+ *
+ * The UndoManager tracks only the run's origin object (shared/origins.ts: one per run), so
+ * undo removes exactly the run's inserted items and restores exactly the items it deleted;
+ * edits of every other origin stay. Its capture timeout never expires: call `stopCapturing()`
+ * when the run starts and when it ends, and every batch in between is one stack item.
+ *
+ * A stack item is two DeleteSets (the run's insertions and its deletions). Each is stored as
+ * a Yjs snapshot with an empty state vector (`Y.encodeSnapshot(Y.createSnapshot(ds, new
+ * Map()))`). Restoring needs the deleted content still in the document: the server's Y.Doc
+ * must not garbage-collect what an open run deleted (`gc: false`, or `keepRunDeletions`), or
+ * the undo removes the run's text but cannot bring the original back.
+ */
+
+/** Yjs does not export the DeleteSet class by name; its stack items hold them. */
+type DeleteSet = Y.UndoManager['undoStack'][number]['insertions'];
+
+export interface SavedRunScope {
+  insertions: Uint8Array;
+  deletions: Uint8Array;
+}
+
+/** The undo manager of one run over the text of `ydoc`. */
+export function runUndoManager(ydoc: Y.Doc, origin: Origin): Y.UndoManager {
+  return new Y.UndoManager(docParts(ydoc).content, {
+    trackedOrigins: new Set([origin]),
+    captureTimeout: Number.MAX_SAFE_INTEGER,
+  });
+}
+
+/** Every change the undo manager can take back, as one scope (stack items merged). */
+export function saveRunScope(undoManager: Y.UndoManager): SavedRunScope {
+  const items = undoManager.undoStack;
+  return {
+    insertions: encodeDeleteSet(Y.mergeDeleteSets(items.map((item) => item.insertions))),
+    deletions: encodeDeleteSet(Y.mergeDeleteSets(items.map((item) => item.deletions))),
+  };
+}
+
+/** An undo manager for the run over `ydoc` (e.g. just loaded after a restart) holding `saved`. */
+export function restoreRunScope(ydoc: Y.Doc, origin: Origin, saved: SavedRunScope): Y.UndoManager {
+  const undoManager = runUndoManager(ydoc, origin);
+  const item = {
+    insertions: Y.decodeSnapshot(saved.insertions).ds,
+    deletions: Y.decodeSnapshot(saved.deletions).ds,
+    meta: new Map<unknown, unknown>(),
+  };
+  // Y.UndoManager reads only these three fields of a stack item (StackItem is not exported).
+  undoManager.undoStack.push(item as (typeof undoManager.undoStack)[number]);
+  return undoManager;
+}
+
+/**
+ * A `gcFilter` for a text Y.Doc loaded while runs are open: it keeps the content those runs
+ * deleted, so that Discard can bring it back (`new Y.Doc({gcFilter: keepRunDeletions(open)})`).
+ * Runs applied after the load need nothing: their live undo manager keeps what they delete.
+ */
+export function keepRunDeletions(scopes: readonly SavedRunScope[]): (item: Y.Item) => boolean {
+  const deletions = scopes.map((scope) => Y.decodeSnapshot(scope.deletions).ds);
+  return (item) => !deletions.some((ds) => Y.isDeleted(ds, item.id));
+}
+
+/**
+ * Discard run: takes back every change in the scope as one transaction (origin: the undo
+ * manager). Returns false when there was nothing to take back.
+ */
+export function undoRun(undoManager: Y.UndoManager): boolean {
+  const items = undoManager.undoStack;
+  if (items.length === 0) return false;
+  if (items.length > 1) {
+    const merged = {
+      insertions: Y.mergeDeleteSets(items.map((item) => item.insertions)),
+      deletions: Y.mergeDeleteSets(items.map((item) => item.deletions)),
+      meta: new Map<unknown, unknown>(),
+    };
+    undoManager.undoStack = [merged as (typeof items)[number]];
+  }
+  undoManager.stopCapturing();
+  return undoManager.undo() !== null;
+}
+
+function encodeDeleteSet(ds: DeleteSet): Uint8Array {
+  return Y.encodeSnapshot(Y.createSnapshot(ds, new Map()));
+}
