@@ -64,3 +64,13 @@ export interface SentRun {
 export function sendRun(token: string, docId: string): Promise<SentRun> {
   return request<SentRun>(token, 'POST', `/api/docs/${encodeURIComponent(docId)}/runs`, {});
 }
+
+export type RunDecision = 'accept' | 'discard';
+
+/**
+ * Accept run keeps the run's changes; Discard run undoes them. Fails with `NOT_IN_REVIEW` (409)
+ * when the run is not (or no longer) in review.
+ */
+export function decideRun(token: string, runId: string, decision: RunDecision): Promise<{ state: string }> {
+  return request<{ state: string }>(token, 'POST', `/api/runs/${encodeURIComponent(runId)}/${decision}`, {});
+}

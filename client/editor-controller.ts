@@ -8,12 +8,16 @@ import { editorPlugins } from './editor-plugins.ts';
 import type { PinnedRange } from '../shared/anchors.ts';
 import type { Annotation, AnnotationKind } from '../shared/annotations.ts';
 import { setAnnotationsTr } from './annotation-plugin.ts';
+import { setRunsTr } from './review-plugin.ts';
+import type { RunRecord } from '../shared/run-record.ts';
 
 export interface EditorHost extends ReactiveControllerHost {
   connection: DocConnection | null;
   readOnly: boolean;
   /** The annotations of the notes Y.Doc; a new array whenever they change. */
   annotations: readonly Annotation[];
+  /** The runs whose changes are shown numbered in the text; a new array whenever they change. */
+  runs: readonly Pick<RunRecord, 'runId' | 'state' | 'items'>[];
   /** The kinds of annotation this person may create from a selection. */
   kinds: readonly AnnotationKind[];
   /** Stores a new pin for an annotation (see annotation-plugin.ts). */
@@ -31,6 +35,7 @@ export class EditorController implements ReactiveController {
   private boundTo: DocConnection | null = null;
   private connected = false;
   private annotationsSent: readonly Annotation[] | null = null;
+  private runsSent: EditorHost['runs'] | null = null;
 
   constructor(private readonly host: EditorHost) {
     this.mount.className = 'editor-mount';
@@ -87,11 +92,16 @@ export class EditorController implements ReactiveController {
       this.annotationsSent = this.host.annotations;
       view.dispatch(setAnnotationsTr(view.state.tr, this.host.annotations));
     }
+    if (view && this.host.runs !== this.runsSent) {
+      this.runsSent = this.host.runs;
+      view.dispatch(setRunsTr(view.state.tr, this.host.runs));
+    }
   }
 
   private createView(connection: DocConnection): void {
     this.boundTo = connection;
     this.annotationsSent = null;
+    this.runsSent = null;
     const host = this.host;
     const state = EditorState.create({
       schema,

@@ -14,6 +14,7 @@ import { toolbarItems, setBlockKeepingId } from './editor-commands.ts';
 import type { AnnotationKind } from '../shared/annotations.ts';
 import { annotationsPlugin, type AnnotationsPluginOptions } from './annotation-plugin.ts';
 import { openDraft } from './annotation-commands.ts';
+import { reviewPlugin } from './review-plugin.ts';
 
 export interface EditorAnnotationOptions extends AnnotationsPluginOptions {
   /** Whether this person may now create an annotation of `kind` (its keyboard shortcut works). */
@@ -41,6 +42,7 @@ export function editorPlugins(yfragment: Y.XmlFragment, awareness: Awareness, an
     yUndoPlugin(),
     // After the binding: its view update (which writes local changes to Yjs) runs first.
     annotationsPlugin(annotations),
+    reviewPlugin(),
     keymap(draftKeys),
     keymap(editingKeys()),
     keymap({

@@ -9,6 +9,8 @@ export interface Peer {
   name: string;
   color: string;
   role: string;
+  /** What the peer says it is doing (agents: `working on 2 instructions`), or null. */
+  status: string | null;
   self: boolean;
 }
 
@@ -74,6 +76,7 @@ export class PresenceController implements ReactiveController {
         name: user.name,
         color: typeof user.color === 'string' ? user.color : '#777777',
         role: typeof user.role === 'string' ? user.role : '',
+        status: typeof user.status === 'string' && user.status.trim() ? user.status.trim().slice(0, 200) : null,
         self: clientId === awareness.clientID,
       });
     });

@@ -1,32 +1,94 @@
 import type * as Y from 'yjs';
-import { readRunRecords, type RunRecord } from '../shared/run-record.ts';
+import { outstandingRunStates, readRunRecords, type RunRecord, type RunState } from '../shared/run-record.ts';
 
 /**
  * What the page says about a document's runs, read from the server-written `<id>/runs` Y.Doc
  * through the shared parser (records that do not parse are skipped).
  */
 
+/** An agent present in the document's awareness, and what it says it is doing. */
+export interface AgentPresence {
+  name: string;
+  status: string | null;
+}
+
 /** Every readable run, newest first. */
 export function readRuns(runsYdoc: Y.Doc): RunRecord[] {
   return readRunRecords(runsYdoc).runs;
 }
 
-/** One line about the newest run while it is outstanding (or just failed); null otherwise. */
-export function runIndication(runs: readonly RunRecord[]): string | null {
-  const latest = runs[0];
-  if (!latest) return null;
-  const count = latest.items.length;
-  const what = count === 1 ? '1 instruction' : `${count} instructions`;
-  switch (latest.state) {
+export function isOutstanding(state: RunState): boolean {
+  return outstandingRunStates.includes(state);
+}
+
+/** The run of the document that is queued, claimed or in review (at most one), or null. */
+export function outstandingRun(runs: readonly RunRecord[]): RunRecord | null {
+  return runs.find((run) => isOutstanding(run.state)) ?? null;
+}
+
+/** The run the progress line is about: the outstanding one, else the newest if it failed. */
+export function runInProgress(runs: readonly RunRecord[]): RunRecord | null {
+  const outstanding = outstandingRun(runs);
+  if (outstanding) return outstanding.state === 'review' ? null : outstanding;
+  return runs[0]?.state === 'failed' ? runs[0] : null;
+}
+
+/** The run in review, or null. */
+export function runInReview(runs: readonly RunRecord[]): RunRecord | null {
+  const outstanding = outstandingRun(runs);
+  return outstanding?.state === 'review' ? outstanding : null;
+}
+
+/** Why no new run may be sent now (RUN2), or null when nothing is outstanding. */
+export function sendBlocker(runs: readonly RunRecord[]): string | null {
+  switch (outstandingRun(runs)?.state) {
     case 'queued':
-      return `Run sent (${what}) · waiting for an agent`;
+      return 'A run is waiting for an agent';
     case 'claimed':
-      return `An agent is working on the run (${what})`;
+      return 'An agent is working on a run';
     case 'review':
-      return 'The run is ready for review';
-    case 'failed':
-      return latest.error ? `The last run failed: ${latest.error}` : 'The last run failed';
+      return 'A run is in review: accept or discard it first';
     default:
       return null;
   }
+}
+
+export interface RunProgress {
+  text: string;
+  /** True while an agent is expected to be busy (the page shows an activity indicator). */
+  busy: boolean;
+  failed: boolean;
+}
+
+/**
+ * The progress line for a queued, claimed or failed run; null for any other. The agent's name
+ * comes from the run's claim, else from awareness; what it is doing from its awareness status.
+ */
+export function runProgress(run: RunRecord | null, agents: readonly AgentPresence[]): RunProgress | null {
+  if (!run) return null;
+  switch (run.state) {
+    case 'queued':
+      return { text: 'Sent · waiting for an agent', busy: true, failed: false };
+    case 'claimed': {
+      const claimant = run.claimedBy;
+      const present = claimant
+        ? agents.find((agent) => agent.name === claimant.name)
+        : agents.find((agent) => agent.status !== null);
+      const name = run.claimedBy?.name ?? present?.name ?? 'An agent';
+      const doing = present?.status?.trim() || `working on ${instructionCount(run.items.length)}`;
+      return { text: `${name} is ${doing.replace(/[.…]+$/, '')}…`, busy: true, failed: false };
+    }
+    case 'failed':
+      return {
+        text: `The run failed${run.error ? `: ${run.error.replace(/\.$/, '')}` : ''}. Its instructions are back in the queue.`,
+        busy: false,
+        failed: true,
+      };
+    default:
+      return null;
+  }
+}
+
+export function instructionCount(count: number): string {
+  return count === 1 ? '1 instruction' : `${count} instructions`;
 }

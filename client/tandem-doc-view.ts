@@ -7,7 +7,14 @@ import { rememberDoc, renameRecentDoc } from './recent-docs.ts';
 import type { TandemEditor } from './tandem-editor.ts';
 import { YDocReader } from './ydoc-reader.ts';
 import { readAnnotations, type Annotation, type Author } from '../shared/annotations.ts';
-import { readRuns, runIndication } from './run-status.ts';
+import {
+  readRuns,
+  runInProgress,
+  runInReview,
+  runProgress,
+  sendBlocker,
+  type AgentPresence,
+} from './run-status.ts';
 import type { RunRecord } from '../shared/run-record.ts';
 import { readyInstructions } from './instruction-queue.ts';
 import './tandem-editor.ts';
@@ -82,6 +89,11 @@ export class TandemDocView extends LitElement {
         .annotations=${this.notes.value}
         .rights=${this.rights(connection)}
         .author=${this.currentAuthor()}
+        .runs=${this.runs.value}
+        .review=${runInReview(this.runs.value)}
+        .token=${this.session?.token ?? ''}
+        .canDecide=${this.session?.claims.role === 'editor'}
+        .decideBlocker=${connection.status === 'Offline' ? 'Accepting or discarding needs a connection' : null}
         @annotations-orphaned=${this.onOrphaned}
       ></tandem-editor>`;
   }
@@ -89,12 +101,8 @@ export class TandemDocView extends LitElement {
   private renderQueueBar(connection: DocConnection) {
     const session = this.session;
     if (!session) return '';
-    const blocker =
-      connection.status === 'Offline'
-        ? 'Sending needs a connection'
-        : connection.status === 'Syncing'
-          ? 'Saving to the server…'
-          : null;
+    const runs = this.runs.value;
+    const blocker = sendBlocker(runs) ?? this.connectionBlocker(connection);
     return html`<tandem-queue-bar
       .docId=${connection.docId}
       .token=${session.token}
@@ -102,8 +110,19 @@ export class TandemDocView extends LitElement {
       .orphaned=${this.orphaned}
       .blocker=${blocker}
       .canSend=${this.rights(connection).manageInstructions}
-      .runNote=${runIndication(this.runs.value)}
+      .progress=${runProgress(runInProgress(runs), this.agents())}
     ></tandem-queue-bar>`;
+  }
+
+  /** Why sending cannot go now for the connection's sake, or null. */
+  private connectionBlocker(connection: DocConnection): string | null {
+    if (connection.status === 'Offline') return 'Sending needs a connection';
+    return connection.status === 'Syncing' ? 'Saving to the server…' : null;
+  }
+
+  /** The agents present in the document, as awareness tells. */
+  private agents(): AgentPresence[] {
+    return this.presence.peers.filter((peer) => peer.role === 'agent').map(({ name, status }) => ({ name, status }));
   }
 
   /** The person's rights over annotations; none while the server keeps the notes read-only. */

@@ -9,14 +9,19 @@ import { annotationsKey, type AnnotationsState } from './annotation-plugin.ts';
 import { closeDraft, focusAnnotation, openDraft, selectAnnotation } from './annotation-commands.ts';
 import type { AnnotationRequestDetail } from './tandem-annotation-card.ts';
 import { noAnnotationRights, type AnnotationRights } from './session.ts';
+import type { RunRecord } from '../shared/run-record.ts';
+import { selectChange } from './review-plugin.ts';
+import type { ReviewSelectDetail } from './tandem-review-panel.ts';
 import './tandem-toolbar.ts';
 import './tandem-selection-actions.ts';
 import './tandem-annotation-panel.ts';
+import './tandem-review-panel.ts';
 
 /**
  * The rich-text editor of one document: a toolbar over the ProseMirror view bound to the
- * connection's Y.Doc, the highlights and the margin of its annotations, and the buttons that
- * pin new ones to selected text. Read-only views have no toolbar.
+ * connection's Y.Doc, the highlights and the margin of its annotations, the buttons that pin
+ * new ones to selected text, and the review of a run (numbered changes in the text, the
+ * review panel above the margin). Read-only views have no toolbar.
  */
 export class TandemEditor extends LitElement {
   static properties = {
@@ -25,6 +30,11 @@ export class TandemEditor extends LitElement {
     annotations: { attribute: false },
     rights: { attribute: false },
     author: { attribute: false },
+    runs: { attribute: false },
+    review: { attribute: false },
+    token: {},
+    canDecide: { type: Boolean },
+    decideBlocker: {},
     draftError: { state: true },
   };
   declare connection: DocConnection | null;
@@ -32,6 +42,14 @@ export class TandemEditor extends LitElement {
   declare annotations: readonly Annotation[];
   declare rights: AnnotationRights;
   declare author: Author | null;
+  /** The document's runs; their changes in the text are numbered by instruction. */
+  declare runs: readonly RunRecord[];
+  /** The run in review, or null. */
+  declare review: RunRecord | null;
+  declare token: string;
+  /** Whether this person may accept or discard a run. */
+  declare canDecide: boolean;
+  declare decideBlocker: string | null;
   declare draftError: string;
 
   private readonly editor = new EditorController(this);
@@ -47,6 +65,11 @@ export class TandemEditor extends LitElement {
     this.annotations = [];
     this.rights = noAnnotationRights;
     this.author = null;
+    this.runs = [];
+    this.review = null;
+    this.token = '';
+    this.canDecide = false;
+    this.decideBlocker = null;
     this.draftError = '';
   }
 
@@ -107,13 +130,23 @@ export class TandemEditor extends LitElement {
           : html`<tandem-toolbar .state=${state} @toolbar-command=${this.onCommand}></tandem-toolbar>`}
         <div class="text-frame">${this.editor.mount} ${this.renderSelectionActions(annotations)}</div>
       </div>
-      <tandem-annotation-panel
-        .annotations=${annotations?.annotations ?? []}
-        .placements=${annotations?.placements ?? new Map()}
-        .active=${annotations?.active ?? null}
-        .rights=${this.rights}
-        @annotation-request=${this.onRequest}
-      ></tandem-annotation-panel>
+      <div class="side-column">
+        <tandem-review-panel
+          .run=${this.review}
+          .token=${this.token}
+          .canDecide=${this.canDecide}
+          .blocker=${this.decideBlocker}
+          @review-select=${this.onReviewSelect}
+          @review-closed=${() => this.focusText()}
+        ></tandem-review-panel>
+        <tandem-annotation-panel
+          .annotations=${annotations?.annotations ?? []}
+          .placements=${annotations?.placements ?? new Map()}
+          .active=${annotations?.active ?? null}
+          .rights=${this.rights}
+          @annotation-request=${this.onRequest}
+        ></tandem-annotation-panel>
+      </div>
     </div>`;
   }
 
@@ -209,6 +242,11 @@ export class TandemEditor extends LitElement {
     const result = this.actions?.apply(request);
     event.detail.result = result ?? { ok: false, error: { code: 'NOT_FOUND', message: 'The notes are not open.' } };
     if (result?.ok && request.type === 'escalate' && 'id' in result) this.editor.apply(focusAnnotation(result.id as string));
+  }
+
+  private onReviewSelect(event: CustomEvent<ReviewSelectDetail>) {
+    const { runId, instructionId } = event.detail;
+    this.editor.apply(selectChange(runId, instructionId), { focus: true });
   }
 
   private onCommand(event: CustomEvent<ToolbarItem>) {

@@ -22,6 +22,7 @@ export class TandemPresence extends LitElement {
         (peer) => html`<li class="peer" data-client-id=${peer.clientId} title=${peer.role}>
           <span class="peer-dot" style=${styleMap({ background: peer.color })} aria-hidden="true"></span>
           <span class="peer-name">${peer.name}</span>${peer.self ? html`<span class="peer-self"> (you)</span>` : ''}
+          ${peer.status ? html`<span class="peer-status">· ${peer.status}</span>` : ''}
         </li>`,
       )}
     </ul>`;

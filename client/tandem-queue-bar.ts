@@ -2,12 +2,14 @@ import { LitElement, html, nothing } from 'lit';
 import type { Instruction } from '../shared/annotations.ts';
 import { readyText, sendLabel } from './instruction-queue.ts';
 import { RunSender } from './run-sender.ts';
+import type { RunProgress } from './run-status.ts';
 import './tandem-send-dialog.ts';
 
 /**
  * The file-level queue bar: `N instructions ready` and `Send N to agent` (editors), which opens
- * the send dialog, and a line about the current run. Sending needs a connection: offline the
- * button is disabled and the bar says why.
+ * the send dialog, and the progress line of the current run (a polite live region, with an
+ * activity indicator while an agent is expected to work). Sending needs a connection and no
+ * outstanding run: otherwise the button is disabled and the bar says why.
  */
 export class TandemQueueBar extends LitElement {
   static properties = {
@@ -17,7 +19,7 @@ export class TandemQueueBar extends LitElement {
     orphaned: { attribute: false },
     blocker: {},
     canSend: { type: Boolean },
-    runNote: {},
+    progress: { attribute: false },
     dialogOpen: { state: true },
   };
   declare docId: string;
@@ -25,10 +27,10 @@ export class TandemQueueBar extends LitElement {
   declare ready: readonly Instruction[];
   /** Ids of instructions whose text is deleted. */
   declare orphaned: ReadonlySet<string>;
-  /** Why sending cannot happen now (`Sending needs a connection`), or null. */
+  /** Why sending cannot happen now (`Sending needs a connection`, `A run is in review`…), or null. */
   declare blocker: string | null;
   declare canSend: boolean;
-  declare runNote: string | null;
+  declare progress: RunProgress | null;
   declare dialogOpen: boolean;
 
   private readonly sender = new RunSender(this);
@@ -41,7 +43,7 @@ export class TandemQueueBar extends LitElement {
     this.orphaned = new Set();
     this.blocker = null;
     this.canSend = false;
-    this.runNote = null;
+    this.progress = null;
     this.dialogOpen = false;
   }
 
@@ -52,8 +54,15 @@ export class TandemQueueBar extends LitElement {
   render() {
     const count = this.ready.length;
     const showQueue = this.canSend && count > 0;
-    if (!showQueue && !this.runNote && !this.dialogOpen) return html``;
-    return html`<div class="queue-bar" role="region" aria-label="Instructions for the agent">
+    const progress = this.progress;
+    const empty = !showQueue && !progress;
+    // The live region stays rendered while the bar is empty (collapsed, and no landmark then),
+    // so that screen readers announce the progress line when it appears.
+    return html`<div
+        class="queue-bar ${empty ? 'is-empty' : ''}"
+        role=${empty ? nothing : 'region'}
+        aria-label=${empty ? nothing : 'Instructions for the agent'}
+      >
         ${showQueue
           ? html`<span class="queue-count">${readyText(count)}</span>
               <button
@@ -65,9 +74,15 @@ export class TandemQueueBar extends LitElement {
               >
                 ${sendLabel(count)}
               </button>
-              ${this.blocker ? html`<span id="queue-blocker" class="offline-note">${this.blocker}</span>` : ''}`
+              ${this.blocker ? html`<span id="queue-blocker" class="queue-blocker">${this.blocker}</span>` : ''}`
           : ''}
-        ${this.runNote ? html`<span class="run-note" aria-live="polite">${this.runNote}</span>` : ''}
+        <p class="run-progress ${progress?.failed ? 'is-failed' : ''}" aria-live="polite">
+          ${progress
+            ? html`${progress.busy ? html`<span class="activity" aria-hidden="true"></span>` : ''}<span class="run-progress-text"
+                  >${progress.text}</span
+                >`
+            : ''}
+        </p>
       </div>
       ${this.canSend
         ? html`<tandem-send-dialog

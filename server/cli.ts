@@ -8,6 +8,7 @@ import { signToken } from './auth/tokens.ts';
 import { ensureClientBuilt } from './build-client.ts';
 import { dataDirFromEnv, resolveServerOptions } from './config.ts';
 import { startServer, type TandemServer } from './index.ts';
+import { startReferenceAgent } from './agents/reference/reference-agent.ts';
 
 const usage = `Usage: tandem <command> [options]
 
@@ -18,7 +19,8 @@ Commands:
                                  --ops (agents) is a comma list of ${opKinds.join(', ')}
   agent --url URL --token TOKEN  run the reference agent against a server
 
-Environment: PORT (8787), HOST (127.0.0.1), DATA_DIR (./data)
+Environment: PORT (8787), HOST (127.0.0.1), DATA_DIR (./data), LEASE_MS (30000),
+TANDEM_AGENT (reference, or off: start no agent with the server)
 `;
 
 /** A mistake in the command line: reported on stderr with exit code 2. */
@@ -52,10 +54,7 @@ export async function main(argv: string[]): Promise<number | null> {
     if (extra.length > 0) throw new UsageError(`Unexpected argument: ${extra[0]}`);
     if (command === 'start') return await start();
     if (command === 'token') return token(values);
-    if (command === 'agent') {
-      process.stderr.write('The reference agent is not available yet: it arrives with runs.\n');
-      return 2;
-    }
+    if (command === 'agent') return agent(values);
     throw new UsageError(`Unknown command: ${command}`);
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
@@ -91,8 +90,41 @@ function parseOps(role: Role, list: string | undefined): OpKind[] | undefined {
   return ops as OpKind[];
 }
 
+/** Runs the reference agent against a server until SIGINT or SIGTERM (or until its token is refused). */
+function agent(values: { url?: string; token?: string }): null {
+  if (!values.url || !values.token) throw new UsageError('agent needs --url URL and --token TOKEN (an agent token: tandem token --role agent)');
+  let url: URL;
+  try {
+    url = new URL(values.url);
+  } catch {
+    throw new UsageError(`--url is not a URL: "${values.url}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--url must be an http:// or https:// URL');
+  const base = url.href.replace(/\/+$/, '');
+  const running = startReferenceAgent({ url: base, token: values.token, log: (message) => process.stderr.write(`${message}\n`) });
+  process.stdout.write(`Reference agent working for ${base} (Ctrl-C stops it)\n`);
+  running.done.then(
+    () => process.exit(0),
+    (error) => {
+      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+  const stop = () => void running.stop();
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  return null;
+}
+
 async function start(): Promise<number | null> {
-  const options = resolveServerOptions();
+  let options;
+  try {
+    options = resolveServerOptions();
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return 2;
+  }
   await ensureClientBuilt(options.distDir);
   let server: TandemServer;
   try {

@@ -10,13 +10,21 @@ export interface ServerOptions {
   distDir: string;
   /** No log lines, errors aside. */
   quiet: boolean;
+  /** How long a run's claim lasts without a heartbeat, in milliseconds. */
+  leaseMs: number;
+  /** Which agent the server starts in-process: the reference agent, or none. */
+  agent: AgentChoice;
 }
+
+export const agentChoices = ['reference', 'off'] as const;
+export type AgentChoice = (typeof agentChoices)[number];
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * Complete options: those given win, then the environment (`PORT`, `HOST`, `DATA_DIR`), then
- * the defaults. Paths come back absolute. Throws a RangeError for a malformed `PORT`.
+ * Complete options: those given win, then the environment (`PORT`, `HOST`, `DATA_DIR`,
+ * `LEASE_MS`, `TANDEM_AGENT`), then the defaults. Paths come back absolute. Throws a RangeError
+ * for a malformed `PORT` or `LEASE_MS` and for an unknown `TANDEM_AGENT`.
  */
 export function resolveServerOptions(
   given: Partial<ServerOptions> = {},
@@ -28,7 +36,24 @@ export function resolveServerOptions(
     dataDir: resolve(given.dataDir ?? (env.DATA_DIR || './data')),
     distDir: resolve(given.distDir ?? resolve(repoRoot, 'dist')),
     quiet: given.quiet ?? false,
+    leaseMs: given.leaseMs ?? parseLeaseMs(env.LEASE_MS),
+    agent: given.agent ?? parseAgent(env.TANDEM_AGENT),
   };
+}
+
+function parseLeaseMs(value: string | undefined): number {
+  if (value === undefined || value === '') return 30_000;
+  const ms = Number(value);
+  if (!/^\d+$/.test(value) || ms < 50 || ms > 86_400_000) {
+    throw new RangeError(`LEASE_MS must be a number of milliseconds from 50 to 86400000, not "${value}"`);
+  }
+  return ms;
+}
+
+function parseAgent(value: string | undefined): AgentChoice {
+  if (value === undefined || value === '') return 'reference';
+  if ((agentChoices as readonly string[]).includes(value)) return value as AgentChoice;
+  throw new RangeError(`TANDEM_AGENT must be "reference" (the built-in agent) or "off" (no agent), not "${value}"`);
 }
 
 function parsePort(value: string | undefined): number {

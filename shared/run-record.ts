@@ -10,9 +10,11 @@ import { isOpKind, type OpKind } from './op-kinds.ts';
  *
  *   {runId, docId, state, items: [{instructionId, blockId, instruction, quote, outcome, reason}],
  *    changes: [{op, blockId, instructionId, before, after}], createdAt, createdBy: {id, name},
- *    updatedAt, summary, error}
+ *    updatedAt, summary, error, claimedBy: {id, name} | null, lease: {expiresAt} | null}
  *
- * Times are ISO 8601 strings, as elsewhere in the HTTP API.
+ * Times are ISO 8601 strings, as elsewhere in the HTTP API. `claimedBy` names the agent that
+ * holds (claimed) or held (review, accepted, discarded, failed) the run's claim; `lease` is set
+ * only while the run is claimed. Records written before these two fields existed read as null.
  */
 
 export const runStates = ['queued', 'claimed', 'review', 'accepted', 'discarded', 'failed'] as const;
@@ -21,7 +23,13 @@ export type RunState = (typeof runStates)[number];
 /** At most one run of a document is in one of these states at a time. */
 export const outstandingRunStates: readonly RunState[] = ['queued', 'claimed', 'review'];
 
-export const itemOutcomes = ['pending', 'changed', 'refused'] as const;
+/**
+ * What became of one instruction: `pending` until the agent answers it (and again after its
+ * claim is given back); `changed` once a batch answering it was applied; `refused` when the
+ * agent completed the run refusing it; `unchanged` when the agent completed the run without
+ * changing anything for it or refusing it.
+ */
+export const itemOutcomes = ['pending', 'changed', 'refused', 'unchanged'] as const;
 export type ItemOutcome = (typeof itemOutcomes)[number];
 
 /** One instruction of a run, copied when the run was sent. */
@@ -57,6 +65,10 @@ export interface RunRecord {
   updatedAt: string;
   summary: string | null;
   error: string | null;
+  /** The agent holding or last holding the run's claim. */
+  claimedBy: Author | null;
+  /** While claimed: when the claim runs out unless the agent renews it. */
+  lease: { expiresAt: string } | null;
 }
 
 export type RunParseResult = { ok: true; record: RunRecord } | { ok: false; reason: string };
@@ -80,6 +92,13 @@ export function parseRunRecord(value: unknown): RunParseResult {
   if (authorReason !== null) return fail(`createdBy ${authorReason}`);
   if (!isNullableString(record.summary ?? null)) return fail('summary must be a string or null');
   if (!isNullableString(record.error)) return fail('error must be a string or null');
+  const claimedBy = record.claimedBy ?? null;
+  if (claimedBy !== null) {
+    const claimantReason = checkAuthor(claimedBy);
+    if (claimantReason !== null) return fail(`claimedBy ${claimantReason}`);
+  }
+  const lease = record.lease ?? null;
+  if (lease !== null && !(isObject(lease) && isIsoTime(lease.expiresAt))) return fail('lease must be {expiresAt} with an ISO time, or null');
   const items: RunItem[] = [];
   for (const [index, item] of record.items.entries()) {
     const parsed = parseItem(item);
@@ -106,6 +125,8 @@ export function parseRunRecord(value: unknown): RunParseResult {
       updatedAt: record.updatedAt,
       summary: (record.summary ?? null) as string | null,
       error: record.error as string | null,
+      claimedBy: claimedBy === null ? null : { id: (claimedBy as Author).id, name: (claimedBy as Author).name },
+      lease: lease === null ? null : { expiresAt: (lease as { expiresAt: string }).expiresAt },
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Claims } from '../../shared/claims.ts';
 import { maxBodyBytes } from '../../shared/limits.ts';
+import { RunError } from '../runs/run-error.ts';
 import { ApiError } from './api-error.ts';
 import { principalOf } from './bearer.ts';
 import { readJsonBody } from './body.ts';
@@ -13,16 +14,16 @@ export interface RequestContext {
   url: URL;
   principal: Claims;
   params: Params;
-  /** The parsed JSON body; throws ApiError 400 or 413. */
-  body(): Promise<unknown>;
+  /** The parsed JSON body; throws ApiError 400 or 413. `optional`: an empty body is undefined. */
+  body(options?: { optional: boolean }): Promise<unknown>;
 }
 
 export type RouteHandler = (ctx: RequestContext) => Promise<Reply>;
 
 /**
  * The one boundary of the JSON API: authenticates, routes, and maps every failure to an error
- * body. ApiErrors keep their status and code; anything else is logged and answered with a
- * generic 500, never with its message or stack.
+ * body. ApiErrors and RunErrors (the run services' refusals) keep their status and code;
+ * anything else is logged and answered with a generic 500, never with its message or stack.
  */
 export function createApiHandler(options: {
   router: Router<RouteHandler>;
@@ -34,12 +35,12 @@ export function createApiHandler(options: {
       const principal = principalOf(req, options.secret);
       const url = new URL(req.url ?? '/', 'http://localhost');
       const { handler, params } = options.router.match(req.method ?? 'GET', url.pathname);
-      const body = () => readJsonBody(req, maxBodyBytes);
+      const body = (options?: { optional: boolean }) => readJsonBody(req, maxBodyBytes, options?.optional);
       sendReply(res, await handler({ req, url, principal, params, body }));
     } catch (error) {
       if (res.headersSent) {
         res.destroy();
-      } else if (error instanceof ApiError) {
+      } else if (error instanceof ApiError || error instanceof RunError) {
         const headers: Record<string, string> = {};
         if (Array.isArray(error.details.allow)) headers.Allow = error.details.allow.join(', ');
         if (error.status === 401) headers['WWW-Authenticate'] = 'Bearer';

@@ -6,10 +6,12 @@ const drainLimitFactor = 8;
 
 /**
  * Reads a JSON body of at most `limit` bytes. Throws ApiError 413 `BODY_TOO_LARGE` (after
- * draining the rest, so the client reads the answer) or 400 `INVALID_JSON`.
+ * draining the rest, so the client reads the answer) or 400 `INVALID_JSON`. An empty body is
+ * `undefined` when `optional`, else refused.
  */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, limit: number, optional = false): Promise<unknown> {
   const raw = await readBody(req, limit);
+  if (raw.length === 0 && optional) return undefined;
   if (raw.length === 0) throw new ApiError(400, 'INVALID_JSON', 'The request body is empty; send a JSON object.');
   try {
     return JSON.parse(raw.toString('utf8'));

@@ -2,6 +2,7 @@ import type { Hocuspocus } from '@hocuspocus/server';
 import { isRecordId } from '../../shared/annotations.ts';
 import { may } from '../auth/roles.ts';
 import type { RunMirror } from '../runs/run-mirror.ts';
+import type { RunServices } from '../runs/run-services.ts';
 import { sendRun } from '../runs/send-run.ts';
 import { toRunRecord } from '../store/run-store.ts';
 import type { Store } from '../store/store.ts';
@@ -11,15 +12,22 @@ import { readableDoc } from './doc-access.ts';
 import { json } from './reply.ts';
 import type { Router } from './router.ts';
 
-/** Send (`POST /api/docs/:id/runs`) and reading a run (`GET /api/runs/:runId`). */
-export function addRunRoutes(router: Router<RouteHandler>, deps: { store: Store; hocuspocus: Hocuspocus; mirror: RunMirror }): void {
-  const { store } = deps;
+/**
+ * Send (`POST /api/docs/:id/runs`), reading a run (`GET /api/runs/:runId`) and review
+ * (`POST /api/runs/:runId/accept`, `/discard`, through the ReviewService).
+ */
+export function addRunRoutes(
+  router: Router<RouteHandler>,
+  deps: { store: Store; hocuspocus: Hocuspocus; mirror: RunMirror; runs: Pick<RunServices, 'review' | 'notifier'> },
+): void {
+  const { store, runs } = deps;
 
   router.add('POST', '/api/docs/:id/runs', async ({ principal, params }) => {
     const doc = await readableDoc(store, principal, params.id);
     if (!may(principal.role, 'runs.send')) throw forbidden('Only editors may send instructions to the agent.');
     const result = await sendRun(deps, doc, { id: principal.sub, name: principal.name });
     if (result.ok) {
+      runs.notifier.notify();
       const items = result.run.items.map(({ instructionId, blockId, instruction }) => ({ instructionId, blockId, instruction }));
       return json(201, { runId: result.run.id, items });
     }
@@ -42,4 +50,12 @@ export function addRunRoutes(router: Router<RouteHandler>, deps: { store: Store;
     await readableDoc(store, principal, run.docId);
     return json(200, toRunRecord(run));
   });
+
+  router.add('POST', '/api/runs/:runId/accept', async ({ principal, params }) =>
+    json(200, await runs.review.decide(principal, params.runId, 'accepted')),
+  );
+
+  router.add('POST', '/api/runs/:runId/discard', async ({ principal, params }) =>
+    json(200, await runs.review.decide(principal, params.runId, 'discarded')),
+  );
 }

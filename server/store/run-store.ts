@@ -1,5 +1,6 @@
 import type { Author } from '../../shared/annotations.ts';
 import type { RunChange, RunItem, RunRecord, RunState } from '../../shared/run-record.ts';
+import type { SavedRunScope } from '../../shared/run-scope.ts';
 
 /** A run to create: `queued`, with its items `pending`. Times are milliseconds since the epoch. */
 export interface NewRun {
@@ -20,7 +21,9 @@ export interface StoredRun {
   createdBy: Author;
   createdAt: number;
   updatedAt: number;
-  claimedBy: string | null;
+  /** The agent holding the claim (claimed), or that held it last (review and after). */
+  claimedBy: Author | null;
+  /** Set while claimed only. */
   leaseExpiresAt: number | null;
   summary: string | null;
   error: string | null;
@@ -30,6 +33,22 @@ export interface StoredRun {
 }
 
 export type CreateRunResult = { ok: true; run: StoredRun } | { ok: false; reason: 'outstanding' };
+
+/** One applied batch of ops, recorded with everything it changed, all or nothing. */
+export interface AppliedBatch {
+  idempotencyKey: string;
+  /** What `POST ops` answered; a replay of the key answers it again. */
+  response: unknown;
+  changes: RunChange[];
+  /** The run's whole undo scope after this batch (it replaces the stored one). */
+  scope: SavedRunScope;
+}
+
+/** How the agent answered the instructions it did not change: `reason` by instruction id. */
+export interface Completion {
+  summary: string | null;
+  refusals: ReadonlyMap<string, string>;
+}
 
 /**
  * The run store. SQLite implements it (sqlite-runs.ts); PostgreSQL can with the same tables, as
@@ -48,6 +67,46 @@ export interface RunStore {
   listRuns(docId: string): Promise<StoredRun[]>;
   /** The run of a document that is queued, claimed or in review, if any. */
   outstandingRun(docId: string): Promise<StoredRun | null>;
+
+  /*
+   * The lifecycle (CONTRACT.md, run states). Each transition is one conditional update that
+   * resolves false, changing nothing, when the run is not in the state it leaves (or, for an
+   * agent's step, not claimed by that agent): of concurrent callers exactly one wins.
+   */
+
+  /** Every queued run of every document, oldest first. */
+  listQueued(): Promise<StoredRun[]>;
+  /** queued → claimed by `agent` until `leaseExpiresAt`. */
+  claimRun(id: string, agent: Author, now: number, leaseExpiresAt: number): Promise<boolean>;
+  /** Moves the lease of a run claimed by `agentId` whose lease has not run out at `now`. */
+  renewLease(id: string, agentId: string, now: number, leaseExpiresAt: number): Promise<boolean>;
+  /** Claimed runs whose lease ran out at or before `now`. */
+  expiredClaims(now: number): Promise<StoredRun[]>;
+  /**
+   * claimed (lease run out at `now`) → queued: the claim, the changes, the batches and the
+   * scope are dropped and every item is pending again.
+   */
+  requeueRun(id: string, now: number): Promise<boolean>;
+  /** The stored response of the batch `idempotencyKey` of a run, or undefined. */
+  findBatch(runId: string, idempotencyKey: string): Promise<unknown | undefined>;
+  /**
+   * Records a batch of a run claimed by `agentId`: the response under its key, its changes
+   * (appended), the items it answered as `changed`, and the run's scope.
+   */
+  recordBatch(runId: string, agentId: string, now: number, batch: AppliedBatch): Promise<boolean>;
+  /**
+   * claimed by `agentId` → review. Items changed stay changed (with the agent's reason, if it
+   * gave one); items the agent refused become `refused`; the rest become `unchanged`.
+   */
+  completeRun(id: string, agentId: string, now: number, completion: Completion): Promise<boolean>;
+  /** claimed by `agentId` → failed with `message`; changes, batches and scope dropped, items pending. */
+  failRun(id: string, agentId: string, now: number, message: string): Promise<boolean>;
+  /** review → accepted or discarded; the scope is dropped. */
+  decideRun(id: string, state: 'accepted' | 'discarded', now: number): Promise<boolean>;
+  /** The undo scope stored for a run, or null. */
+  loadScope(runId: string): Promise<SavedRunScope | null>;
+  /** The stored scopes of a document's runs that are claimed or in review. */
+  openScopes(docId: string): Promise<{ runId: string; scope: SavedRunScope }[]>;
 }
 
 /**
@@ -72,5 +131,7 @@ export function toRunRecord(run: StoredRun): RunRecord {
     updatedAt: new Date(run.updatedAt).toISOString(),
     summary: run.summary,
     error: run.error,
+    claimedBy: run.claimedBy && { id: run.claimedBy.id, name: run.claimedBy.name },
+    lease: run.state === 'claimed' && run.leaseExpiresAt !== null ? { expiresAt: new Date(run.leaseExpiresAt).toISOString() } : null,
   };
 }

@@ -2,59 +2,8 @@ import type Database from 'better-sqlite3';
 import { isRunState, type ItemOutcome, type RunChange, type RunItem, type RunState } from '../../shared/run-record.ts';
 import type { OpKind } from '../../shared/op-kinds.ts';
 import type { NewRun, RunStore, StoredRun } from './run-store.ts';
-
-/**
- * The tables of the whole run lifecycle (send → claim → apply → review). A run is outstanding
- * while it is queued, claimed or in review; the partial unique index `runs_one_outstanding`
- * allows one such run per document, so the rule holds under any concurrency, here and in
- * PostgreSQL, which has the same partial indexes.
- */
-const schema = `
-CREATE TABLE IF NOT EXISTS runs (
-  id TEXT PRIMARY KEY,
-  doc_id TEXT NOT NULL REFERENCES docs(id),
-  state TEXT NOT NULL CHECK (state IN ('queued', 'claimed', 'review', 'accepted', 'discarded', 'failed')),
-  created_by TEXT NOT NULL,
-  created_by_name TEXT NOT NULL,
-  created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL,
-  claimed_by TEXT,
-  lease_expires_at INTEGER,
-  summary TEXT,
-  error TEXT,
-  context_markdown TEXT NOT NULL
-);
-CREATE UNIQUE INDEX IF NOT EXISTS runs_one_outstanding ON runs (doc_id) WHERE state IN ('queued', 'claimed', 'review');
-CREATE INDEX IF NOT EXISTS runs_by_doc ON runs (doc_id, created_at);
-CREATE INDEX IF NOT EXISTS runs_by_state ON runs (state, created_at);
-CREATE TABLE IF NOT EXISTS run_items (
-  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  position INTEGER NOT NULL,
-  instruction_id TEXT NOT NULL,
-  block_id TEXT NOT NULL,
-  instruction_text TEXT NOT NULL,
-  quote TEXT NOT NULL,
-  outcome TEXT NOT NULL DEFAULT 'pending' CHECK (outcome IN ('pending', 'changed', 'refused')),
-  reason TEXT,
-  PRIMARY KEY (run_id, position)
-);
-CREATE TABLE IF NOT EXISTS run_changes (
-  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  position INTEGER NOT NULL,
-  block_id TEXT NOT NULL,
-  instruction_id TEXT NOT NULL,
-  op TEXT NOT NULL CHECK (op IN ('replace_block', 'insert_after', 'delete_block')),
-  before TEXT,
-  after TEXT,
-  PRIMARY KEY (run_id, position)
-);
-CREATE TABLE IF NOT EXISTS run_batches (
-  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  idempotency_key TEXT NOT NULL,
-  response TEXT NOT NULL,
-  PRIMARY KEY (run_id, idempotency_key)
-);
-`;
+import { migrateRunTables } from './sqlite-runs-schema.ts';
+import { sqliteRunLifecycle } from './sqlite-run-lifecycle.ts';
 
 interface RunRow {
   id: string;
@@ -65,6 +14,7 @@ interface RunRow {
   created_at: number;
   updated_at: number;
   claimed_by: string | null;
+  claimed_by_name: string | null;
   lease_expires_at: number | null;
   summary: string | null;
   error: string | null;
@@ -88,9 +38,9 @@ interface ChangeRow {
   after: string | null;
 }
 
-/** The run store over an open better-sqlite3 handle; creates its tables. */
+/** The run store over an open better-sqlite3 handle; creates (or migrates) its tables. */
 export function sqliteRunStore(db: Database.Database): RunStore {
-  db.exec(schema);
+  migrateRunTables(db);
 
   const insertRun = db.prepare(
     `INSERT INTO runs (id, doc_id, state, created_by, created_by_name, created_at, updated_at, context_markdown)
@@ -104,6 +54,10 @@ export function sqliteRunStore(db: Database.Database): RunStore {
   const selectRunsOfDoc = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE doc_id = ? ORDER BY created_at DESC, id DESC');
   const selectOutstanding = db.prepare<[string], RunRow>(
     `SELECT * FROM runs WHERE doc_id = ? AND state IN ('queued', 'claimed', 'review')`,
+  );
+  const selectQueued = db.prepare<[], RunRow>(`SELECT * FROM runs WHERE state = 'queued' ORDER BY created_at, id`);
+  const selectExpired = db.prepare<[number], RunRow>(
+    `SELECT * FROM runs WHERE state = 'claimed' AND lease_expires_at <= ? ORDER BY lease_expires_at, id`,
   );
   const selectItems = db.prepare<[string], ItemRow>('SELECT * FROM run_items WHERE run_id = ? ORDER BY position');
   const selectChanges = db.prepare<[string], ChangeRow>('SELECT * FROM run_changes WHERE run_id = ? ORDER BY position');
@@ -128,7 +82,7 @@ export function sqliteRunStore(db: Database.Database): RunStore {
       createdBy: { id: row.created_by, name: row.created_by_name },
       createdAt: row.created_at,
       updatedAt: row.updated_at,
-      claimedBy: row.claimed_by,
+      claimedBy: row.claimed_by === null ? null : { id: row.claimed_by, name: row.claimed_by_name ?? row.claimed_by },
       leaseExpiresAt: row.lease_expires_at,
       summary: row.summary,
       error: row.error,
@@ -159,6 +113,13 @@ export function sqliteRunStore(db: Database.Database): RunStore {
       const row = selectOutstanding.get(docId);
       return row ? load(row) : null;
     },
+    async listQueued() {
+      return selectQueued.all().map(load);
+    },
+    async expiredClaims(now) {
+      return selectExpired.all(now).map(load);
+    },
+    ...sqliteRunLifecycle(db),
   };
 }
 

@@ -8,6 +8,7 @@ import {
   launchBrowser,
   openAs,
   pinAnnotation,
+  progressLine,
   readText,
   selectText,
   waitForOfflineReady,
@@ -138,17 +139,12 @@ describe('comments and instructions pinned to text', () => {
         await expect.poll(() => card(person.page, upper).locator('.card-state').textContent()).not.toBe('Ready');
       }
 
-      // A second send while the run is outstanding is refused, with the server's words.
+      // While the run is outstanding (RUN2) the bar offers no second send and says why.
       const pending = await pinAnnotation(alice.page, 'instruction', 'second paragraph', 'lowercase');
       await expect.poll(() => queueCount(alice.page).textContent()).toBe('1 instruction ready');
-      await alice.page.getByRole('button', { name: 'Send 1 to agent' }).click();
-      await dialog.getByRole('button', { name: 'Send', exact: true }).click();
-      const refusal = dialog.getByRole('alert');
-      await refusal.waitFor();
-      expect(await refusal.textContent()).toContain('already has a run');
-      expect(await queueCount(alice.page).textContent()).toBe('1 instruction ready');
-      await alice.page.keyboard.press('Escape');
-      await dialog.waitFor({ state: 'hidden' });
+      await alice.page.getByText('A run is waiting for an agent').waitFor();
+      expect(await alice.page.getByRole('button', { name: 'Send 1 to agent' }).isDisabled()).toBe(true);
+      await expect.poll(() => progressLine(bob.page)).toBe('Sent · waiting for an agent');
 
       // A queued instruction can still be edited and deleted; a sent one cannot.
       const lower = card(alice.page, pending);

@@ -160,3 +160,41 @@ export async function pinAnnotation(page: Page, kind: 'comment' | 'instruction',
   if (!id || before.includes(id)) throw new Error(`No new card for "${text}"`);
   return id;
 }
+
+/** The review of a run (a region named `Review run`). */
+export const reviewPanel = (page: Page) => page.getByRole('region', { name: 'Review run' });
+
+/** The progress line of the current run, as it reads (empty when there is none). */
+export async function progressLine(page: Page): Promise<string> {
+  return (await page.locator('.run-progress').innerText()).trim();
+}
+
+/**
+ * The text each instruction's change holds in the document (`span.tandem-change`, pieces
+ * joined), keyed by instruction id, with the number on its badge (`sup.change-badge`).
+ */
+export function changesInText(page: Page): Promise<Record<string, { text: string; number: string | null }>> {
+  return documentText(page).evaluate((root) => {
+    const found: Record<string, { text: string; number: string | null }> = {};
+    root.querySelectorAll('span.tandem-change').forEach((span) => {
+      const id = span.getAttribute('data-instruction') ?? '';
+      const copy = span.cloneNode(true) as HTMLElement;
+      copy.querySelectorAll('.ProseMirror-yjs-cursor, .ProseMirror-widget').forEach((el) => el.remove());
+      found[id] ??= { text: '', number: null };
+      found[id].text += copy.textContent ?? '';
+    });
+    root.querySelectorAll('sup.change-badge').forEach((badge) => {
+      const id = badge.getAttribute('data-instruction') ?? '';
+      if (found[id]) found[id].number = badge.getAttribute('data-instruction-number');
+    });
+    return found;
+  });
+}
+
+/** Presses `Send N to agent`, then `Send` in the dialog, and waits for the dialog to close. */
+export async function sendInstructions(page: Page, count: number): Promise<void> {
+  await page.getByRole('button', { name: `Send ${count} to agent` }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByRole('button', { name: 'Send', exact: true }).click();
+  await dialog.waitFor({ state: 'hidden' });
+}

@@ -4,6 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { startServer, type TandemServer } from '../../server/index.ts';
 import type { ClaimsInput } from '../../server/auth/tokens.ts';
+import type { AgentChoice } from '../../server/config.ts';
 import type { Role } from '../../shared/claims.ts';
 
 export interface ApiRequest {
@@ -42,13 +43,18 @@ export interface TestServer {
 
 let principals = 0;
 
-/** Starts a real Tandem server on 127.0.0.1 (a free port by default) with a temporary data dir. */
+/**
+ * Starts a real Tandem server on 127.0.0.1 (a free port by default) with a temporary data dir.
+ * No agent runs in it unless `agent: 'reference'`: tests start the agents they need
+ * (helpers/agents.ts). `leaseMs` defaults to the server's default (30 s).
+ */
 export async function startTestServer(
-  opts: { dataDir?: string; port?: number; distDir?: string } = {},
+  opts: { dataDir?: string; port?: number; distDir?: string; leaseMs?: number; agent?: AgentChoice } = {},
 ): Promise<TestServer> {
   const ownsDataDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'tandem-test-'));
-  const start = (port: number) => startServer({ port, host: '127.0.0.1', dataDir, distDir: opts.distDir, quiet: true });
+  const start = (port: number) =>
+    startServer({ port, host: '127.0.0.1', dataDir, distDir: opts.distDir, quiet: true, leaseMs: opts.leaseMs ?? 30_000, agent: opts.agent ?? 'off' });
   let server: TandemServer | null = await start(opts.port ?? 0);
   const signer = server;
   const port = server.port;

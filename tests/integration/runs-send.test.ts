@@ -88,6 +88,8 @@ describe('POST /api/docs/:id/runs', () => {
       updatedAt: run.body.createdAt,
       summary: null,
       error: null,
+      claimedBy: null,
+      lease: null,
     });
     expect(Date.parse(run.body.createdAt)).toBeGreaterThan(Date.now() - 60_000);
     expect((await server.api(`/api/docs/${doc.id}`)).body.runs).toEqual([run.body]);

@@ -17,6 +17,8 @@ const record: RunRecord = {
   updatedAt: '2025-01-02T03:05:00.000Z',
   summary: 'Done.',
   error: null,
+  claimedBy: { id: 'reference-agent', name: 'Reference agent' },
+  lease: null,
 };
 
 describe('parseRunRecord', () => {
@@ -29,6 +31,21 @@ describe('parseRunRecord', () => {
     expect(parseRunRecord(withoutSummary)).toEqual({ ok: true, record: { ...record, summary: null } });
   });
 
+  it('reads a record written before claims were recorded as unclaimed', () => {
+    const { claimedBy: _claimedBy, lease: _lease, ...older } = record;
+    expect(parseRunRecord(older)).toEqual({ ok: true, record: { ...record, claimedBy: null, lease: null } });
+  });
+
+  it('reads a claimed record with its lease', () => {
+    const claimed = { ...record, state: 'claimed', lease: { expiresAt: '2025-01-02T03:05:30.000Z' } };
+    expect(parseRunRecord(claimed)).toEqual({ ok: true, record: claimed });
+  });
+
+  it('reads an item that the agent neither changed nor refused', () => {
+    const items = [{ ...record.items[0], outcome: 'unchanged' }];
+    expect(parseRunRecord({ ...record, items })).toEqual({ ok: true, record: { ...record, items } });
+  });
+
   it.each<[string, Record<string, unknown>, string]>([
     ['an unknown state', { state: 'lost' }, 'state must be one of'],
     ['a malformed run id', { runId: 'r 1' }, 'runId must be an id'],
@@ -38,6 +55,8 @@ describe('parseRunRecord', () => {
     ['an item with an unknown outcome', { items: [{ ...record.items[0], outcome: 'maybe' }] }, 'items[0] outcome must be one of'],
     ['a change of an unknown op', { changes: [{ ...record.changes[0], op: 'rewrite' }] }, 'changes[0] op must be an op kind'],
     ['an error that is not text', { error: { code: 'X' } }, 'error must be a string or null'],
+    ['a claimant without a name', { claimedBy: { id: 'a' } }, 'claimedBy name must be'],
+    ['a lease without a time', { lease: { expiresAt: 'soon' } }, 'lease must be'],
   ])('refuses %s', (_label, patch, reason) => {
     const result = parseRunRecord({ ...record, ...patch });
     expect(result.ok).toBe(false);

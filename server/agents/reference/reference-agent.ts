@@ -1,5 +1,6 @@
 import { AgentApiClient, AgentApiError, type ClaimedRun, type Refusal } from '../agent-api-client.ts';
 import { planInstruction } from './plan.ts';
+import { showPresence, type AgentPresence } from './presence.ts';
 import type { BlockView } from '../../../shared/doc-content.ts';
 
 export interface ReferenceAgentOptions {
@@ -10,12 +11,21 @@ export interface ReferenceAgentOptions {
   /** Seconds one long poll for queued runs may be held by the server (at most 30). */
   pollSeconds?: number;
   log?: (message: string) => void;
+  /** Show the agent in each document's awareness while it works on a run of it (default true). */
+  presence?: boolean;
 }
 
 export interface RunningAgent {
   /** Stops polling, finishes nothing new, and resolves once the loop has ended. */
   stop(): Promise<void>;
+  /**
+   * Resolves when the loop ends after `stop()`; rejects when it gives up by itself: the server
+   * refused the token (401, or 403: not an agent's).
+   */
+  done: Promise<void>;
 }
+
+export const referenceAgentName = 'Reference agent';
 
 const retryDelayMs = 1000;
 const staleRetries = 3;
@@ -23,7 +33,8 @@ const staleRetries = 3;
 /**
  * The built-in reference agent: deterministic, no model. It long-polls for queued runs,
  * claims one, keeps its lease alive, answers each instruction with one batch of ops (or a
- * refusal), and completes the run. It uses only the agent HTTP API.
+ * refusal), and completes the run. It changes documents only through the agent HTTP API; while
+ * it works on a run it is also a read-only Yjs peer of the document, for its presence.
  */
 export function startReferenceAgent(options: ReferenceAgentOptions): RunningAgent {
   const client = new AgentApiClient(options.url, options.token);
@@ -38,6 +49,9 @@ export function startReferenceAgent(options: ReferenceAgentOptions): RunningAgen
         queued = await client.queuedRuns(options.pollSeconds ?? 25, abort.signal);
       } catch (error) {
         if (stopped) break;
+        if (error instanceof AgentApiError && (error.status === 401 || error.status === 403)) {
+          throw new Error(`The server refused the agent's token: ${error.message}`);
+        }
         log(`waiting for the server: ${describe(error)}`);
         await sleep(retryDelayMs, abort.signal);
         continue;
@@ -52,24 +66,51 @@ export function startReferenceAgent(options: ReferenceAgentOptions): RunningAgen
           log(`could not claim ${run.runId}: ${describe(error)}`);
           continue;
         }
-        await work(client, claimed, log);
+        const presence = options.presence === false ? null : joinAsPeer(options, claimed);
+        try {
+          await work(client, claimed, log, presence);
+        } finally {
+          presence?.leave();
+        }
       }
     }
   })();
+  loop.catch(() => {});
 
   return {
     async stop() {
       stopped = true;
       abort.abort();
-      await loop;
+      await loop.catch(() => {});
     },
+    done: loop,
   };
 }
 
-/** Does one claimed run to the end: completed, or failed with a reason. */
-export async function work(client: AgentApiClient, run: ClaimedRun, log: (message: string) => void): Promise<void> {
+function joinAsPeer(options: ReferenceAgentOptions, run: ClaimedRun): AgentPresence {
+  const count = run.items.length;
+  return showPresence({
+    url: options.url,
+    token: options.token,
+    docId: run.docId,
+    name: referenceAgentName,
+    status: `working on ${count} instruction${count === 1 ? '' : 's'}`,
+  });
+}
+
+/**
+ * Does one claimed run to the end: completed, or failed with a reason. With `presence`, waits
+ * (lease kept alive) until the agent shows in the document before changing anything.
+ */
+export async function work(
+  client: AgentApiClient,
+  run: ClaimedRun,
+  log: (message: string) => void,
+  presence: AgentPresence | null = null,
+): Promise<void> {
   const heartbeat = keepLeaseAlive(client, run, log);
   try {
+    await presence?.ready;
     let blocks = run.document.blocks;
     const refusals: Refusal[] = [];
     let changed = 0;

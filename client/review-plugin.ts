@@ -1,0 +1,119 @@
+import { Plugin, PluginKey, TextSelection, type Command, type EditorState, type Transaction } from 'prosemirror-state';
+import { Decoration, DecorationSet } from 'prosemirror-view';
+import type { Node } from 'prosemirror-model';
+import { schema } from '../shared/schema.ts';
+import type { RunRecord } from '../shared/run-record.ts';
+
+/**
+ * The review in the text. The applier marks every piece of text a run inserted with the
+ * `change` mark (rendered by the schema as `span.tandem-change[data-run][data-instruction]`);
+ * this plugin puts after each marked stretch a badge with the 1-based number of the
+ * instruction it answers, its place among the run's items. The runs come in from the runs
+ * Y.Doc as a `setRuns` transaction; the stretches are found again whenever the text changes.
+ */
+
+/** One stretch of text inserted by a run for one instruction. */
+export interface ChangeRange {
+  runId: string;
+  instructionId: string;
+  from: number;
+  to: number;
+}
+
+interface ReviewState {
+  /** Per run id, per instruction id, the instruction's number in its run. */
+  numbers: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  decorations: DecorationSet;
+}
+
+type ReviewMeta = { type: 'runs'; runs: readonly Pick<RunRecord, 'runId' | 'state' | 'items'>[] };
+
+export const reviewKey = new PluginKey<ReviewState>('tandem-review');
+
+export function reviewPlugin(): Plugin<ReviewState> {
+  return new Plugin<ReviewState>({
+    key: reviewKey,
+    state: {
+      init: () => ({ numbers: new Map(), decorations: DecorationSet.empty }),
+      apply(tr, prev, _old, state) {
+        const meta = tr.getMeta(reviewKey) as ReviewMeta | undefined;
+        if (!meta && !tr.docChanged) return prev;
+        const numbers = meta ? numberItems(meta.runs) : prev.numbers;
+        return { numbers, decorations: decorate(state.doc, numbers) };
+      },
+    },
+    props: {
+      decorations: (state) => reviewKey.getState(state)?.decorations,
+    },
+  });
+}
+
+/** Only runs being worked on or in review have changes on show (Accept removes the marks). */
+function numberItems(runs: ReviewMeta['runs']): Map<string, Map<string, number>> {
+  const shown = runs.filter((run) => run.state === 'claimed' || run.state === 'review');
+  return new Map(shown.map((run) => [run.runId, new Map(run.items.map((item, index) => [item.instructionId, index + 1]))]));
+}
+
+/** Every stretch of run-inserted text in `doc`, in document order; touching pieces of one instruction join. */
+export function changeRanges(doc: Node): ChangeRange[] {
+  const ranges: ChangeRange[] = [];
+  doc.descendants((node, pos) => {
+    if (!node.isText) return true;
+    const mark = node.marks.find((each) => each.type === schema.marks.change);
+    if (!mark) return false;
+    const { runId, instructionId } = mark.attrs as { runId: string; instructionId: string };
+    const last = ranges[ranges.length - 1];
+    if (last && last.to === pos && last.runId === runId && last.instructionId === instructionId) last.to = pos + node.nodeSize;
+    else ranges.push({ runId, instructionId, from: pos, to: pos + node.nodeSize });
+    return false;
+  });
+  return ranges;
+}
+
+function decorate(doc: Node, numbers: ReviewState['numbers']): DecorationSet {
+  // Without a run to number (the usual case) the text is not walked at every keystroke.
+  if (numbers.size === 0) return DecorationSet.empty;
+  const decorations: Decoration[] = [];
+  for (const range of changeRanges(doc)) {
+    const number = numbers.get(range.runId)?.get(range.instructionId);
+    if (number === undefined) continue;
+    decorations.push(
+      Decoration.widget(range.to, () => badge(number, range), {
+        side: -1,
+        // Outside the change's own span, so that the span holds exactly the run's text.
+        marks: [],
+        ignoreSelection: true,
+        key: `change:${range.runId}:${range.instructionId}:${number}`,
+      }),
+    );
+  }
+  return decorations.length ? DecorationSet.create(doc, decorations) : DecorationSet.empty;
+}
+
+/** The number after a change. Hidden from screen readers: the review panel lists the same. */
+function badge(number: number, range: ChangeRange): HTMLElement {
+  const sup = document.createElement('sup');
+  sup.className = 'change-badge';
+  sup.textContent = String(number);
+  sup.title = `Changed for instruction ${number}`;
+  sup.setAttribute('aria-hidden', 'true');
+  sup.dataset.instructionNumber = String(number);
+  sup.dataset.instruction = range.instructionId;
+  sup.dataset.run = range.runId;
+  return sup;
+}
+
+/** Sets the runs whose changes are numbered (a transaction that changes no text). */
+export function setRunsTr(tr: Transaction, runs: ReviewMeta['runs']): Transaction {
+  return tr.setMeta(reviewKey, { type: 'runs', runs } satisfies ReviewMeta).setMeta('addToHistory', false);
+}
+
+/** Selects the first stretch of text that run `runId` inserted for `instructionId`; false when there is none. */
+export function selectChange(runId: string, instructionId: string): Command {
+  return (state: EditorState, dispatch) => {
+    const range = changeRanges(state.doc).find((each) => each.runId === runId && each.instructionId === instructionId);
+    if (!range) return false;
+    dispatch?.(state.tr.setSelection(TextSelection.create(state.doc, range.from, range.to)).scrollIntoView());
+    return true;
+  };
+}

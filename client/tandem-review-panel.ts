@@ -1,0 +1,167 @@
+import { LitElement, html, nothing } from 'lit';
+import type { ItemOutcome, RunChange, RunItem, RunRecord } from '../shared/run-record.ts';
+import { RunDecider } from './run-decider.ts';
+import type { RunDecision } from './api.ts';
+import { diffWords, type DiffPart } from './text-diff.ts';
+
+/** In review an instruction still `pending` was left alone, like an `unchanged` one. */
+export const outcomeLabels: Record<ItemOutcome, string> = {
+  changed: 'Changed',
+  refused: 'Refused',
+  unchanged: 'Unchanged',
+  pending: 'Unchanged',
+};
+
+/** The detail of `review-select`: show this instruction's change in the text. */
+export interface ReviewSelectDetail {
+  runId: string;
+  instructionId: string;
+}
+
+/**
+ * The review of a run (a region named `Review run`): each instruction by its number, what
+ * happened to it (changed, refused with the agent's reason, unchanged), the text it removed
+ * struck through and the text it added, the agent's summary, and for editors `Accept run` and
+ * `Discard run`. Others see the same, read-only. Fires `review-select` (ReviewSelectDetail),
+ * and `review-closed` when the run this person decided on has left review (the buttons that
+ * held the focus are gone; the owner puts it somewhere useful).
+ */
+export class TandemReviewPanel extends LitElement {
+  static properties = {
+    run: { attribute: false },
+    token: {},
+    canDecide: { type: Boolean },
+    blocker: {},
+  };
+  declare run: RunRecord | null;
+  declare token: string;
+  /** Whether this person may accept or discard (editors). */
+  declare canDecide: boolean;
+  /** Why deciding cannot happen now (`Needs a connection`), or null. */
+  declare blocker: string | null;
+
+  private readonly decider = new RunDecider(this);
+
+  constructor() {
+    super();
+    this.run = null;
+    this.token = '';
+    this.canDecide = false;
+    this.blocker = null;
+  }
+
+  protected createRenderRoot() {
+    return this;
+  }
+
+  render() {
+    const run = this.run;
+    if (!run) return nothing;
+    const counts = countOutcomes(run.items);
+    return html`<section class="review-panel" aria-labelledby="review-title" data-run-id=${run.runId}>
+      <h2 class="panel-title" id="review-title">Review run</h2>
+      <p class="review-meta muted">
+        ${run.claimedBy ? html`${run.claimedBy.name} answered` : 'Answered'} ${run.createdBy.name}’s
+        ${run.items.length === 1 ? 'instruction' : `${run.items.length} instructions`}: ${counts}
+      </p>
+      ${run.summary ? html`<p class="review-summary">${run.summary}</p>` : ''}
+      ${this.canDecide ? this.renderDecision(run) : html`<p class="review-note muted">An editor accepts or discards this run.</p>`}
+      <ol class="review-items" aria-label="Instructions of the run">
+        ${run.items.map((item, index) => this.renderItem(run, item, index + 1))}
+      </ol>
+    </section>`;
+  }
+
+  private renderItem(run: RunRecord, item: RunItem, number: number) {
+    const changes = run.changes.filter((change) => change.instructionId === item.instructionId);
+    return html`<li class="review-item outcome-${item.outcome}" data-instruction-id=${item.instructionId}>
+      <div class="review-item-head">
+        <span class="review-number" aria-hidden="true">${number}</span>
+        <span class="review-instruction">${item.instruction}</span>
+        <span class="review-outcome outcome-${item.outcome}">${outcomeLabels[item.outcome]}</span>
+      </div>
+      <p class="review-quote">on “${item.quote}”</p>
+      ${item.reason
+        ? html`<p class="review-reason">
+            <span class="review-reason-label">${item.outcome === 'refused' ? 'Why:' : 'Agent:'}</span> ${item.reason}
+          </p>`
+        : ''}
+      ${changes.length
+        ? html`<ul class="review-changes" aria-label="Changes">
+            ${changes.map((change) => html`<li class="review-change op-${change.op}">${renderChange(change)}</li>`)}
+          </ul>`
+        : ''}
+      ${changes.some((change) => change.after)
+        ? html`<button type="button" class="link-button review-show" @click=${() => this.select(run.runId, item.instructionId)}>
+            Show in text<span class="visually-hidden"> (instruction ${number})</span>
+          </button>`
+        : ''}
+    </li>`;
+  }
+
+  private renderDecision(run: RunRecord) {
+    const { busy } = this.decider;
+    const disabled = busy !== null || this.decider.decided === run.runId || this.blocker !== null;
+    const problem = this.decider.problemWith(run.runId);
+    return html`<div class="review-buttons" aria-busy=${busy ? 'true' : 'false'}>
+        <button type="button" class="primary" ?disabled=${disabled} @click=${() => this.decide(run, 'accept')}>Accept run</button>
+        <button type="button" ?disabled=${disabled} @click=${() => this.decide(run, 'discard')}>Discard run</button>
+        ${busy ? html`<span class="review-busy muted">${busy === 'accept' ? 'Accepting…' : 'Discarding…'}</span>` : ''}
+      </div>
+      ${this.blocker ? html`<p class="offline-note">${this.blocker}</p>` : ''}
+      ${problem ? html`<p class="message error" role="alert">${problem}</p>` : ''}`;
+  }
+
+  protected updated(changed: Map<string, unknown>): void {
+    const previous = changed.get('run') as RunRecord | null | undefined;
+    if (previous && this.run?.runId !== previous.runId && this.decider.decided === previous.runId) {
+      this.dispatchEvent(new CustomEvent('review-closed', { bubbles: true }));
+    }
+  }
+
+  private decide(run: RunRecord, decision: RunDecision) {
+    void this.decider.decide(this.token, run.runId, decision);
+  }
+
+  private select(runId: string, instructionId: string) {
+    this.dispatchEvent(new CustomEvent<ReviewSelectDetail>('review-select', { detail: { runId, instructionId }, bubbles: true }));
+  }
+}
+
+function countOutcomes(items: readonly RunItem[]): string {
+  const parts: string[] = [];
+  for (const label of ['Changed', 'Refused', 'Unchanged']) {
+    const count = items.filter((item) => outcomeLabels[item.outcome] === label).length;
+    if (count) parts.push(`${count} ${label.toLowerCase()}`);
+  }
+  return parts.join(' · ') || 'nothing';
+}
+
+function renderChange(change: RunChange) {
+  if (change.op === 'delete_block') {
+    return html`<span class="review-op">Deleted</span> ${removed(change.before ?? '')}`;
+  }
+  if (change.op === 'insert_after' || change.before === null) {
+    return html`<span class="review-op">Added</span> ${added(change.after ?? '')}`;
+  }
+  const parts = diffWords(change.before, change.after ?? '');
+  return html`${parts.map((part, index) => renderPart(part, index, parts.length))}`;
+}
+
+/** Struck-through and new text, named for screen readers (which do not announce `del` and `ins`). */
+const removed = (text: string) => html`<span class="visually-hidden">removed: </span><del>${text}</del>`;
+const added = (text: string) => html`<span class="visually-hidden">added: </span><ins>${text}</ins>`;
+
+/** Text that stayed is shortened to the words around the change. */
+function renderPart(part: DiffPart, index: number, count: number) {
+  if (part.kind === 'removed') return removed(part.text);
+  if (part.kind === 'added') return added(part.text);
+  const text = part.text;
+  const keep = 40;
+  if (text.length <= keep * 2) return text;
+  if (index === 0) return `…${text.slice(-keep)}`;
+  if (index === count - 1) return `${text.slice(0, keep)}…`;
+  return `${text.slice(0, keep)} … ${text.slice(-keep)}`;
+}
+
+customElements.define('tandem-review-panel', TandemReviewPanel);

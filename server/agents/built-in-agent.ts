@@ -1,0 +1,25 @@
+import type { ClaimsInput } from '../auth/tokens.ts';
+import { referenceAgentName, startReferenceAgent, type RunningAgent } from './reference/reference-agent.ts';
+
+/**
+ * Starts the built-in reference agent in this process (`TANDEM_AGENT=reference`, the default):
+ * an HTTP client of the server's own URL, with an agent token of its own, and no shortcut past
+ * the agent API. Its log goes to stderr, so that `npm start` prints one line on stdout.
+ */
+export function startBuiltInAgent(options: {
+  url: string;
+  sign: (claims: ClaimsInput) => string;
+  quiet: boolean;
+}): RunningAgent {
+  const token = options.sign({ sub: 'reference-agent', name: referenceAgentName, role: 'agent' });
+  const log = options.quiet ? undefined : (message: string) => console.error(`[reference agent] ${message}`);
+  const agent = startReferenceAgent({ url: options.url, token, log });
+  agent.done.catch((error) => console.error('[reference agent]', error instanceof Error ? error.message : error));
+  return agent;
+}
+
+/** The URL a client on this machine reaches a server listening on `host` and `port` at. */
+export function localUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}

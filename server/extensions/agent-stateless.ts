@@ -1,0 +1,63 @@
+import type { Extension, onStatelessPayload } from '@hocuspocus/server';
+import { parseAgentRequest, type AgentReply, type AgentRequest } from '../../shared/agent-messages.ts';
+import type { Claims } from '../../shared/claims.ts';
+import { parseDocName } from '../../shared/doc-layout.ts';
+import type { AgentService } from '../runs/agent-service.ts';
+import { RunError } from '../runs/run-error.ts';
+import type { AuthContext } from './auth.ts';
+
+/**
+ * The agent routes as Hocuspocus stateless messages (shared/PROTOCOL.md, AGENT1–AGENT4): an
+ * agent that is a peer of a document may send `{type, requestId, runId, …}` on its `<id>`
+ * connection (read-only as it is) and gets `{requestId, ok, result | error}` back on that
+ * connection. The same AgentService answers as for HTTP; runs of other documents are refused.
+ * Payloads that are no agent request are left to whoever else listens.
+ */
+export class AgentStateless implements Extension {
+  extensionName = 'TandemAgentStateless';
+
+  constructor(
+    private readonly service: () => AgentService,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  async onStateless({ payload, connection, documentName }: onStatelessPayload): Promise<void> {
+    const request = parseAgentRequest(payload);
+    if (request === null) return;
+    const reply = (answer: AgentReply) => connection.sendStateless(JSON.stringify(answer));
+    const { requestId } = request;
+    try {
+      if ('problem' in request) throw new RunError(422, 'INVALID_BODY', request.problem);
+      const target = parseDocName(documentName);
+      if (target?.part !== 'text') throw new RunError(403, 'FORBIDDEN', 'Send agent requests on the connection to the text document.');
+      const { principal } = connection.context as AuthContext;
+      // Requests on a document's connection are about that document's runs.
+      const agent = { ...principal, doc: target.docId };
+      const result = await this.answer(agent, request);
+      reply({ requestId, ok: true, result });
+    } catch (error) {
+      if (error instanceof RunError) {
+        reply({ requestId, ok: false, error: { code: error.code, message: error.message, ...error.details } });
+      } else {
+        this.onError(error);
+        reply({ requestId, ok: false, error: { code: 'INTERNAL', message: 'Something went wrong on the server.' } });
+      }
+    }
+  }
+
+  private answer(agent: Claims, { type, runId, body }: AgentRequest): Promise<unknown> {
+    const service = this.service();
+    switch (type) {
+      case 'claim':
+        return service.claim(agent, runId);
+      case 'heartbeat':
+        return service.heartbeat(agent, runId);
+      case 'ops':
+        return service.ops(agent, runId, body);
+      case 'complete':
+        return service.complete(agent, runId, body);
+      case 'fail':
+        return service.fail(agent, runId, body);
+    }
+  }
+}

@@ -1,0 +1,203 @@
+import { isRecordId } from '../../shared/annotations.ts';
+import { setInstructionState } from '../../shared/annotations-writers.ts';
+import type { ApplyError } from '../../shared/applier.ts';
+import type { Claims } from '../../shared/claims.ts';
+import { readBlocks, type BlockView } from '../../shared/doc-content.ts';
+import { docName } from '../../shared/doc-layout.ts';
+import { opKinds } from '../../shared/op-kinds.ts';
+import { serverOrigin } from '../../shared/origins.ts';
+import { may } from '../auth/roles.ts';
+import { readDocState } from '../docs/read-doc.ts';
+import type { StoredRun } from '../store/store.ts';
+import { parseCompleteInput, parseFailInput, parseOpsInput } from './agent-input.ts';
+import { invalidInput, notClaimed, RunError, runNotFound } from './run-error.ts';
+import type { RunServiceDeps } from './run-services.ts';
+import { applyBatch, takeBack } from './run-text.ts';
+
+export interface AgentItemView {
+  instructionId: string;
+  blockId: string;
+  instruction: string;
+  quote: string;
+}
+
+export interface QueuedRunView {
+  runId: string;
+  docId: string;
+  items: AgentItemView[];
+  createdAt: string;
+}
+
+export interface ClaimView extends QueuedRunView {
+  lease: { expiresAt: string };
+  document: { blocks: BlockView[] };
+}
+
+/** How often a long poll looks at the store itself (another process may have queued a run). */
+const storeCheckMs = 1000;
+
+const applyStatus: Record<ApplyError['code'], number> = {
+  STALE_BLOCK: 409,
+  INVALID_OP: 422,
+  OP_NOT_ALLOWED: 403,
+  OUTSIDE_FENCE: 403,
+};
+
+/**
+ * What an agent may do with runs (CONTRACT.md, agent routes): list queued runs, claim one,
+ * keep its lease, send batches of ops, complete or fail it. One service behind two thin
+ * adapters: the HTTP routes (server/http/agent-routes.ts) and stateless messages on an agent's
+ * Yjs connection (server/extensions/agent-stateless.ts), which pass request bodies as they
+ * came: the role and the run are checked before the body is read. Refusals throw RunError.
+ */
+export class AgentService {
+  constructor(private readonly deps: RunServiceDeps) {}
+
+  /** QUEUE1: queued runs the agent may see, oldest first; waits up to `waitMs` for one to exist. */
+  async queued(principal: Claims, waitMs: number, signal?: AbortSignal): Promise<QueuedRunView[]> {
+    this.mustBeAgent(principal);
+    const { store, notifier } = this.deps;
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const seen = notifier.version;
+      const runs = (await store.runs.listQueued()).filter((run) => principal.doc === undefined || run.docId === principal.doc);
+      const left = deadline - Date.now();
+      if (runs.length > 0 || left <= 0 || notifier.closed || signal?.aborted) return runs.map(queuedView);
+      await notifier.wait(seen, Math.min(left, storeCheckMs), signal);
+    }
+  }
+
+  /** CLAIM1: queued → claimed by this agent; 409 `ALREADY_CLAIMED` when another claim won. */
+  async claim(principal: Claims, runId: string): Promise<ClaimView> {
+    const run = await this.agentRun(principal, runId);
+    const { store, hocuspocus, mirror, leaseMs } = this.deps;
+    const now = Date.now();
+    if (!(await store.runs.claimRun(run.id, agentOf(principal), now, now + leaseMs))) {
+      const current = await store.runs.getRun(run.id);
+      if (current?.state === 'claimed') throw new RunError(409, 'ALREADY_CLAIMED', 'This run is already claimed by an agent.');
+      throw new RunError(409, 'NOT_QUEUED', `This run is ${current?.state ?? 'gone'}; only a queued run can be claimed.`);
+    }
+    await mirror.refresh(run.docId);
+    const blocks = await readDocState(hocuspocus, store, docName(run.docId), readBlocks);
+    return { ...queuedView(run), lease: { expiresAt: iso(now + leaseMs) }, document: { blocks } };
+  }
+
+  /** CLAIM2: extends the lease of a run this agent holds; 409 `NOT_CLAIMED` otherwise. */
+  async heartbeat(principal: Claims, runId: string): Promise<{ lease: { expiresAt: string } }> {
+    const run = await this.agentRun(principal, runId);
+    const now = Date.now();
+    const expiresAt = now + this.deps.leaseMs;
+    if (!(await this.deps.store.runs.renewLease(run.id, principal.sub, now, expiresAt))) throw notClaimed();
+    await this.deps.mirror.refresh(run.docId);
+    return { lease: { expiresAt: iso(expiresAt) } };
+  }
+
+  /**
+   * OP5, OP6: applies one batch for a run this agent holds, all or nothing. A key seen before
+   * answers what it answered then and applies nothing; a refused batch is not remembered.
+   */
+  async ops(principal: Claims, runId: string, body: unknown): Promise<unknown> {
+    const run = await this.agentRun(principal, runId);
+    const input = parseOpsInput(body);
+    const { store, locks, mirror } = this.deps;
+    return locks.run(run.id, async () => {
+      const current = (await store.runs.getRun(run.id)) ?? run;
+      const replay = await store.runs.findBatch(run.id, input.idempotencyKey);
+      if (replay !== undefined && current.claimedBy?.id === principal.sub) return replay;
+      if (!holdsClaim(current, principal)) throw notClaimed();
+      const allowed = new Set(principal.ops ?? opKinds);
+      const result = await applyBatch(this.deps, current, input.ops, allowed, (changes, applied, scope) =>
+        store.runs.recordBatch(run.id, principal.sub, Date.now(), {
+          idempotencyKey: input.idempotencyKey,
+          response: { applied },
+          changes: changes.map(({ op, blockId, instructionId, before, after }) => ({ op, blockId, instructionId, before, after })),
+          scope,
+        }),
+      );
+      if (result.ok === 'unrecorded') throw notClaimed();
+      if (!result.ok) {
+        const { code, message, index, blockId } = result.error;
+        throw new RunError(applyStatus[code], code, message, blockId === undefined ? { index } : { index, blockId });
+      }
+      await mirror.refresh(run.docId);
+      return { applied: result.applied };
+    });
+  }
+
+  /** CLAIM4: claimed → review, with what the agent says of each instruction it did not change. */
+  async complete(principal: Claims, runId: string, body: unknown): Promise<{ state: 'review' }> {
+    const run = await this.agentRun(principal, runId);
+    const input = parseCompleteInput(body);
+    const { store, locks, mirror } = this.deps;
+    const known = new Set(run.items.map((item) => item.instructionId));
+    const stranger = input.refusals.find((refusal) => !known.has(refusal.instructionId));
+    if (stranger) throw invalidInput(`"${stranger.instructionId.slice(0, 64)}" is no instruction of this run.`);
+    const refusals = new Map(input.refusals.map((refusal) => [refusal.instructionId, refusal.reason]));
+    await locks.run(run.id, async () => {
+      const current = await store.runs.getRun(run.id);
+      if (!current || !holdsClaim(current, principal)) throw notClaimed();
+      if (!(await store.runs.completeRun(run.id, principal.sub, Date.now(), { summary: input.summary, refusals }))) throw notClaimed();
+    });
+    await mirror.refresh(run.docId);
+    return { state: 'review' };
+  }
+
+  /** CLAIM5: claimed → failed; the run's changes are taken back, its instructions queued again. */
+  async fail(principal: Claims, runId: string, body: unknown): Promise<{ state: 'failed' }> {
+    const run = await this.agentRun(principal, runId);
+    const input = parseFailInput(body);
+    const { store, locks, mirror } = this.deps;
+    await locks.run(run.id, async () => {
+      const current = await store.runs.getRun(run.id);
+      if (!current || !holdsClaim(current, principal)) throw notClaimed();
+      const failed = await takeBack(
+        this.deps,
+        current,
+        () => store.runs.failRun(run.id, principal.sub, Date.now(), input.message),
+        (notes) => {
+          for (const item of current.items) setInstructionState(notes, item.instructionId, 'queued', null, serverOrigin);
+        },
+      );
+      if (!failed) throw notClaimed();
+    });
+    await mirror.refresh(run.docId);
+    return { state: 'failed' };
+  }
+
+  /** Throws 403 unless `principal` is an agent. */
+  mustBeAgent(principal: Claims): void {
+    if (!may(principal.role, 'runs.work')) throw new RunError(403, 'FORBIDDEN', 'Only agents may claim runs and work on them.');
+  }
+
+  /** The run, when `principal` is an agent that may work on it; else throws 403 or 404. */
+  private async agentRun(principal: Claims, runId: string): Promise<StoredRun> {
+    this.mustBeAgent(principal);
+    const run = isRecordId(runId) ? await this.deps.store.runs.getRun(runId) : null;
+    if (!run) throw runNotFound();
+    if (principal.doc !== undefined && principal.doc !== run.docId) {
+      throw new RunError(403, 'FORBIDDEN', 'This run belongs to a document your token is not for.');
+    }
+    return run;
+  }
+}
+
+function holdsClaim(run: StoredRun, principal: Claims): boolean {
+  return run.state === 'claimed' && run.claimedBy?.id === principal.sub && (run.leaseExpiresAt ?? 0) > Date.now();
+}
+
+function agentOf(principal: Claims) {
+  return { id: principal.sub, name: principal.name };
+}
+
+function queuedView(run: StoredRun): QueuedRunView {
+  return {
+    runId: run.id,
+    docId: run.docId,
+    items: run.items.map(({ instructionId, blockId, instruction, quote }) => ({ instructionId, blockId, instruction, quote })),
+    createdAt: iso(run.createdAt),
+  };
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

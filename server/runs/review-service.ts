@@ -1,0 +1,51 @@
+import type * as Y from 'yjs';
+import { isRecordId } from '../../shared/annotations.ts';
+import { setInstructionState } from '../../shared/annotations-writers.ts';
+import type { Claims } from '../../shared/claims.ts';
+import { serverOrigin } from '../../shared/origins.ts';
+import { may } from '../auth/roles.ts';
+import type { StoredRun } from '../store/store.ts';
+import type { RunServiceDeps } from './run-services.ts';
+import { notInReview, RunError, runNotFound } from './run-error.ts';
+import { keepRun, takeBack } from './run-text.ts';
+
+export type Decision = 'accepted' | 'discarded';
+
+/**
+ * Review (DESIGN.md, "The run", step 5; PROTOCOL.md REV1–REV4): an editor accepts a run in review (its changes stay,
+ * their marks go) or discards it (every change of the run is undone and nothing else; the
+ * annotations whose text comes back are pinned to it again). Either way the run's instructions
+ * become `answered`. Both are all or nothing: the store's review → accepted|discarded step
+ * comes first, and only when it wins are the documents changed. Both work after a restart
+ * between the agent's write and the review, from the stored scope.
+ */
+export class ReviewService {
+  constructor(private readonly deps: RunServiceDeps) {}
+
+  async decide(principal: Claims, runId: string, decision: Decision): Promise<{ state: Decision }> {
+    if (!may(principal.role, 'runs.review')) throw new RunError(403, 'FORBIDDEN', 'Only editors may accept or discard a run.');
+    const { store, locks, mirror } = this.deps;
+    const run = isRecordId(runId) ? await store.runs.getRun(runId) : null;
+    if (!run) throw runNotFound();
+    if (principal.doc !== undefined && principal.doc !== run.docId) {
+      throw new RunError(403, 'FORBIDDEN', 'This run belongs to a document your token is not for.');
+    }
+    await locks.run(run.id, async () => {
+      const current = (await store.runs.getRun(run.id)) ?? run;
+      if (current.state !== 'review') throw notInReview(current.state);
+      const transition = () => store.runs.decideRun(run.id, decision, Date.now());
+      const answer = answerInstructions(current);
+      const done = decision === 'accepted' ? await keepRun(this.deps, current, transition, answer) : await takeBack(this.deps, current, transition, answer);
+      if (!done) throw notInReview((await store.runs.getRun(run.id))?.state ?? 'gone');
+    });
+    await mirror.refresh(run.docId);
+    return { state: decision };
+  }
+}
+
+/** Marks the run's instructions answered (those deleted or changed meanwhile are left alone). */
+function answerInstructions(run: StoredRun): (notesYdoc: Y.Doc) => void {
+  return (notes) => {
+    for (const item of run.items) setInstructionState(notes, item.instructionId, 'answered', run.id, serverOrigin);
+  };
+}

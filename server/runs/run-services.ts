@@ -1,0 +1,47 @@
+import type { Hocuspocus } from '@hocuspocus/server';
+import type { Store } from '../store/store.ts';
+import { AgentService } from './agent-service.ts';
+import { LeaseExpiry } from './lease-expiry.ts';
+import { QueueNotifier } from './queue-notifier.ts';
+import { KeyedLock } from './run-locks.ts';
+import type { RunMirror } from './run-mirror.ts';
+import type { RunScopes } from './run-scopes.ts';
+import { ReviewService } from './review-service.ts';
+
+/** What every run service works with. */
+export interface RunServiceDeps {
+  store: Store;
+  hocuspocus: Hocuspocus;
+  mirror: RunMirror;
+  scopes: RunScopes;
+  locks: KeyedLock;
+  notifier: QueueNotifier;
+  leaseMs: number;
+}
+
+export interface RunServices {
+  agents: AgentService;
+  review: ReviewService;
+  /** Wake long polls: a run may have been queued. */
+  notifier: QueueNotifier;
+  expiry: LeaseExpiry;
+  /** Answers waiting long polls and stops the lease timer. */
+  close(): Promise<void>;
+}
+
+/** The run lifecycle after Send: agents' steps, review, and leases that run out. */
+export function createRunServices(options: Omit<RunServiceDeps, 'locks' | 'notifier'> & { onError: (error: unknown) => void }): RunServices {
+  const { onError, ...given } = options;
+  const deps: RunServiceDeps = { ...given, locks: new KeyedLock(), notifier: new QueueNotifier() };
+  const expiry = new LeaseExpiry(deps, Math.max(25, Math.min(1000, Math.floor(deps.leaseMs / 4))), onError);
+  return {
+    agents: new AgentService(deps),
+    review: new ReviewService(deps),
+    notifier: deps.notifier,
+    expiry,
+    async close() {
+      deps.notifier.close();
+      await expiry.stop();
+    },
+  };
+}

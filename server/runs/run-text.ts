@@ -1,0 +1,134 @@
+import type * as Y from 'yjs';
+import type { Hocuspocus } from '@hocuspocus/server';
+import { anchorAfterUndo } from '../../shared/anchors.ts';
+import { readAnnotations } from '../../shared/annotations.ts';
+import { setAnchor } from '../../shared/annotations-writers.ts';
+import { applyOps, type ApplyResult, type Change } from '../../shared/applier.ts';
+import { clearChangeMarks } from '../../shared/applier-marks.ts';
+import { newBlockId } from '../../shared/block-ids.ts';
+import { docName } from '../../shared/doc-layout.ts';
+import type { OpKind } from '../../shared/op-kinds.ts';
+import type { Op } from '../../shared/ops.ts';
+import { serverOrigin } from '../../shared/origins.ts';
+import { saveRunScope, undoRun, type SavedRunScope } from '../../shared/run-scope.ts';
+import { withDocument } from '../docs/with-document.ts';
+import type { StoredRun } from '../store/run-store.ts';
+import type { RunScopes } from './run-scopes.ts';
+
+/**
+ * What a run does to the live documents: apply a batch, take the run back (Discard, a failed
+ * run, a lease that ran out), clear its marks (Accept). Each works on the Y.Docs Hocuspocus
+ * holds (loaded through direct connections, which store them when closed), so connected
+ * clients receive every change as it happens, and each lets the run store decide first
+ * (`record`, `transition`): when the store says no, the documents are left as they were.
+ */
+
+export interface RunTextDeps {
+  hocuspocus: Hocuspocus;
+  scopes: RunScopes;
+}
+
+/** Called with the applied batch and the run's scope after it; false takes the batch back. */
+export type RecordBatch = (changes: Change[], applied: number, scope: SavedRunScope) => Promise<boolean>;
+
+/**
+ * Applies a batch of ops for `run` to its text, as one transaction with the run's origin, and
+ * records it. A refused batch changes nothing. When `record` resolves false or throws, the
+ * batch is undone again and `record`'s answer (false) or error is passed on.
+ */
+export async function applyBatch(
+  deps: RunTextDeps,
+  run: StoredRun,
+  ops: unknown,
+  allowedOps: ReadonlySet<OpKind>,
+  record: RecordBatch,
+): Promise<ApplyResult | { ok: 'unrecorded' }> {
+  const { hocuspocus, scopes } = deps;
+  return withDocument(hocuspocus, docName(run.docId), async (ydoc) => {
+    const manager = await scopes.manager(ydoc, run.id);
+    manager.stopCapturing();
+    const stackSize = manager.undoStack.length;
+    const applier = {
+      runId: run.id,
+      fence: new Set(run.items.map((item) => item.blockId)),
+      instructions: new Set(run.items.map((item) => item.instructionId)),
+      allowedOps,
+      makeId: newBlockId,
+    };
+    const result = scopes.whileApplying(run.docId, () => applyOps(ydoc, ops as Op[], applier, scopes.origin(run.id)));
+    if (!result.ok) return result;
+    manager.stopCapturing();
+    const scope = saveRunScope(manager);
+    let recorded = false;
+    try {
+      recorded = await record(result.changes, result.applied, scope);
+    } finally {
+      // The batch is the newest stack item (capturing stopped before and after it).
+      if (!recorded && manager.undoStack.length > stackSize) manager.undo();
+    }
+    if (!recorded) return { ok: 'unrecorded' };
+    scopes.saved(run.docId, run.id, scope);
+    return result;
+  });
+}
+
+/**
+ * Takes every change of `run` back, if `transition` (the store's step out of the run's state)
+ * succeeds: undoes the run's scope on the live text (restored from the store after a restart),
+ * re-pins annotations whose text the undo brought back, and calls `inNotes` in the same notes
+ * transaction (instruction states). Resolves false, changing nothing, when `transition` does.
+ */
+export async function takeBack(
+  deps: RunTextDeps,
+  run: StoredRun,
+  transition: () => Promise<boolean>,
+  inNotes: (notesYdoc: Y.Doc) => void = () => {},
+): Promise<boolean> {
+  const { hocuspocus, scopes } = deps;
+  return withDocument(hocuspocus, docName(run.docId), (text) =>
+    withDocument(hocuspocus, docName(run.docId, 'notes'), async (notes) => {
+      const manager = await scopes.manager(text, run.id);
+      if (!(await transition())) return false;
+      undoRun(manager);
+      notes.transact(() => {
+        repinRestored(text, notes);
+        inNotes(notes);
+      }, serverOrigin);
+      scopes.forget(run.docId, run.id, text);
+      return true;
+    }),
+  );
+}
+
+/**
+ * Accept: if `transition` succeeds, removes the run's change marks from the text and calls
+ * `inNotes` in one notes transaction. The run's changes stay; its scope is forgotten.
+ */
+export async function keepRun(
+  deps: RunTextDeps,
+  run: StoredRun,
+  transition: () => Promise<boolean>,
+  inNotes: (notesYdoc: Y.Doc) => void,
+): Promise<boolean> {
+  const { hocuspocus, scopes } = deps;
+  return withDocument(hocuspocus, docName(run.docId), (text) =>
+    withDocument(hocuspocus, docName(run.docId, 'notes'), async (notes) => {
+      if (!(await transition())) return false;
+      clearChangeMarks(text, run.id, serverOrigin);
+      notes.transact(() => inNotes(notes), serverOrigin);
+      scopes.forget(run.docId, run.id, text);
+      return true;
+    }),
+  );
+}
+
+/**
+ * Points annotations at the text an undo on `text` just restored (Yjs restores deleted text as
+ * new items; only this Y.Doc knows which old ones they stand for, see anchorAfterUndo).
+ */
+function repinRestored(text: Y.Doc, notes: Y.Doc): void {
+  for (const annotation of readAnnotations(notes).annotations) {
+    const anchor = anchorAfterUndo(text, annotation.anchor);
+    if (anchor) setAnchor(notes, annotation.id, { anchor, blockId: annotation.blockId }, serverOrigin);
+  }
+}

@@ -1,0 +1,166 @@
+import type Database from 'better-sqlite3';
+import type { SavedRunScope } from '../../shared/run-scope.ts';
+import type { AppliedBatch, Completion, RunStore } from './run-store.ts';
+
+type Lifecycle = Pick<
+  RunStore,
+  'claimRun' | 'renewLease' | 'requeueRun' | 'findBatch' | 'recordBatch' | 'completeRun' | 'failRun' | 'decideRun' | 'loadScope' | 'openScopes'
+>;
+
+/**
+ * The run store's transitions over SQLite. Each is a conditional UPDATE (`… WHERE id = ? AND
+ * state = …`) whose changed-row count says whether it won, with the rows that go with it
+ * written in the same transaction, so a transition and its bookkeeping never come apart.
+ */
+export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
+  const claim = db.prepare(
+    `UPDATE runs SET state = 'claimed', claimed_by = @agentId, claimed_by_name = @agentName,
+       lease_expires_at = @leaseExpiresAt, updated_at = @now
+     WHERE id = @id AND state = 'queued'`,
+  );
+  const renew = db.prepare(
+    `UPDATE runs SET lease_expires_at = @leaseExpiresAt, updated_at = @now
+     WHERE id = @id AND state = 'claimed' AND claimed_by = @agentId AND lease_expires_at > @now`,
+  );
+  const requeue = db.prepare(
+    `UPDATE runs SET state = 'queued', claimed_by = NULL, claimed_by_name = NULL, lease_expires_at = NULL,
+       summary = NULL, updated_at = @now
+     WHERE id = @id AND state = 'claimed' AND lease_expires_at <= @now`,
+  );
+  const holdsClaim = db.prepare<{ id: string; agentId: string }, { id: string }>(
+    `SELECT id FROM runs WHERE id = @id AND state = 'claimed' AND claimed_by = @agentId`,
+  );
+  const touch = db.prepare('UPDATE runs SET updated_at = @now WHERE id = @id');
+  const complete = db.prepare(
+    `UPDATE runs SET state = 'review', lease_expires_at = NULL, summary = @summary, updated_at = @now
+     WHERE id = @id AND state = 'claimed' AND claimed_by = @agentId`,
+  );
+  const fail = db.prepare(
+    `UPDATE runs SET state = 'failed', lease_expires_at = NULL, error = @message, updated_at = @now
+     WHERE id = @id AND state = 'claimed' AND claimed_by = @agentId`,
+  );
+  const decide = db.prepare(`UPDATE runs SET state = @state, updated_at = @now WHERE id = @id AND state = 'review'`);
+
+  const resetItems = db.prepare(`UPDATE run_items SET outcome = 'pending', reason = NULL WHERE run_id = ?`);
+  const markChanged = db.prepare(`UPDATE run_items SET outcome = 'changed' WHERE run_id = ? AND instruction_id = ?`);
+  const selectItemOutcomes = db.prepare<[string], { position: number; instruction_id: string; outcome: string }>(
+    'SELECT position, instruction_id, outcome FROM run_items WHERE run_id = ?',
+  );
+  const setOutcome = db.prepare('UPDATE run_items SET outcome = @outcome, reason = @reason WHERE run_id = @runId AND position = @position');
+  const deleteChanges = db.prepare('DELETE FROM run_changes WHERE run_id = ?');
+  const countChanges = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM run_changes WHERE run_id = ?');
+  const insertChange = db.prepare(
+    `INSERT INTO run_changes (run_id, position, block_id, instruction_id, op, before, after)
+     VALUES (@runId, @position, @blockId, @instructionId, @op, @before, @after)`,
+  );
+  const deleteBatches = db.prepare('DELETE FROM run_batches WHERE run_id = ?');
+  const selectBatch = db.prepare<[string, string], { response: string }>(
+    'SELECT response FROM run_batches WHERE run_id = ? AND idempotency_key = ?',
+  );
+  const insertBatch = db.prepare('INSERT INTO run_batches (run_id, idempotency_key, response) VALUES (?, ?, ?)');
+  const upsertScope = db.prepare(
+    `INSERT INTO run_scopes (run_id, insertions, deletions) VALUES (@runId, @insertions, @deletions)
+     ON CONFLICT(run_id) DO UPDATE SET insertions = excluded.insertions, deletions = excluded.deletions`,
+  );
+  const deleteScope = db.prepare('DELETE FROM run_scopes WHERE run_id = ?');
+  const selectScope = db.prepare<[string], { insertions: Buffer; deletions: Buffer }>(
+    'SELECT insertions, deletions FROM run_scopes WHERE run_id = ?',
+  );
+  const selectOpenScopes = db.prepare<[string], { run_id: string; insertions: Buffer; deletions: Buffer }>(
+    `SELECT s.run_id, s.insertions, s.deletions FROM run_scopes s JOIN runs r ON r.id = s.run_id
+     WHERE r.doc_id = ? AND r.state IN ('claimed', 'review')`,
+  );
+
+  /** Forgets what a claim did: its changes, its batches, its scope, the items' outcomes. */
+  const dropWork = (id: string) => {
+    resetItems.run(id);
+    deleteChanges.run(id);
+    deleteBatches.run(id);
+    deleteScope.run(id);
+  };
+
+  const requeueRun = db.transaction((id: string, now: number) => {
+    if (requeue.run({ id, now }).changes === 0) return false;
+    dropWork(id);
+    return true;
+  });
+
+  const recordBatch = db.transaction((runId: string, agentId: string, now: number, batch: AppliedBatch) => {
+    if (!holdsClaim.get({ id: runId, agentId })) return false;
+    insertBatch.run(runId, batch.idempotencyKey, JSON.stringify(batch.response));
+    let position = countChanges.get(runId)!.n;
+    for (const change of batch.changes) {
+      insertChange.run({ runId, position: position++, ...change });
+      markChanged.run(runId, change.instructionId);
+    }
+    upsertScope.run({ runId, insertions: toBuffer(batch.scope.insertions), deletions: toBuffer(batch.scope.deletions) });
+    touch.run({ id: runId, now });
+    return true;
+  });
+
+  const completeRun = db.transaction((id: string, agentId: string, now: number, completion: Completion) => {
+    if (complete.run({ id, agentId, now, summary: completion.summary }).changes === 0) return false;
+    for (const item of selectItemOutcomes.all(id)) {
+      const reason = completion.refusals.get(item.instruction_id) ?? null;
+      const outcome = item.outcome === 'changed' ? 'changed' : reason !== null ? 'refused' : 'unchanged';
+      setOutcome.run({ runId: id, position: item.position, outcome, reason });
+    }
+    return true;
+  });
+
+  const failRun = db.transaction((id: string, agentId: string, now: number, message: string) => {
+    if (fail.run({ id, agentId, now, message }).changes === 0) return false;
+    dropWork(id);
+    return true;
+  });
+
+  const decideRun = db.transaction((id: string, state: 'accepted' | 'discarded', now: number) => {
+    if (decide.run({ id, state, now }).changes === 0) return false;
+    deleteScope.run(id);
+    return true;
+  });
+
+  return {
+    async claimRun(id, agent, now, leaseExpiresAt) {
+      return claim.run({ id, agentId: agent.id, agentName: agent.name, leaseExpiresAt, now }).changes === 1;
+    },
+    async renewLease(id, agentId, now, leaseExpiresAt) {
+      return renew.run({ id, agentId, now, leaseExpiresAt }).changes === 1;
+    },
+    async requeueRun(id, now) {
+      return requeueRun(id, now);
+    },
+    async findBatch(runId, idempotencyKey) {
+      const row = selectBatch.get(runId, idempotencyKey);
+      return row ? (JSON.parse(row.response) as unknown) : undefined;
+    },
+    async recordBatch(runId, agentId, now, batch) {
+      return recordBatch(runId, agentId, now, batch);
+    },
+    async completeRun(id, agentId, now, completion) {
+      return completeRun(id, agentId, now, completion);
+    },
+    async failRun(id, agentId, now, message) {
+      return failRun(id, agentId, now, message);
+    },
+    async decideRun(id, state, now) {
+      return decideRun(id, state, now);
+    },
+    async loadScope(runId) {
+      const row = selectScope.get(runId);
+      return row ? toScope(row) : null;
+    },
+    async openScopes(docId) {
+      return selectOpenScopes.all(docId).map((row) => ({ runId: row.run_id, scope: toScope(row) }));
+    },
+  };
+}
+
+function toScope(row: { insertions: Buffer; deletions: Buffer }): SavedRunScope {
+  return { insertions: new Uint8Array(row.insertions), deletions: new Uint8Array(row.deletions) };
+}
+
+/** better-sqlite3 binds Buffers, not other Uint8Arrays. */
+function toBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}

@@ -1,0 +1,82 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * The tables of the whole run lifecycle (send → claim → apply → review). A run is outstanding
+ * while it is queued, claimed or in review; the partial unique index `runs_one_outstanding`
+ * allows one such run per document, so the rule holds under any concurrency, here and in
+ * PostgreSQL, which has the same partial indexes. `run_scopes` holds the undo scope of a run
+ * that changed the text (shared/run-scope.ts) until it is accepted, discarded, failed or
+ * given back.
+ */
+const schema = `
+CREATE TABLE IF NOT EXISTS runs (
+  id TEXT PRIMARY KEY,
+  doc_id TEXT NOT NULL REFERENCES docs(id),
+  state TEXT NOT NULL CHECK (state IN ('queued', 'claimed', 'review', 'accepted', 'discarded', 'failed')),
+  created_by TEXT NOT NULL,
+  created_by_name TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  claimed_by TEXT,
+  claimed_by_name TEXT,
+  lease_expires_at INTEGER,
+  summary TEXT,
+  error TEXT,
+  context_markdown TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS runs_one_outstanding ON runs (doc_id) WHERE state IN ('queued', 'claimed', 'review');
+CREATE INDEX IF NOT EXISTS runs_by_doc ON runs (doc_id, created_at);
+CREATE INDEX IF NOT EXISTS runs_by_state ON runs (state, created_at);
+CREATE TABLE IF NOT EXISTS run_items (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  instruction_id TEXT NOT NULL,
+  block_id TEXT NOT NULL,
+  instruction_text TEXT NOT NULL,
+  quote TEXT NOT NULL,
+  outcome TEXT NOT NULL DEFAULT 'pending' CHECK (outcome IN ('pending', 'changed', 'refused', 'unchanged')),
+  reason TEXT,
+  PRIMARY KEY (run_id, position)
+);
+CREATE TABLE IF NOT EXISTS run_changes (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  block_id TEXT NOT NULL,
+  instruction_id TEXT NOT NULL,
+  op TEXT NOT NULL CHECK (op IN ('replace_block', 'insert_after', 'delete_block')),
+  before TEXT,
+  after TEXT,
+  PRIMARY KEY (run_id, position)
+);
+CREATE TABLE IF NOT EXISTS run_batches (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  idempotency_key TEXT NOT NULL,
+  response TEXT NOT NULL,
+  PRIMARY KEY (run_id, idempotency_key)
+);
+CREATE TABLE IF NOT EXISTS run_scopes (
+  run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+  insertions BLOB NOT NULL,
+  deletions BLOB NOT NULL
+);
+`;
+
+/**
+ * Creates the run tables, and brings tables made by an earlier version up to this schema: the
+ * `claimed_by_name` column, and the `unchanged` outcome (SQLite cannot change a CHECK
+ * constraint in place, so `run_items` is copied into a new table).
+ */
+export function migrateRunTables(db: Database.Database): void {
+  db.exec(schema);
+  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(runs)').all();
+  if (!columns.some((column) => column.name === 'claimed_by_name')) db.exec('ALTER TABLE runs ADD COLUMN claimed_by_name TEXT');
+  const items = db.prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'run_items'").get();
+  if (items && !items.sql.includes("'unchanged'")) {
+    db.transaction(() => {
+      db.exec('ALTER TABLE run_items RENAME TO run_items_old');
+      db.exec(schema);
+      db.exec('INSERT INTO run_items SELECT * FROM run_items_old');
+      db.exec('DROP TABLE run_items_old');
+    })();
+  }
+}

@@ -1,0 +1,71 @@
+import { expect } from 'vitest';
+import type { BlockView } from '../../shared/doc-content.ts';
+import type { RunRecord } from '../../shared/run-record.ts';
+import { waitFor } from './peer.ts';
+import type { ApiResponse, TestServer } from './server.ts';
+
+/** Creates a document from Markdown; its id and blocks as the API shows them. */
+export async function createDoc(server: TestServer, markdown: string, title = 'Runs'): Promise<{ id: string; blocks: BlockView[] }> {
+  const created = await server.api('/api/docs', { method: 'POST', body: { title, markdown } });
+  expect(created.status).toBe(201);
+  return { id: created.body.id, blocks: await blocksOf(server, created.body.id) };
+}
+
+export async function blocksOf(server: TestServer, docId: string): Promise<BlockView[]> {
+  return (await server.api(`/api/docs/${docId}`)).body.blocks;
+}
+
+export async function markdownOf(server: TestServer, docId: string): Promise<string> {
+  return (await server.api(`/api/docs/${docId}/markdown`)).body;
+}
+
+/** Adds a queued instruction on a block; its id. */
+export async function instruct(server: TestServer, docId: string, blockId: string, text: string): Promise<string> {
+  const response = await server.api(`/api/docs/${docId}/annotations`, { method: 'POST', body: { kind: 'instruction', blockId, text } });
+  expect(response.status).toBe(201);
+  return response.body.id;
+}
+
+/** A document with one instruction per entry of `instructions` (on blocks 0, 1, …), sent as one run. */
+export async function sentRun(
+  server: TestServer,
+  markdown: string,
+  instructions: string[],
+): Promise<{ docId: string; runId: string; blocks: BlockView[]; instructionIds: string[] }> {
+  const doc = await createDoc(server, markdown);
+  const instructionIds: string[] = [];
+  for (const [index, text] of instructions.entries()) instructionIds.push(await instruct(server, doc.id, doc.blocks[index].id, text));
+  const sent = await server.api(`/api/docs/${doc.id}/runs`, { method: 'POST' });
+  expect(sent.status).toBe(201);
+  return { docId: doc.id, runId: sent.body.runId, blocks: doc.blocks, instructionIds };
+}
+
+export async function getRun(server: TestServer, runId: string): Promise<RunRecord> {
+  return (await server.api(`/api/runs/${runId}`)).body;
+}
+
+export async function waitForState(server: TestServer, runId: string, state: RunRecord['state'], timeoutMs = 5000): Promise<RunRecord> {
+  await waitFor(async () => (await getRun(server, runId)).state === state, timeoutMs);
+  return getRun(server, runId);
+}
+
+/** An agent route as an agent token sends it. */
+export function agentApi(server: TestServer, token: string) {
+  const post = (path: string, body?: unknown): Promise<ApiResponse> => server.api(`/api/agent/runs/${path}`, { method: 'POST', token, body });
+  return {
+    queued: (query = '?state=queued') => server.api(`/api/agent/runs${query}`, { token }),
+    claim: (runId: string) => post(`${runId}/claim`),
+    heartbeat: (runId: string) => post(`${runId}/heartbeat`),
+    ops: (runId: string, idempotencyKey: string, ops: unknown) => post(`${runId}/ops`, { idempotencyKey, ops }),
+    complete: (runId: string, body?: unknown) => post(`${runId}/complete`, body),
+    fail: (runId: string, message: string) => post(`${runId}/fail`, { message }),
+  };
+}
+
+export const replaceOp = (block: BlockView, markdown: string, instructionId: string) => ({
+  op: 'replace_block',
+  blockId: block.id,
+  markdown,
+  expectHash: block.hash,
+  instructionId,
+});

@@ -1,0 +1,98 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentReply } from '../../shared/agent-messages.ts';
+import { connectPeer, sleep, type Peer } from '../helpers/peer.ts';
+import { getRun, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+/*
+ * The agent requests as stateless messages on an agent's Yjs connection (shared/PROTOCOL.md,
+ * AGENT1–AGENT4): the same service as the HTTP routes, answered on the same connection.
+ */
+
+let server: TestServer;
+const peers: Peer[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterEach(() => {
+  for (const peer of peers.splice(0)) peer.destroy();
+});
+afterAll(async () => {
+  await server.dispose();
+});
+
+const markdown = 'alpha one\n\nbeta two';
+
+/** An agent peer of `docId` that sends requests and collects the replies by request id. */
+async function statelessAgent(docId: string, token = server.token('agent')) {
+  const peer = connectPeer({ wsUrl: server.wsUrl, name: docId, token });
+  peers.push(peer);
+  await peer.synced;
+  const replies: AgentReply[] = [];
+  peer.provider.on('stateless', ({ payload }: { payload: string }) => replies.push(JSON.parse(payload)));
+  let next = 0;
+  return {
+    replies,
+    async request(message: Record<string, unknown>): Promise<AgentReply> {
+      const requestId = `q${++next}`;
+      peer.provider.sendStateless(JSON.stringify({ ...message, requestId }));
+      for (let waited = 0; waited < 5000; waited += 10) {
+        const reply = replies.find((candidate) => candidate.requestId === requestId);
+        if (reply) return reply;
+        await sleep(10);
+      }
+      throw new Error(`No reply to ${requestId}`);
+    },
+  };
+}
+
+describe('agent requests as stateless messages', () => {
+  it('[AGENT2] claim, ops, heartbeat and complete take a run to review', async () => {
+    const doc = await sentRun(server, markdown, ['uppercase']);
+    const agent = await statelessAgent(doc.docId);
+    const claim = await agent.request({ type: 'claim', runId: doc.runId });
+    expect(claim).toMatchObject({ ok: true, result: { runId: doc.runId, lease: { expiresAt: expect.any(String) }, document: { blocks: doc.blocks } } });
+    const ops = [replaceOp(doc.blocks[0], 'ALPHA ONE', doc.instructionIds[0])];
+    expect(await agent.request({ type: 'ops', runId: doc.runId, idempotencyKey: 'k', ops })).toMatchObject({ ok: true, result: { applied: 1 } });
+    expect(await agent.request({ type: 'ops', runId: doc.runId, idempotencyKey: 'k', ops })).toMatchObject({ ok: true, result: { applied: 1 } });
+    expect(await agent.request({ type: 'heartbeat', runId: doc.runId })).toMatchObject({ ok: true, result: { lease: { expiresAt: expect.any(String) } } });
+    expect(await agent.request({ type: 'complete', runId: doc.runId, summary: 'Done.' })).toEqual({ requestId: expect.any(String), ok: true, result: { state: 'review' } });
+    expect(await markdownOf(server, doc.docId)).toBe('ALPHA ONE\n\nbeta two');
+    expect(await getRun(server, doc.runId)).toMatchObject({ state: 'review', summary: 'Done.', items: [{ outcome: 'changed' }] });
+  });
+
+  it('[AGENT3] answers a refusal with the code and details of the HTTP route', async () => {
+    const doc = await sentRun(server, markdown, ['uppercase']);
+    const agent = await statelessAgent(doc.docId);
+    expect(await agent.request({ type: 'heartbeat', runId: doc.runId })).toMatchObject({ ok: false, error: { code: 'NOT_CLAIMED' } });
+    await agent.request({ type: 'claim', runId: doc.runId });
+    const stale = await agent.request({ type: 'ops', runId: doc.runId, idempotencyKey: 'k', ops: [{ ...replaceOp(doc.blocks[0], 'X', doc.instructionIds[0]), expectHash: 'old' }] });
+    expect(stale).toMatchObject({ ok: false, error: { code: 'STALE_BLOCK', index: 0, blockId: doc.blocks[0].id } });
+    expect(await agent.request({ type: 'fail', runId: doc.runId })).toMatchObject({ ok: false, error: { code: 'INVALID_BODY' } });
+    expect(await agent.request({ type: 'fail', runId: doc.runId, message: 'Gave up.' })).toMatchObject({ ok: true, result: { state: 'failed' } });
+  });
+
+  it('[AGENT4] refuses a run of another document, and anyone who is not an agent', async () => {
+    const doc = await sentRun(server, markdown, ['uppercase']);
+    const other = await sentRun(server, markdown, ['delete']);
+    const agent = await statelessAgent(doc.docId);
+    expect(await agent.request({ type: 'claim', runId: other.runId })).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+    const editor = await statelessAgent(doc.docId, server.ownerToken);
+    expect(await editor.request({ type: 'claim', runId: doc.runId })).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+    expect((await getRun(server, doc.runId)).state).toBe('queued');
+    expect((await getRun(server, other.runId)).state).toBe('queued');
+  });
+
+  it('[AGENT1] leaves other stateless messages alone and answers a request without an id with INVALID_BODY', async () => {
+    const doc = await sentRun(server, markdown, ['uppercase']);
+    const agent = await statelessAgent(doc.docId);
+    const peer = peers[peers.length - 1];
+    peer.provider.sendStateless('not json');
+    peer.provider.sendStateless(JSON.stringify({ type: 'chat', text: 'hello' }));
+    peer.provider.sendStateless(JSON.stringify({ type: 'claim', runId: doc.runId }));
+    await sleep(200);
+    expect(agent.replies).toEqual([{ requestId: null, ok: false, error: { code: 'INVALID_BODY', message: expect.any(String) } }]);
+    expect((await getRun(server, doc.runId)).state).toBe('queued');
+  });
+});

@@ -1,0 +1,92 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { docName } from '../../shared/doc-layout.ts';
+import { readRunRecords } from '../../shared/run-record.ts';
+import { connectPeer, sleep, waitFor, type Peer } from '../helpers/peer.ts';
+import { agentApi, blocksOf, getRun, markdownOf, replaceOp, sentRun, waitForState } from '../helpers/runs.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+/*
+ * Leases (shared/PROTOCOL.md CLAIM2, CLAIM3): a claim lasts LEASE_MS (here 300 ms) unless the agent
+ * renews it; a lease that runs out puts the run back in the queue and takes back what the
+ * claim had already changed, so that the next agent starts from the text the run was sent with.
+ */
+
+const leaseMs = 300;
+let server: TestServer;
+const peers: Peer[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer({ leaseMs });
+});
+afterEach(() => {
+  for (const peer of peers.splice(0)) peer.destroy();
+});
+afterAll(async () => {
+  await server.dispose();
+});
+
+const markdown = 'alpha one\n\nbeta two\n\ngamma three';
+
+describe('a lease that runs out', () => {
+  it('[CLAIM3] requeues the run and takes back the changes the claim applied', async () => {
+    const doc = await sentRun(server, markdown, ['uppercase', 'delete']);
+    const runs = connectPeer({ wsUrl: server.wsUrl, name: docName(doc.docId, 'runs'), token: server.token('viewer') });
+    peers.push(runs);
+    const slow = agentApi(server, server.token('agent', { sub: 'slow' }));
+    const claimed = await slow.claim(doc.runId);
+    expect(Date.parse(claimed.body.lease.expiresAt) - Date.now()).toBeLessThanOrEqual(leaseMs);
+    const [alpha, beta] = doc.blocks;
+    await slow.ops(doc.runId, 'k1', [
+      replaceOp(alpha, 'ALPHA ONE', doc.instructionIds[0]),
+      { op: 'delete_block', blockId: beta.id, expectHash: beta.hash, instructionId: doc.instructionIds[1] },
+    ]);
+    expect(await markdownOf(server, doc.docId)).toBe('ALPHA ONE\n\ngamma three');
+
+    const run = await waitForState(server, doc.runId, 'queued', 3000);
+    expect(run).toMatchObject({ claimedBy: null, lease: null, changes: [] });
+    expect(run.items.map((item) => item.outcome)).toEqual(['pending', 'pending']);
+    expect(await markdownOf(server, doc.docId)).toBe(markdown);
+    await waitFor(() => readRunRecords(runs.ydoc).runs[0]?.state === 'queued');
+
+    expect((await slow.ops(doc.runId, 'k2', [replaceOp(alpha, 'late', doc.instructionIds[0])])).body.error.code).toBe('NOT_CLAIMED');
+    expect((await slow.heartbeat(doc.runId)).body.error.code).toBe('NOT_CLAIMED');
+    expect((await slow.complete(doc.runId)).body.error.code).toBe('NOT_CLAIMED');
+
+    const next = agentApi(server, server.token('agent', { sub: 'next' }));
+    const reclaimed = await next.claim(doc.runId);
+    expect(reclaimed.status).toBe(200);
+    expect(reclaimed.body.document.blocks).toEqual(doc.blocks);
+    // The same key as the first claim's batch: a new claim starts with no batches behind it.
+    expect((await next.ops(doc.runId, 'k1', [replaceOp(alpha, 'Alpha One', doc.instructionIds[0])])).body).toEqual({ applied: 1 });
+    expect((await next.complete(doc.runId)).status).toBe(200);
+    expect(await markdownOf(server, doc.docId)).toBe('Alpha One\n\nbeta two\n\ngamma three');
+    const notes = (await server.api(`/api/docs/${doc.docId}`)).body.annotations;
+    expect(notes.map((note: { state: string }) => note.state)).toEqual(['sent', 'sent']);
+  });
+
+  it('[CLAIM3] wakes a long poll when the run is queued again', async () => {
+    const doc = await sentRun(server, markdown, ['uppercase']);
+    const bot = agentApi(server, server.token('agent', { doc: doc.docId }));
+    await bot.claim(doc.runId);
+    const started = Date.now();
+    const poll = await bot.queued('?state=queued&wait=5');
+    expect(poll.body.map((run: { runId: string }) => run.runId)).toEqual([doc.runId]);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('[CLAIM2] is kept by heartbeats for as long as they come', async () => {
+    const doc = await sentRun(server, markdown, ['uppercase']);
+    const bot = agentApi(server, server.token('agent'));
+    await bot.claim(doc.runId);
+    await bot.ops(doc.runId, 'k', [replaceOp(doc.blocks[0], 'ALPHA ONE', doc.instructionIds[0])]);
+    for (let beat = 0; beat < 6; beat++) {
+      await sleep(leaseMs / 3);
+      expect((await bot.heartbeat(doc.runId)).status).toBe(200);
+    }
+    expect((await getRun(server, doc.runId)).state).toBe('claimed');
+    expect((await bot.complete(doc.runId)).status).toBe(200);
+    await sleep(leaseMs * 2);
+    expect((await getRun(server, doc.runId)).state).toBe('review');
+    expect((await blocksOf(server, doc.docId))[0].markdown).toBe('ALPHA ONE');
+  });
+});
