@@ -2,7 +2,7 @@ import { LitElement, html, nothing } from 'lit';
 import type { ItemOutcome, RunChange, RunItem, RunRecord } from '../shared/run-record.ts';
 import { RunDecider } from './run-decider.ts';
 import type { RunDecision } from './api.ts';
-import { diffWords, type DiffPart } from './text-diff.ts';
+import { textDiff, type TextDiffPart } from '../shared/text-diff.ts';
 
 /** In review an instruction still `pending` was left alone, like an `unchanged` one. */
 export const outcomeLabels: Record<ItemOutcome, string> = {
@@ -144,7 +144,7 @@ function renderChange(change: RunChange) {
   if (change.op === 'insert_after' || change.before === null) {
     return html`<span class="review-op">Added</span> ${added(change.after ?? '')}`;
   }
-  const parts = diffWords(change.before, change.after ?? '');
+  const parts = textDiff(change.before, change.after ?? '');
   return html`${parts.map((part, index) => renderPart(part, index, parts.length))}`;
 }
 
@@ -153,7 +153,7 @@ const removed = (text: string) => html`<span class="visually-hidden">removed: </
 const added = (text: string) => html`<span class="visually-hidden">added: </span><ins>${text}</ins>`;
 
 /** Text that stayed is shortened to the words around the change. */
-function renderPart(part: DiffPart, index: number, count: number) {
+function renderPart(part: TextDiffPart, index: number, count: number) {
   if (part.kind === 'removed') return removed(part.text);
   if (part.kind === 'added') return added(part.text);
   const text = part.text;

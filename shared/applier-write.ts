@@ -2,6 +2,7 @@ import * as Y from 'yjs';
 import { Fragment, type Mark, type Node } from 'prosemirror-model';
 import { schema } from './schema.ts';
 import { withoutChangeMarks } from './markdown.ts';
+import { textDiff } from './text-diff.ts';
 
 /**
  * The applier's Yjs writer: writes a ProseMirror block over the Yjs node of a block with the
@@ -9,8 +10,8 @@ import { withoutChangeMarks } from './markdown.ts';
  * it inserts.
  *
  * It follows y-prosemirror's `updateYFragment` (children equal from the left and from the
- * right are kept; the rest are paired in order: texts diffed in place with one common prefix
- * and suffix, elements of the same type updated recursively, anything else replaced) and
+ * right are kept; the rest are paired in order: texts diffed in place (a character diff cut
+ * to human-sized pieces), elements of the same type updated recursively, anything else replaced) and
  * writes the same Yjs content an editor would, with two differences that the applier needs:
  * - equality is exact. y-prosemirror 1.3.7 takes a text whose mark has no attributes (`em`,
  *   `strong`…) as equal to the same text under another such mark (yjs/y-prosemirror#197), so
@@ -108,20 +109,24 @@ function newType(child: Child): Y.XmlElement | Y.XmlText {
 }
 
 /**
- * Diffs `ytext` (holding `before`) to `marked` as y-prosemirror's `updateYText` does: one
- * replacement between the common prefix and suffix, then every character's attributes set to
- * its marks (Yjs writes formatting only where it changes).
+ * Diffs `ytext` (holding `before`) to `marked`: the character diff's deletions and insertions
+ * written where they fall (kept characters stay the same Yjs items, so anchors and concurrent
+ * typing between them survive), then every character's attributes set to its marks (Yjs
+ * writes formatting only where it changes).
  */
 function updateText(ytext: Y.XmlText, before: Node[], marked: Node[]): void {
-  const oldText = before.map((text) => text.text ?? '').join('');
-  const newText = marked.map((text) => text.text ?? '').join('');
-  const { index, remove, insert } = simpleDiff(oldText, newText);
   const cleared: Record<string, null> = {};
   for (let item = ytext._start; item !== null; item = item.right) {
     if (!item.deleted && item.content instanceof Y.ContentFormat) cleared[item.content.key] = null;
   }
-  if (remove > 0) ytext.delete(index, remove);
-  if (insert.length > 0) ytext.insert(index, insert);
+  let at = 0;
+  for (const { kind, text } of textDiff(textOf(before), textOf(marked))) {
+    if (kind === 'removed') ytext.delete(at, text.length);
+    else {
+      if (kind === 'added') ytext.insert(at, text);
+      at += text.length;
+    }
+  }
   ytext.applyDelta(marked.map((text) => ({ retain: (text.text ?? '').length, attributes: { ...cleared, ...attributesOf(text.marks) } })));
 }
 
@@ -194,23 +199,22 @@ function markAll(child: Child, mark: Mark | null, parent: Node): Child {
 }
 
 /**
- * The new run with `mark` on the characters the diff inserts (between the common prefix and
- * suffix of the old and new strings); prefix and suffix keep the change mark they had.
+ * The new run with `mark` on exactly the characters the diff inserts; kept characters keep the
+ * change mark they had.
  */
 function markTextRun(before: Node[], after: Node[], mark: Mark | null): Node[] {
-  const oldText = before.map((text) => text.text ?? '').join('');
-  const newText = after.map((text) => text.text ?? '').join('');
-  const { index, insert } = simpleDiff(oldText, newText);
   const oldChange: (Mark | null)[] = [];
   for (const text of before) {
     const change = text.marks.find((m) => m.type === schema.marks.change) ?? null;
     for (let i = 0; i < (text.text ?? '').length; i++) oldChange.push(change);
   }
-  const changeAt = (i: number): Mark | null => {
-    if (i < index) return oldChange[i];
-    if (i < index + insert.length) return mark;
-    return oldChange[oldText.length - (newText.length - i)];
-  };
+  const newChange: (Mark | null)[] = [];
+  let oldIndex = 0;
+  for (const { kind, text } of textDiff(textOf(before), textOf(after))) {
+    if (kind === 'removed') oldIndex += text.length;
+    else if (kind === 'added') for (let i = 0; i < text.length; i++) newChange.push(mark);
+    else for (let i = 0; i < text.length; i++) newChange.push(oldChange[oldIndex++]);
+  }
   const out: Node[] = [];
   let offset = 0;
   for (const text of after) {
@@ -218,8 +222,8 @@ function markTextRun(before: Node[], after: Node[], mark: Mark | null): Node[] {
     const plain = text.marks.filter((m) => m.type !== schema.marks.change);
     let start = 0;
     for (let i = 1; i <= value.length; i++) {
-      if (i < value.length && sameMark(changeAt(offset + i), changeAt(offset + start))) continue;
-      const change = changeAt(offset + start);
+      if (i < value.length && sameMark(newChange[offset + i], newChange[offset + start])) continue;
+      const change = newChange[offset + start];
       out.push(schema.text(value.slice(start, i), change === null ? plain : change.addToSet(plain)));
       start = i;
     }
@@ -232,13 +236,7 @@ function sameMark(a: Mark | null, b: Mark | null): boolean {
   return a === b || (a !== null && b !== null && a.eq(b));
 }
 
-/** lib0's `simpleDiffString`, as `updateYText` uses it: one common prefix, one common suffix. */
-function simpleDiff(a: string, b: string): { index: number; remove: number; insert: string } {
-  let left = 0;
-  let right = 0;
-  while (left < a.length && left < b.length && a[left] === b[left]) left++;
-  if (left > 0 && /[\uD800-\uDBFF]/.test(a[left - 1])) left--;
-  while (right + left < a.length && right + left < b.length && a[a.length - right - 1] === b[b.length - right - 1]) right++;
-  if (right > 0 && /[\uDC00-\uDFFF]/.test(a[a.length - right])) right--;
-  return { index: left, remove: a.length - left - right, insert: b.slice(left, b.length - right) };
+function textOf(texts: Node[]): string {
+  return texts.map((text) => text.text ?? '').join('');
 }
+

@@ -90,6 +90,17 @@ describe('change marks', () => {
     ]);
   });
 
+  it('mark each replaced word on its own, not the kept text between them', () => {
+    const { ydoc, blocks, run, origin } = setup();
+    expect(applyOps(ydoc, [replaceOp(blocks[1], 'Alpha BETA gamma DELTA', 'i1')], run, origin).ok).toBe(true);
+    expect(changeRuns(readProseMirrorDoc(ydoc).child(1))).toEqual([
+      ['Alpha ', null],
+      ['BETA', 'run1/i1'],
+      [' gamma ', null],
+      ['DELTA', 'run1/i1'],
+    ]);
+  });
+
   it('mark new code inside a code block', () => {
     const { ydoc, blocks, run, origin } = setup('```js\nlet a = 1;\n```\n\nEnd');
     expect(applyOps(ydoc, [replaceOp(blocks[0], '```js\nlet a = 2;\n```')], run, origin).ok).toBe(true);

@@ -325,6 +325,15 @@ describe('applyOps: what survives a replacement', () => {
     expect(resolveAnchor(ydoc, title)).toMatchObject({ status: 'attached', text: 'Title' });
   });
 
+  it('keeps an anchor on a word between two words the op replaces', () => {
+    const { ydoc, blocks, run, origin } = setup();
+    const start = readProseMirrorDoc(ydoc).child(0).nodeSize + 1;
+    const gamma = anchorFromRange(ydoc, start + 11, start + 16).anchor;
+    expect(resolveAnchor(ydoc, gamma)).toMatchObject({ status: 'attached', text: 'gamma' });
+    expect(applyOps(ydoc, [replaceOp(blocks[1], 'Alpha BETA gamma DELTA')], run, origin).ok).toBe(true);
+    expect(resolveAnchor(ydoc, gamma)).toMatchObject({ status: 'attached', text: 'gamma' });
+  });
+
   it('orphans the anchors inside a block whose type the op changes (Yjs cannot rename a node)', () => {
     const { ydoc, blocks, run, origin } = setup();
     const start = readProseMirrorDoc(ydoc).child(0).nodeSize + 1;
