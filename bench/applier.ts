@@ -1,0 +1,130 @@
+/**
+ * 2. Applier. Documents of 100, 1,000 and 10,000 blocks; batches of 1, 10 and 100 ops that each
+ * append to one block's text: the time to validate and apply a batch, and the time to discard
+ * it (undo the run), beside the same edits written as one raw Yjs transaction and undone with a
+ * `Y.UndoManager` (the floor).
+ *
+ * The applier comes in through one file, `bench/applier-subject.ts`, which exports
+ * `subject: ApplierSubject` (below) around it. Without that file this benchmark prints
+ * "applier: not built yet" and is skipped.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import * as Y from 'yjs';
+import { buildInitialState } from '../server/docs/create-doc.ts';
+import { docParts } from '../shared/doc-layout.ts';
+import { paragraphsMarkdown } from './lib/docs.ts';
+import { percentile } from './lib/stats.ts';
+import { rowsFor, type Benchmark } from './lib/types.ts';
+
+/** What `bench/applier-subject.ts` exports as `subject`: the applier behind a narrow surface. */
+export interface ApplierSubject {
+  /**
+   * The ops an agent would send to append `suffix` to the text of each block in `blockIds`
+   * (untimed: building ops is the agent's work).
+   */
+  makeOps(ydoc: Y.Doc, blockIds: readonly string[], suffix: string): unknown;
+  /** Validates and applies `ops` as one transaction; throws if the applier refuses them. Timed. */
+  apply(ydoc: Y.Doc, ops: unknown): unknown;
+  /** Discards what `apply` did (`applied` is its return value), as "Discard run" does. Timed. */
+  discard(ydoc: Y.Doc, applied: unknown): void;
+}
+
+const subjectUrl = new URL('./applier-subject.ts', import.meta.url);
+const blockCounts = [100, 1_000, 10_000];
+const batchSizes = [1, 10, 100];
+const suffix = ' (revised by the agent)';
+const floorName = 'raw Yjs transaction + UndoManager';
+
+export const applier: Benchmark = {
+  name: 'applier',
+  async run(ctx) {
+    if (!existsSync(fileURLToPath(subjectUrl))) return { rows: [], skipped: 'applier: not built yet' };
+    const { subject } = (await import(subjectUrl.href)) as { subject: ApplierSubject };
+    const runs = ctx.quick ? 3 : 21;
+    const { rows, add } = rowsFor('applier');
+    const subjectEdit = (ydoc: Y.Doc, ids: string[]): Edit => {
+      const ops = subject.makeOps(ydoc, ids, suffix);
+      return { apply: () => subject.apply(ydoc, ops), discard: (applied) => subject.discard(ydoc, applied) };
+    };
+    // Warms the code up, so that the first case measured is not also the one the JIT learns on.
+    const small = buildInitialState({ kind: 'text', title: 'Applier', markdown: paragraphsMarkdown(50, 200) });
+    measure(small, 10, 20, subjectEdit);
+    measure(small, 10, 20, rawEdit);
+    for (const blocks of blockCounts) {
+      const state = buildInitialState({ kind: 'text', title: 'Applier', markdown: paragraphsMarkdown(blocks, 200) });
+      for (const batch of batchSizes) {
+        ctx.log(`applier: ${blocks} blocks, batches of ${batch}`);
+        const tandem = measure(state, batch, runs, subjectEdit);
+        const floor = measure(state, batch, runs, rawEdit);
+        const label = `${blocks.toLocaleString('en-US')} blocks, ${batch} op${batch === 1 ? '' : 's'}`;
+        const pair = { case: label, unit: 'ms' as const, better: 'lower' as const, baselineName: floorName };
+        add({ ...pair, metric: 'validate + apply', tandem: tandem.apply, baseline: floor.apply });
+        add({ ...pair, metric: 'discard', tandem: tandem.discard, baseline: floor.discard });
+      }
+    }
+    return { rows };
+  },
+};
+
+interface Edit {
+  apply(): unknown;
+  discard(applied: unknown): void;
+}
+
+/** Median apply and discard times over `runs` fresh copies of the document (one warm-up first). */
+function measure(state: Uint8Array, batch: number, runs: number, prepare: (ydoc: Y.Doc, ids: string[]) => Edit) {
+  const applyTimes: number[] = [];
+  const discardTimes: number[] = [];
+  for (let run = 0; run <= runs; run++) {
+    const ydoc = new Y.Doc();
+    Y.applyUpdate(ydoc, state);
+    const edit = prepare(ydoc, spreadBlockIds(ydoc, batch));
+    const t0 = performance.now();
+    const applied = edit.apply();
+    const t1 = performance.now();
+    edit.discard(applied);
+    const t2 = performance.now();
+    if (run > 0) {
+      applyTimes.push(t1 - t0);
+      discardTimes.push(t2 - t1);
+    }
+    ydoc.destroy();
+  }
+  return { apply: percentile(applyTimes, 50), discard: percentile(discardTimes, 50) };
+}
+
+/** The ids of `count` blocks spread evenly over the document. */
+function spreadBlockIds(ydoc: Y.Doc, count: number): string[] {
+  const blocks = docParts(ydoc).content.toArray();
+  const ids: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const block = blocks[Math.floor((index * blocks.length) / count)];
+    if (block instanceof Y.XmlElement) ids.push(String(block.getAttribute('id')));
+  }
+  return ids;
+}
+
+/** The floor: the same appends as one Yjs transaction, found by id, undone by an UndoManager. */
+function rawEdit(ydoc: Y.Doc, ids: string[]): Edit {
+  const origin = { run: 'floor' };
+  const content = docParts(ydoc).content;
+  const undo = new Y.UndoManager(content, { trackedOrigins: new Set([origin]), captureTimeout: Number.MAX_SAFE_INTEGER });
+  return {
+    apply() {
+      const wanted = new Set(ids);
+      ydoc.transact(() => {
+        for (const block of content.toArray()) {
+          if (!(block instanceof Y.XmlElement) || !wanted.has(String(block.getAttribute('id')))) continue;
+          const text = block.toArray().find((child): child is Y.XmlText => child instanceof Y.XmlText);
+          text?.insert(text.length, suffix);
+        }
+      }, origin);
+      return null;
+    },
+    discard() {
+      undo.undo();
+      undo.destroy();
+    },
+  };
+}

@@ -1,0 +1,10 @@
+import { syncLatency } from './sync-latency.ts';
+import { applier } from './applier.ts';
+import { persistence } from './persistence.ts';
+import { memory } from './memory.ts';
+import { traces } from './traces.ts';
+import { browser } from './browser.ts';
+import type { Benchmark } from './lib/types.ts';
+
+/** Every benchmark, in the order they run and print. */
+export const benchmarks: Benchmark[] = [syncLatency, applier, persistence, memory, browser, traces];

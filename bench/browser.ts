@@ -1,0 +1,154 @@
+/**
+ * 5. Browser. In Chromium: the time from navigation to an editable 1 MB document (its last
+ * paragraph rendered in an element `aria-label="Document"` with contenteditable=true), first
+ * served by the server and then from IndexedDB with the server down; and the size of the
+ * client's JavaScript. Tandem's built client against a minimal editor on the same libraries
+ * (bench/minimal-editor), which loads the same document from the same Tandem server.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { docOfStateSize, seedTandemStore } from './lib/docs.ts';
+import { launchServer } from './lib/servers.ts';
+import { serveStatic } from './lib/static-server.ts';
+import { percentile } from './lib/stats.ts';
+import { formatBytes } from './lib/table.ts';
+import { rowsFor, type BenchContext, type Benchmark } from './lib/types.ts';
+
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const baselineName = 'minimal y-prosemirror editor';
+const marker = 'Tandem-bench-end-of-document';
+
+export const browser: Benchmark = {
+  name: 'browser',
+  async run(ctx) {
+    if (!existsSync(chromiumPath)) return { rows: [], skipped: `browser: no Chromium at ${chromiumPath}; skipped` };
+    const { rows, add } = rowsFor('browser');
+    const notes: string[] = [];
+
+    ctx.log('browser: building the client and the baseline editor');
+    const tandemDist = ctx.tempDir('dist');
+    const minimalDist = ctx.tempDir('minimal');
+    await viteBuild(ctx.repoRoot, ['--outDir', tandemDist, '--emptyOutDir']);
+    await viteBuild(ctx.repoRoot, ['--config', 'bench/minimal-editor/vite.config.ts', '--outDir', minimalDist]);
+    const tandemJs = scriptSize(tandemDist);
+    const minimalJs = scriptSize(minimalDist);
+    const size = { case: 'all emitted .js files', unit: 'bytes' as const, better: 'lower' as const, baselineName };
+    add({ ...size, metric: 'client JavaScript, raw', tandem: tandemJs.raw, baseline: minimalJs.raw });
+    add({ ...size, metric: 'client JavaScript, gzip', tandem: tandemJs.gzip, baseline: minimalJs.gzip });
+
+    const doc = docOfStateSize(1_000_000, marker);
+    const dataDir = ctx.tempDir('browser');
+    const [docId] = await seedTandemStore(dataDir, [doc.state]);
+    const server = await launchServer({ kind: 'tandem', dataDir, distDir: tandemDist });
+    const minimal = await serveStatic(minimalDist);
+    const { chromium } = await import('playwright-core');
+    const chromiumBrowser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    const runs = ctx.quick ? 1 : 3;
+    const times = { tandemOnline: [] as number[], minimalOnline: [] as number[], tandemOffline: [] as number[], minimalOffline: [] as number[] };
+    const contexts: BrowserContext[] = [];
+    try {
+      const tandemUrl = `${server.httpUrl}/d/${docId}?token=${encodeURIComponent(server.token)}`;
+      const minimalUrl = `${minimal.url}/?${new URLSearchParams({ ws: server.wsUrl, doc: docId, token: server.token })}`;
+      const visits: { context: BrowserContext; url: string; app: 'tandem' | 'minimal' }[] = [];
+      for (let run = 0; run < runs; run++) {
+        for (const [app, url] of [['tandem', tandemUrl], ['minimal', minimalUrl]] as const) {
+          ctx.log(`browser: ${app}, first visit with the server up (${run + 1} of ${runs})`);
+          const context = await chromiumBrowser.newContext({ viewport: { width: 1100, height: 800 } });
+          contexts.push(context);
+          const page = await context.newPage();
+          (app === 'tandem' ? times.tandemOnline : times.minimalOnline).push(await openUntilEditable(page, url));
+          const ready = app === 'tandem' ? 'html[data-offline-ready] tandem-doc-view[data-saved-locally="true"]' : 'html[data-saved-locally]';
+          await waitForOffline(page, app, ready).catch((error) => notes.push(`browser: ${app}: ${error.message}`));
+          await page.close();
+          visits.push({ context, url, app });
+        }
+      }
+      ctx.log('browser: stopping the server');
+      await server.stop();
+      for (const { context, url, app } of visits) {
+        ctx.log(`browser: ${app}, visit with the server down`);
+        const page = await context.newPage();
+        (app === 'tandem' ? times.tandemOffline : times.minimalOffline).push(await openUntilEditable(page, url));
+        await page.close();
+      }
+    } finally {
+      for (const context of contexts) await context.close().catch(() => {});
+      await chromiumBrowser.close();
+      await minimal.close();
+      await server.stop();
+    }
+
+    const label = `${formatBytes(doc.state.byteLength)} doc, ${doc.paragraphs.toLocaleString('en-US')} paragraphs`;
+    const load = { case: label, unit: 'ms' as const, better: 'lower' as const, baselineName };
+    add({ ...load, metric: 'navigation → editable, server up', tandem: percentile(times.tandemOnline, 50), baseline: percentile(times.minimalOnline, 50) });
+    add({ ...load, metric: 'navigation → editable, server down', tandem: percentile(times.tandemOffline, 50), baseline: percentile(times.minimalOffline, 50) });
+    notes.push('browser: "server down" is a second visit on the same browser profile: Tandem from its service worker and IndexedDB; the baseline page from its own static server (still up) and IndexedDB.');
+    return { rows, notes };
+  },
+};
+
+/** Runs Vite from the repository root with `args` (after `build`), in its own process. */
+function viteBuild(repoRoot: string, args: string[]): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [resolve(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn', ...args], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let errors = '';
+    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolvePromise() : reject(new Error(`vite build ${args.join(' ')} failed (${code}): ${errors.slice(-2000)}`))));
+  });
+}
+
+/** Every `.js` file Vite emitted (source maps aside), raw and gzipped one by one. */
+function scriptSize(dir: string): { raw: number; gzip: number } {
+  let raw = 0;
+  let gzip = 0;
+  const walk = (current: string) => {
+    for (const name of readdirSync(current)) {
+      const path = join(current, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith('.js')) {
+        const bytes = readFileSync(path);
+        raw += bytes.byteLength;
+        gzip += gzipSync(bytes, { level: 9 }).byteLength;
+      }
+    }
+  };
+  walk(dir);
+  return { raw, gzip };
+}
+
+/**
+ * Navigates and returns the page's own clock (milliseconds since the navigation started) at the
+ * first animation frame in which the document is editable and its last paragraph is rendered.
+ */
+async function openUntilEditable(page: Awaited<ReturnType<BrowserContext['newPage']>>, url: string): Promise<number> {
+  await page.goto(url, { waitUntil: 'commit', timeout: 60_000 });
+  const handle = await page.waitForFunction(
+    (mark) => {
+      const editor = document.querySelector('[aria-label="Document"]');
+      if (!editor || editor.getAttribute('contenteditable') !== 'true') return false;
+      return editor.lastElementChild?.textContent?.includes(mark) ? performance.now() : false;
+    },
+    marker,
+    { polling: 'raf', timeout: 60_000 },
+  );
+  return (await handle.jsonValue()) as number;
+}
+
+/** Waits until the page can open the document again without the server. */
+async function waitForOffline(page: Awaited<ReturnType<BrowserContext['newPage']>>, app: string, selector: string): Promise<void> {
+  for (const part of app === 'tandem' ? ['html[data-offline-ready]', 'tandem-doc-view[data-saved-locally="true"]'] : [selector]) {
+    await page.locator(part).waitFor({ state: 'attached', timeout: 30_000 });
+  }
+}
+
+export type { Browser };
