@@ -1,9 +1,10 @@
+import { Rejection } from '../rejection.ts';
 import type { Extension, onStatelessPayload } from '@hocuspocus/server';
 import { parseAgentRequest, type AgentReply, type AgentRequest } from '../../shared/agent-messages.ts';
 import type { Claims } from '../../shared/claims.ts';
 import { parseDocName } from '../../shared/doc-layout.ts';
 import type { AgentService } from '../runs/agent-service.ts';
-import { RunError } from '../runs/run-error.ts';
+
 import type { AuthContext } from './auth.ts';
 
 /**
@@ -27,16 +28,16 @@ export class AgentStateless implements Extension {
     const reply = (answer: AgentReply) => connection.sendStateless(JSON.stringify(answer));
     const { requestId } = request;
     try {
-      if ('problem' in request) throw new RunError(422, 'INVALID_BODY', request.problem);
+      if ('problem' in request) throw new Rejection(422, 'INVALID_BODY', request.problem);
       const target = parseDocName(documentName);
-      if (target?.part !== 'text') throw new RunError(403, 'FORBIDDEN', 'Send agent requests on the connection to the text document.');
+      if (target?.part !== 'text') throw new Rejection(403, 'FORBIDDEN', 'Send agent requests on the connection to the text document.');
       const { principal } = connection.context as AuthContext;
       // Requests on a document's connection are about that document's runs.
       const agent = { ...principal, doc: target.docId };
       const result = await this.answer(agent, request);
       reply({ requestId, ok: true, result });
     } catch (error) {
-      if (error instanceof RunError) {
+      if (error instanceof Rejection) {
         reply({ requestId, ok: false, error: { code: error.code, message: error.message, ...error.details } });
       } else {
         this.onError(error);

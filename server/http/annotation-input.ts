@@ -1,5 +1,6 @@
+import { Rejection } from '../rejection.ts';
 import { checkText, type AnnotationKind } from '../../shared/annotations.ts';
-import { ApiError, invalidBody } from './api-error.ts';
+import { invalidBody } from './api-error.ts';
 
 export interface NewAnnotationInput {
   kind: AnnotationKind;
@@ -9,7 +10,7 @@ export interface NewAnnotationInput {
 
 /**
  * The annotation described by a `POST /api/docs/:id/annotations` body,
- * `{kind: "comment" | "instruction", blockId, text}`. Throws ApiError 422 `INVALID_BODY` for a
+ * `{kind: "comment" | "instruction", blockId, text}`. Throws Rejection 422 `INVALID_BODY` for a
  * malformed body or kind, or a block id that is not a string, and 422 `INVALID_TEXT` for text that is not a non-empty
  * string of at most 10,000 characters.
  */
@@ -21,6 +22,6 @@ export function parseNewAnnotation(body: unknown): NewAnnotationInput {
   if (kind !== 'comment' && kind !== 'instruction') throw invalidBody('kind must be "comment" or "instruction".');
   if (typeof blockId !== 'string') throw invalidBody('blockId must be a string: the id of a block of the document.');
   const textReason = checkText(text);
-  if (textReason !== null) throw new ApiError(422, 'INVALID_TEXT', `text ${textReason}.`);
+  if (textReason !== null) throw new Rejection(422, 'INVALID_TEXT', `text ${textReason}.`);
   return { kind, blockId, text: text as string };
 }

@@ -1,3 +1,4 @@
+import { Rejection } from '../rejection.ts';
 import type { Hocuspocus } from '@hocuspocus/server';
 import { isRecordId } from '../../shared/annotations.ts';
 import { createAnnotation, escalateComment, type AnnotationError } from '../../shared/annotations-writers.ts';
@@ -8,7 +9,7 @@ import { may } from '../auth/roles.ts';
 import { readDocState } from '../docs/read-doc.ts';
 import { withDocument } from '../docs/with-document.ts';
 import type { Store } from '../store/store.ts';
-import { ApiError, forbidden, notFound } from './api-error.ts';
+import { forbidden, notFound } from './api-error.ts';
 import type { RouteHandler } from './api.ts';
 import { parseNewAnnotation } from './annotation-input.ts';
 import { readableDoc } from './doc-access.ts';
@@ -32,7 +33,7 @@ export function addAnnotationRoutes(router: Router<RouteHandler>, deps: { store:
     const pin = isRecordId(input.blockId)
       ? await readDocState(hocuspocus, store, docName(doc.id), (ydoc) => anchorForBlock(ydoc, input.blockId))
       : null;
-    if (!pin) throw new ApiError(422, 'UNKNOWN_BLOCK', 'The document has no block with this blockId.');
+    if (!pin) throw new Rejection(422, 'UNKNOWN_BLOCK', 'The document has no block with this blockId.');
     const result = await withDocument(hocuspocus, docName(doc.id, 'notes'), (notes) =>
       createAnnotation(
         notes,
@@ -68,7 +69,7 @@ export function addAnnotationRoutes(router: Router<RouteHandler>, deps: { store:
 }
 
 /** A writer's refusal as an API error: 404 for a missing annotation, else 422 with its code. */
-function refusal(error: AnnotationError): ApiError {
+function refusal(error: AnnotationError): Rejection {
   if (error.code === 'NOT_FOUND') return notFound('There is no annotation with this id.');
-  return new ApiError(422, error.code, error.message);
+  return new Rejection(422, error.code, error.message);
 }

@@ -1,8 +1,8 @@
+import { Rejection } from '../rejection.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Claims } from '../../shared/claims.ts';
 import { maxBodyBytes } from '../../shared/limits.ts';
-import { RunError } from '../runs/run-error.ts';
-import { ApiError } from './api-error.ts';
+
 import { principalOf } from './bearer.ts';
 import { readJsonBody } from './body.ts';
 import { json, sendReply, type Reply } from './reply.ts';
@@ -14,7 +14,7 @@ export interface RequestContext {
   url: URL;
   principal: Claims;
   params: Params;
-  /** The parsed JSON body; throws ApiError 400 or 413. `optional`: an empty body is undefined. */
+  /** The parsed JSON body; throws Rejection 400 or 413. `optional`: an empty body is undefined. */
   body(options?: { optional: boolean }): Promise<unknown>;
 }
 
@@ -40,7 +40,7 @@ export function createApiHandler(options: {
     } catch (error) {
       if (res.headersSent) {
         res.destroy();
-      } else if (error instanceof ApiError || error instanceof RunError) {
+      } else if (error instanceof Rejection || error instanceof Rejection) {
         const headers: Record<string, string> = {};
         if (Array.isArray(error.details.allow)) headers.Allow = error.details.allow.join(', ');
         if (error.status === 401) headers['WWW-Authenticate'] = 'Bearer';

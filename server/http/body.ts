@@ -1,22 +1,22 @@
+import { Rejection } from '../rejection.ts';
 import type { IncomingMessage } from 'node:http';
-import { ApiError } from './api-error.ts';
 
 /** Past this many bytes a too-large body is no longer drained but its connection cut. */
 const drainLimitFactor = 8;
 
 /**
- * Reads a JSON body of at most `limit` bytes. Throws ApiError 413 `BODY_TOO_LARGE` (after
+ * Reads a JSON body of at most `limit` bytes. Throws Rejection 413 `BODY_TOO_LARGE` (after
  * draining the rest, so the client reads the answer) or 400 `INVALID_JSON`. An empty body is
  * `undefined` when `optional`, else refused.
  */
 export async function readJsonBody(req: IncomingMessage, limit: number, optional = false): Promise<unknown> {
   const raw = await readBody(req, limit);
   if (raw.length === 0 && optional) return undefined;
-  if (raw.length === 0) throw new ApiError(400, 'INVALID_JSON', 'The request body is empty; send a JSON object.');
+  if (raw.length === 0) throw new Rejection(400, 'INVALID_JSON', 'The request body is empty; send a JSON object.');
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch {
-    throw new ApiError(400, 'INVALID_JSON', 'The request body is not valid JSON.');
+    throw new Rejection(400, 'INVALID_JSON', 'The request body is not valid JSON.');
   }
 }
 
@@ -25,7 +25,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
     let tooLarge = Number(req.headers['content-length'] ?? 0) > limit;
-    const refuse = () => reject(new ApiError(413, 'BODY_TOO_LARGE', `The request body is larger than ${limit} bytes.`));
+    const refuse = () => reject(new Rejection(413, 'BODY_TOO_LARGE', `The request body is larger than ${limit} bytes.`));
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) tooLarge = true;
@@ -39,7 +39,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.on('end', () => (tooLarge ? refuse() : resolve(Buffer.concat(chunks))));
     req.on('error', reject);
     req.on('close', () => {
-      if (!req.complete) reject(new ApiError(400, 'BODY_INCOMPLETE', 'The request body ended early.'));
+      if (!req.complete) reject(new Rejection(400, 'BODY_INCOMPLETE', 'The request body ended early.'));
     });
   });
 }

@@ -5,7 +5,7 @@ import type { DocRecord, Store } from '../store/store.ts';
 import { forbidden, notFound } from './api-error.ts';
 
 /**
- * The catalogue record of a document the principal may read: throws ApiError 403 when its role
+ * The catalogue record of a document the principal may read: throws Rejection 403 when its role
  * may not read or its token is for another document, 404 when there is no such document.
  */
 export async function readableDoc(store: Store, principal: Claims, id: string): Promise<DocRecord> {

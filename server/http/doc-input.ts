@@ -4,7 +4,7 @@ import { invalidBody } from './api-error.ts';
 
 /**
  * The document described by a `POST /api/docs` body: `{title, markdown?}` or
- * `{title, kind: "page", html}`. Throws ApiError 422 `INVALID_BODY` naming the first problem.
+ * `{title, kind: "page", html}`. Throws Rejection 422 `INVALID_BODY` naming the first problem.
  */
 export function parseNewDoc(body: unknown): NewDoc {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {

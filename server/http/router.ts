@@ -1,4 +1,5 @@
-import { ApiError, notFound } from './api-error.ts';
+import { Rejection } from '../rejection.ts';
+import { notFound } from './api-error.ts';
 
 export type Params = Record<string, string>;
 
@@ -9,7 +10,7 @@ interface Route<H> {
 }
 
 /**
- * Matches a method and a path against patterns like `/api/docs/:id`. `match` throws ApiError
+ * Matches a method and a path against patterns like `/api/docs/:id`. `match` throws Rejection
  * 404 `NOT_FOUND` for an unknown path and 405 `METHOD_NOT_ALLOWED` for a known path with
  * another method.
  */
@@ -31,7 +32,7 @@ export class Router<H> {
       allowed.push(route.method);
     }
     if (allowed.length === 0) throw notFound();
-    throw new ApiError(405, 'METHOD_NOT_ALLOWED', `Use ${allowed.join(' or ')} here.`, { allow: allowed });
+    throw new Rejection(405, 'METHOD_NOT_ALLOWED', `Use ${allowed.join(' or ')} here.`, { allow: allowed });
   }
 }
 

@@ -1,3 +1,4 @@
+import { Rejection } from '../rejection.ts';
 import type { Hocuspocus } from '@hocuspocus/server';
 import { isRecordId } from '../../shared/annotations.ts';
 import { may } from '../auth/roles.ts';
@@ -6,7 +7,7 @@ import type { RunServices } from '../runs/run-services.ts';
 import { sendRun } from '../runs/send-run.ts';
 import { toRunRecord } from '../store/run-store.ts';
 import type { Store } from '../store/store.ts';
-import { ApiError, forbidden, notFound } from './api-error.ts';
+import { forbidden, notFound } from './api-error.ts';
 import type { RouteHandler } from './api.ts';
 import { readableDoc } from './doc-access.ts';
 import { json } from './reply.ts';
@@ -32,10 +33,10 @@ export function addRunRoutes(
       return json(201, { runId: result.run.id, items });
     }
     if (result.code === 'NOTHING_TO_SEND') {
-      throw new ApiError(422, 'NOTHING_TO_SEND', 'No instruction is ready to send: create one, or mark a draft as ready.');
+      throw new Rejection(422, 'NOTHING_TO_SEND', 'No instruction is ready to send: create one, or mark a draft as ready.');
     }
     const outstanding = await store.runs.outstandingRun(doc.id);
-    throw new ApiError(
+    throw new Rejection(
       409,
       'RUN_OUTSTANDING',
       'This document already has a run that is queued, being worked on or waiting for review; it must be accepted, discarded or fail before the next send.',

@@ -2,7 +2,7 @@ import { invalidInput } from './run-error.ts';
 
 /**
  * The agent requests' inputs, read from untrusted JSON the same way for both channels (the
- * HTTP routes and the stateless messages). Each throws RunError 422 `INVALID_BODY`. The ops
+ * HTTP routes and the stateless messages). Each throws Rejection 422 `INVALID_BODY`. The ops
  * themselves are the applier's to read (shared/ops.ts), so that one parser answers for them.
  */
 

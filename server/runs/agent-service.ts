@@ -1,3 +1,4 @@
+import { Rejection } from '../rejection.ts';
 import { isRecordId } from '../../shared/annotations.ts';
 import { setInstructionState } from '../../shared/annotations-writers.ts';
 import type { ApplyError } from '../../shared/applier.ts';
@@ -10,7 +11,7 @@ import { may } from '../auth/roles.ts';
 import { readDocState } from '../docs/read-doc.ts';
 import type { StoredRun } from '../store/store.ts';
 import { parseCompleteInput, parseFailInput, parseOpsInput } from './agent-input.ts';
-import { invalidInput, notClaimed, RunError, runNotFound } from './run-error.ts';
+import { invalidInput, notClaimed, runNotFound } from './run-error.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { applyBatch, takeBack } from './run-text.ts';
 
@@ -48,7 +49,7 @@ const applyStatus: Record<ApplyError['code'], number> = {
  * keep its lease, send batches of ops, complete or fail it. One service behind two thin
  * adapters: the HTTP routes (server/http/agent-routes.ts) and stateless messages on an agent's
  * Yjs connection (server/extensions/agent-stateless.ts), which pass request bodies as they
- * came: the role and the run are checked before the body is read. Refusals throw RunError.
+ * came: the role and the run are checked before the body is read. Refusals throw Rejection.
  */
 export class AgentService {
   constructor(private readonly deps: RunServiceDeps) {}
@@ -74,8 +75,8 @@ export class AgentService {
     const now = Date.now();
     if (!(await store.runs.claimRun(run.id, agentOf(principal), now, now + leaseMs))) {
       const current = await store.runs.getRun(run.id);
-      if (current?.state === 'claimed') throw new RunError(409, 'ALREADY_CLAIMED', 'This run is already claimed by an agent.');
-      throw new RunError(409, 'NOT_QUEUED', `This run is ${current?.state ?? 'gone'}; only a queued run can be claimed.`);
+      if (current?.state === 'claimed') throw new Rejection(409, 'ALREADY_CLAIMED', 'This run is already claimed by an agent.');
+      throw new Rejection(409, 'NOT_QUEUED', `This run is ${current?.state ?? 'gone'}; only a queued run can be claimed.`);
     }
     await mirror.refresh(run.docId);
     const blocks = await readDocState(hocuspocus, store, docName(run.docId), readBlocks);
@@ -117,7 +118,7 @@ export class AgentService {
       if (result.ok === 'unrecorded') throw notClaimed();
       if (!result.ok) {
         const { code, message, index, blockId } = result.error;
-        throw new RunError(applyStatus[code], code, message, blockId === undefined ? { index } : { index, blockId });
+        throw new Rejection(applyStatus[code], code, message, blockId === undefined ? { index } : { index, blockId });
       }
       await mirror.refresh(run.docId);
       return { applied: result.applied };
@@ -166,7 +167,7 @@ export class AgentService {
 
   /** Throws 403 unless `principal` is an agent. */
   mustBeAgent(principal: Claims): void {
-    if (!may(principal.role, 'runs.work')) throw new RunError(403, 'FORBIDDEN', 'Only agents may claim runs and work on them.');
+    if (!may(principal.role, 'runs.work')) throw new Rejection(403, 'FORBIDDEN', 'Only agents may claim runs and work on them.');
   }
 
   /** The run, when `principal` is an agent that may work on it; else throws 403 or 404. */
@@ -175,7 +176,7 @@ export class AgentService {
     const run = isRecordId(runId) ? await this.deps.store.runs.getRun(runId) : null;
     if (!run) throw runNotFound();
     if (principal.doc !== undefined && principal.doc !== run.docId) {
-      throw new RunError(403, 'FORBIDDEN', 'This run belongs to a document your token is not for.');
+      throw new Rejection(403, 'FORBIDDEN', 'This run belongs to a document your token is not for.');
     }
     return run;
   }

@@ -1,3 +1,4 @@
+import { Rejection } from '../rejection.ts';
 import type * as Y from 'yjs';
 import { isRecordId } from '../../shared/annotations.ts';
 import { setInstructionState } from '../../shared/annotations-writers.ts';
@@ -6,7 +7,7 @@ import { serverOrigin } from '../../shared/origins.ts';
 import { may } from '../auth/roles.ts';
 import type { StoredRun } from '../store/store.ts';
 import type { RunServiceDeps } from './run-services.ts';
-import { notInReview, RunError, runNotFound } from './run-error.ts';
+import { notInReview, runNotFound } from './run-error.ts';
 import { keepRun, takeBack } from './run-text.ts';
 
 export type Decision = 'accepted' | 'discarded';
@@ -23,12 +24,12 @@ export class ReviewService {
   constructor(private readonly deps: RunServiceDeps) {}
 
   async decide(principal: Claims, runId: string, decision: Decision): Promise<{ state: Decision }> {
-    if (!may(principal.role, 'runs.review')) throw new RunError(403, 'FORBIDDEN', 'Only editors may accept or discard a run.');
+    if (!may(principal.role, 'runs.review')) throw new Rejection(403, 'FORBIDDEN', 'Only editors may accept or discard a run.');
     const { store, locks, mirror } = this.deps;
     const run = isRecordId(runId) ? await store.runs.getRun(runId) : null;
     if (!run) throw runNotFound();
     if (principal.doc !== undefined && principal.doc !== run.docId) {
-      throw new RunError(403, 'FORBIDDEN', 'This run belongs to a document your token is not for.');
+      throw new Rejection(403, 'FORBIDDEN', 'This run belongs to a document your token is not for.');
     }
     await locks.run(run.id, async () => {
       const current = (await store.runs.getRun(run.id)) ?? run;

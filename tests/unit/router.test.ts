@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Router } from '../../server/http/router.ts';
-import { ApiError } from '../../server/http/api-error.ts';
+import { Rejection } from '../../server/rejection.ts';
 
 const router = new Router<string>()
   .add('GET', '/api/docs', 'list')
@@ -8,13 +8,13 @@ const router = new Router<string>()
   .add('GET', '/api/docs/:id', 'read')
   .add('GET', '/api/docs/:id/markdown', 'markdown');
 
-function failure(method: string, path: string): ApiError {
+function failure(method: string, path: string): Rejection {
   try {
     router.match(method, path);
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    if (error instanceof Rejection) return error;
   }
-  throw new Error('expected an ApiError');
+  throw new Error('expected an Rejection');
 }
 
 describe('router', () => {
