@@ -40,7 +40,7 @@ export function createApiHandler(options: {
     } catch (error) {
       if (res.headersSent) {
         res.destroy();
-      } else if (error instanceof Rejection || error instanceof Rejection) {
+      } else if (error instanceof Rejection) {
         const headers: Record<string, string> = {};
         if (Array.isArray(error.details.allow)) headers.Allow = error.details.allow.join(', ');
         if (error.status === 401) headers['WWW-Authenticate'] = 'Bearer';
