@@ -26,11 +26,12 @@ type Child = Node | Node[];
 
 /** The ProseMirror node a Yjs element holds, or null when the schema cannot build it. */
 export function readBlock(yelement: Y.XmlElement): Node | null {
-  const children = readChildren(yelement);
-  if (children === null || !(yelement.nodeName in schema.nodes)) return null;
+  if (!(yelement.nodeName in schema.nodes)) return null;
   try {
-    return schema.node(yelement.nodeName, yelement.getAttributes(), children.flat());
+    const children = readChildren(yelement);
+    return children === null ? null : schema.node(yelement.nodeName, yelement.getAttributes(), children.flat());
   } catch {
+    // A mark or text the schema refuses (bad attributes, empty text): unreadable, never deleted.
     return null;
   }
 }

@@ -1,6 +1,6 @@
 import * as Y from 'yjs';
 import type { Node } from 'prosemirror-model';
-import { blockHash, readProseMirrorDoc } from './doc-content.ts';
+import { blockHash } from './doc-content.ts';
 import { docParts } from './doc-layout.ts';
 import { blockToMarkdown, markdownToBlocks } from './markdown.ts';
 import { changeMark } from './applier-marks.ts';
@@ -13,8 +13,12 @@ import type { Origin } from './origins.ts';
  * The applier: writes a batch of an agent's ops into a document's text Y.Doc, all or nothing.
  *
  * `applyOps` is a pure function over the Y.Doc (no I/O, no clock, no randomness: new block ids
- * come from `run.makeId`). It validates the whole batch on a scratch projection first and, on
- * the first problem, returns it without touching the document. Otherwise it writes every op as
+ * come from `run.makeId`). It validates the whole batch first and, on the first problem, returns
+ * it without touching the document. Validation never projects the document (y-prosemirror would
+ * delete what its schema cannot build, and the cost would grow with the document): it finds the
+ * blocks the batch names by their `id` attribute among the top-level Yjs elements and reads only
+ * those, with the writer's non-mutating reader (`readBlock`); content outside them, readable or
+ * not, is never read nor written. Otherwise it writes every op as
  * ONE transaction with `origin` (the run's origin object, so that the run's Y.UndoManager
  * captures it; see run-scope.ts), with a minimal diff (applier-write.ts): blocks no op names
  * keep their Yjs nodes untouched, and a replaced block is diffed in place, so anchors and text
@@ -25,7 +29,8 @@ import type { Origin } from './origins.ts';
  *   1. OP_NOT_ALLOWED  the op's kind is outside the agent's allowlist;
  *   2. INVALID_OP      the op answers no instruction of the run;
  *   3. OUTSIDE_FENCE   the block (for insert_after, the anchor) is no target of the run;
- *   4. STALE_BLOCK     the block is gone, or (replace, delete) its hash is no longer `expectHash`
+ *   4. STALE_BLOCK     the block is gone, or (replace, delete) it holds content the schema
+ *                      cannot build (it is left as it is), or its hash is no longer `expectHash`
  *                      (with a duplicated id, not yet renewed by an editor, the first block
  *                      carrying it is the one meant);
  *   5. INVALID_OP      the Markdown holds no block the schema can keep;
@@ -95,13 +100,49 @@ interface PlannedOp {
 export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origin: Origin): ApplyResult {
   const parsed = parseOps(ops);
   if (!parsed.ok) return parsed;
-  const current = readProseMirrorDoc(ydoc);
-  const planned = validate(current, parsed.ops, run);
+  const live = scanBlocks(ydoc);
+  const planned = validate(live, parsed.ops, run);
   if (!Array.isArray(planned)) return { ok: false, error: planned };
 
-  const { regions, changes } = assignIds(current, planned, run);
-  write(ydoc, regions, run.runId, origin);
+  const { regions, changes } = assignIds(live, planned, run);
+  write(ydoc, live, regions, run.runId, origin);
   return { ok: true, applied: planned.length, changes };
+}
+
+/** The top-level blocks of the live document, found by id without reading their content. */
+interface LiveBlocks {
+  yblocks: readonly unknown[];
+  /** The index of the first block carrying each (non-empty) id. */
+  indexOf: ReadonlyMap<string, number>;
+  /** Every id a top-level block carries. */
+  ids: ReadonlySet<string>;
+  /** The block carrying `id` read as a ProseMirror node (null when the schema cannot build it), or undefined when no block carries it. */
+  read(id: string): Node | null | undefined;
+}
+
+function scanBlocks(ydoc: Y.Doc): LiveBlocks {
+  const yblocks = docParts(ydoc).content.toArray();
+  const indexOf = new Map<string, number>();
+  const ids = new Set<string>();
+  yblocks.forEach((yblock, index) => {
+    const id = yblock instanceof Y.XmlElement ? yblock.getAttribute('id') : undefined;
+    if (typeof id !== 'string') return;
+    ids.add(id);
+    // With a duplicated id (a split not yet renamed), the first block is the one that keeps it.
+    if (id !== '' && !indexOf.has(id)) indexOf.set(id, index);
+  });
+  const cache = new Map<string, Node | null>();
+  const read = (id: string): Node | null | undefined => {
+    const index = indexOf.get(id);
+    if (index === undefined) return undefined;
+    let block = cache.get(id);
+    if (block === undefined) {
+      block = readBlock(yblocks[index] as Y.XmlElement);
+      cache.set(id, block);
+    }
+    return block;
+  };
+  return { yblocks, indexOf, ids, read };
 }
 
 /**
@@ -113,20 +154,14 @@ export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origi
  * two changed ones could be rewritten with its neighbour's text, taking the typing and
  * anchors inside it along.)
  */
-function write(ydoc: Y.Doc, regions: readonly Region[], runId: string, origin: Origin): void {
+function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], runId: string, origin: Origin): void {
   const yfragment = docParts(ydoc).content;
-  const yblocks = yfragment.toArray();
-  const indexOf = new Map<unknown, number>();
-  yblocks.forEach((yblock, index) => {
-    const id = yblock instanceof Y.XmlElement ? yblock.getAttribute('id') : undefined;
-    if (typeof id === 'string' && !indexOf.has(id)) indexOf.set(id, index);
-  });
   const located = regions.map((region) => {
-    const index = indexOf.get(region.blockId);
-    // Unreachable: the scratch projection the batch was validated on holds no block the live
-    // document lacks. Checked before writing anything, all or nothing.
+    const index = live.indexOf.get(region.blockId);
+    // Unreachable: validation found every block the batch names. Checked before writing
+    // anything, all or nothing.
     if (index === undefined) throw new Error(`Block ${region.blockId} is not in the live document`);
-    return { region, index, yblock: yblocks[index] as Y.XmlElement };
+    return { region, index, yblock: live.yblocks[index] as Y.XmlElement };
   });
   // The last block first, so that the indices of the earlier ones stay valid.
   located.sort((a, b) => b.index - a.index);
@@ -157,13 +192,7 @@ function write(ydoc: Y.Doc, regions: readonly Region[], runId: string, origin: O
 }
 
 /** Returns the planned ops, or the first problem. */
-function validate(doc: Node, ops: readonly Op[], run: ApplierRun): PlannedOp[] | ApplyError {
-  const byId = new Map<string, Node>();
-  doc.forEach((block) => {
-    const id = block.attrs.id;
-    // With a duplicated id (a split not yet renamed), the first block is the one that keeps it.
-    if (typeof id === 'string' && id !== '' && !byId.has(id)) byId.set(id, block);
-  });
+function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): PlannedOp[] | ApplyError {
   const rewritten = new Map<string, number>();
   const deleted = new Map<string, number>();
   const insertedAfter = new Map<string, number>();
@@ -172,7 +201,6 @@ function validate(doc: Node, ops: readonly Op[], run: ApplierRun): PlannedOp[] |
   for (let index = 0; index < ops.length; index++) {
     const op = ops[index];
     const fail = (code: ApplyErrorCode, message: string): ApplyError => ({ code, index, blockId: op.blockId, message });
-    const block = byId.get(op.blockId);
 
     if (!run.allowedOps.has(op.op)) {
       return fail('OP_NOT_ALLOWED', `The op at index ${index} is a ${op.op}, which this agent may not send.`);
@@ -184,10 +212,16 @@ function validate(doc: Node, ops: readonly Op[], run: ApplierRun): PlannedOp[] |
       const what = op.op === 'insert_after' ? 'inserts after' : 'changes';
       return fail('OUTSIDE_FENCE', `The op at index ${index} ${what} block "${op.blockId}", which no instruction of this run targets.`);
     }
-    if (block === undefined) {
+    if (!live.indexOf.has(op.blockId)) {
       return fail('STALE_BLOCK', `Block "${op.blockId}" is no longer in the document; read it again.`);
     }
-    if (op.op !== 'insert_after' && blockHash(block) !== op.expectHash) {
+    // An insert only needs its anchor to be there; a replace or delete reads the block.
+    const block = op.op === 'insert_after' ? undefined : live.read(op.blockId);
+    if (block === null) {
+      const what = op.op === 'delete_block' ? 'deleted' : 'replaced';
+      return fail('STALE_BLOCK', `Block "${op.blockId}" holds content this document's schema cannot build (perhaps written by a newer client); it is left as it is and cannot be ${what} by an op.`);
+    }
+    if (op.op !== 'insert_after' && block !== undefined && blockHash(block) !== op.expectHash) {
       return fail('STALE_BLOCK', `Block "${op.blockId}" has changed since it was read (its hash is no longer ${op.expectHash}); read it again.`);
     }
     let blocks: Node[] = [];
@@ -216,7 +250,7 @@ function validate(doc: Node, ops: readonly Op[], run: ApplierRun): PlannedOp[] |
       rewritten.set(op.blockId, index);
       if (op.op === 'delete_block') deleted.set(op.blockId, index);
     }
-    planned.push({ op, blocks, before: op.op === 'insert_after' ? null : blockToMarkdown(block) });
+    planned.push({ op, blocks, before: block === undefined ? null : blockToMarkdown(block) });
   }
   return planned;
 }
@@ -250,14 +284,11 @@ interface Region {
  * every other comes from `makeId`) and describes the changes. Throws a RangeError, before
  * anything is written, when `makeId` repeats an id or returns one the document already holds.
  */
-function assignIds(doc: Node, planned: readonly PlannedOp[], run: ApplierRun) {
+function assignIds(live: LiveBlocks, planned: readonly PlannedOp[], run: ApplierRun) {
   const taken = new Set<string>();
-  doc.forEach((block) => {
-    if (typeof block.attrs.id === 'string') taken.add(block.attrs.id);
-  });
   const freshId = (): string => {
     const id = run.makeId();
-    if (typeof id !== 'string' || id === '' || taken.has(id)) {
+    if (typeof id !== 'string' || id === '' || live.ids.has(id) || taken.has(id)) {
       throw new RangeError(`makeId returned ${JSON.stringify(id)}, which is empty or already in use`);
     }
     taken.add(id);

@@ -181,6 +181,47 @@ describe('applyOps: a valid batch', () => {
     expect(markdowns(ydoc)[2]).toBe('Second paragraph, changed');
   });
 
+  it('reads only the blocks the batch names: unreadable content in other blocks is left untouched and stops nothing', () => {
+    const { ydoc, blocks, run, origin } = setup();
+    const yblocks = () => docParts(ydoc).content.toArray() as Y.XmlElement[];
+    ydoc.transact(() => {
+      // In a fenced block the batch does not name: an inline node and a mark from a newer client.
+      const paragraph = yblocks()[1];
+      paragraph.insert(1, [new Y.XmlElement('emoji_from_a_newer_client')]);
+      (paragraph.get(0) as Y.XmlText).format(0, 5, { sparkle_from_a_newer_client: {} });
+      docParts(ydoc).content.insert(4, [new Y.XmlElement('widget_from_a_newer_client')]);
+    });
+    const untouched = [yblocks()[1].toString(), yblocks()[4].toString()];
+    const ops: Op[] = [
+      replaceOp(blocks[2], 'Second paragraph, changed'),
+      { op: 'insert_after', blockId: blocks[3].id, markdown: 'Inserted', instructionId: 'i1' },
+    ];
+    expect(applyOps(ydoc, ops, run, origin).ok).toBe(true);
+    // The insert after blocks[3] moves the widget one place on.
+    expect([yblocks()[1].toString(), yblocks()[5].toString()]).toEqual(untouched);
+    expect(yblocks().map((y) => y.nodeName)).toEqual(['heading', 'paragraph', 'paragraph', 'bullet_list', 'paragraph', 'widget_from_a_newer_client', 'paragraph']);
+    expect(readBlocks(ydoc).find((block) => block.id === blocks[2].id)?.markdown).toBe('Second paragraph, changed');
+  });
+
+  it('[STALE_BLOCK] refuses to replace or delete a block holding content the schema cannot build, and never deletes it', () => {
+    const { ydoc, blocks, run, origin } = setup();
+    const target = () => docParts(ydoc).content.get(1) as Y.XmlElement;
+    ydoc.transact(() => target().insert(1, [new Y.XmlElement('emoji_from_a_newer_client')]));
+    const before = bytes(ydoc);
+    const kept = target().toString();
+    for (const op of [replaceOp(blocks[1], 'Changed'), { op: 'delete_block', blockId: blocks[1].id, expectHash: blocks[1].hash, instructionId: 'i1' } as Op]) {
+      const error = refusal(applyOps(ydoc, [replaceOp(blocks[2], 'Second, changed'), op], run, origin));
+      expect(error).toMatchObject({ code: 'STALE_BLOCK', index: 1, blockId: blocks[1].id });
+      expect(error.message).toContain('cannot build');
+      expect(bytes(ydoc)).toEqual(before);
+    }
+    // An insert after it needs no reading of it: it is written, and the block stays as it was.
+    const insert: Op = { op: 'insert_after', blockId: blocks[1].id, markdown: 'After it', instructionId: 'i1' };
+    expect(applyOps(ydoc, [insert], run, origin).ok).toBe(true);
+    expect(target().toString()).toBe(kept);
+    expect((docParts(ydoc).content.get(2) as Y.XmlElement).toString()).toContain('After it');
+  });
+
   it('throws a RangeError, writing nothing, when makeId repeats an id the document holds', () => {
     const { ydoc, blocks, run, origin } = setup();
     const before = bytes(ydoc);
