@@ -30,12 +30,6 @@ afterAll(async () => {
   await server?.dispose();
 });
 
-async function createDoc(title: string, markdown: string): Promise<string> {
-  const created = await server.api('/api/docs', { method: 'POST', body: { title, markdown } });
-  expect(created.status).toBe(201);
-  return created.body.id;
-}
-
 async function open(id: string, role: 'editor' | 'commenter' | 'viewer', name: string): Promise<Person> {
   const person = await openAs(browser, server.url, `/d/${id}`, server.token(role, { name }));
   await waitForStatus(person.page, 'Connected');
@@ -66,7 +60,7 @@ function cardKinds(page: Page) {
 
 describe('comments and instructions pinned to text', () => {
   it('travel live between two people, follow their words, and go to the agent as one run', async () => {
-    const id = await createDoc('Plan', 'The quick brown fox jumps over the lazy dog.\n\nA second paragraph.');
+    const id = await server.createDoc('Plan', 'The quick brown fox jumps over the lazy dog.\n\nA second paragraph.');
     const alice = await open(id, 'editor', 'Alice');
     const bob = await open(id, 'editor', 'Bob');
     try {
@@ -164,7 +158,7 @@ describe('comments and instructions pinned to text', () => {
   });
 
   it('keep a comment made offline and deliver it when the server is back', async () => {
-    const id = await createDoc('Offline notes', 'Words to talk about.');
+    const id = await server.createDoc('Offline notes', 'Words to talk about.');
     const alice = await open(id, 'editor', 'Alice');
     const bob = await open(id, 'editor', 'Bob');
     try {
@@ -202,7 +196,7 @@ describe('comments and instructions pinned to text', () => {
   });
 
   it('show commenters only Comment, viewers neither, and an orphaned pin with its quote', async () => {
-    const id = await createDoc('Roles', 'Alpha beta gamma.\n\nDelta epsilon.');
+    const id = await server.createDoc('Roles', 'Alpha beta gamma.\n\nDelta epsilon.');
     const editor = await open(id, 'editor', 'Erin');
     const commenter = await open(id, 'commenter', 'Carl');
     const viewer = await open(id, 'viewer', 'Vera');

@@ -25,15 +25,9 @@ afterAll(async () => {
   await server?.dispose();
 });
 
-async function createDoc(title: string, markdown: string): Promise<string> {
-  const created = await server.api('/api/docs', { method: 'POST', body: { title, markdown } });
-  expect(created.status).toBe(201);
-  return created.body.id;
-}
-
 describe('two people in two browsers', () => {
   it('see each other type live, with names on their cursors', async () => {
-    const id = await createDoc('Live', 'Start.');
+    const id = await server.createDoc('Live', 'Start.');
     const alice = await openAs(browser, server.url, `/d/${id}`, server.token('editor', { name: 'Alice' }));
     const bob = await openAs(browser, server.url, `/d/${id}`, server.token('editor', { name: 'Bob' }));
     try {
@@ -58,7 +52,7 @@ describe('two people in two browsers', () => {
   });
 
   it('keep writing while the server is down, survive a reload, and lose nothing when it returns', async () => {
-    const id = await createDoc('Outage', 'Before.');
+    const id = await server.createDoc('Outage', 'Before.');
     const alice = await openAs(browser, server.url, `/d/${id}`, server.token('editor', { name: 'Alice' }));
     const bob = await openAs(browser, server.url, `/d/${id}`, server.token('editor', { name: 'Bob' }));
     try {

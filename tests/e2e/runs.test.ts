@@ -29,12 +29,6 @@ afterAll(async () => {
   await server?.dispose();
 });
 
-async function createDoc(title: string, markdown: string): Promise<string> {
-  const created = await server.api('/api/docs', { method: 'POST', body: { title, markdown } });
-  expect(created.status).toBe(201);
-  return created.body.id;
-}
-
 async function open(id: string, role: 'editor' | 'viewer', name: string): Promise<Person> {
   const person = await openAs(browser, server.url, `/d/${id}`, server.token(role, { name }));
   await waitForStatus(person.page, 'Connected');
@@ -62,7 +56,7 @@ async function recordProgress(page: Page): Promise<() => Promise<string[]>> {
 describe('a run reviewed by the people', () => {
   it('shows the agent’s changes numbered in every browser; Discard run restores the text, Accept run keeps it', async () => {
     const original = 'The quick brown fox jumps over the lazy dog.\n\nA second paragraph.';
-    const id = await createDoc('Review', original);
+    const id = await server.createDoc('Review', original);
     const alice = await open(id, 'editor', 'Alice');
     const bob = await open(id, 'editor', 'Bob');
     const vera = await open(id, 'viewer', 'Vera');
@@ -163,7 +157,7 @@ describe('a run reviewed by the people', () => {
   });
 
   it('shows who is working on a run, and when it fails says why and puts its instructions back in the queue', async () => {
-    const id = await createDoc('Failing', 'Some words to work on.');
+    const id = await server.createDoc('Failing', 'Some words to work on.');
     const alice = await open(id, 'editor', 'Alice');
     try {
       const instruction = await pinAnnotation(alice.page, 'instruction', 'Some words', 'uppercase');

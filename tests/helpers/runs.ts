@@ -6,9 +6,8 @@ import type { ApiResponse, TestServer } from './server.ts';
 
 /** Creates a document from Markdown; its id and blocks as the API shows them. */
 export async function createDoc(server: TestServer, markdown: string, title = 'Runs'): Promise<{ id: string; blocks: BlockView[] }> {
-  const created = await server.api('/api/docs', { method: 'POST', body: { title, markdown } });
-  expect(created.status).toBe(201);
-  return { id: created.body.id, blocks: await blocksOf(server, created.body.id) };
+  const id = await server.createDoc(title, markdown);
+  return { id, blocks: await blocksOf(server, id) };
 }
 
 export async function blocksOf(server: TestServer, docId: string): Promise<BlockView[]> {

@@ -33,6 +33,8 @@ export interface TestServer {
   /** A token for a new principal of `role`; `extra` may set name, doc, ops or sub. */
   token(role: Role, extra?: Partial<Omit<ClaimsInput, 'role'>>): string;
   api(path: string, request?: ApiRequest): Promise<ApiResponse>;
+  /** Creates a document as the owner through `POST /api/docs`; its id. Throws unless 201. */
+  createDoc(title: string, markdown?: string): Promise<string>;
   /** Closes the server, keeping its data. */
   stop(): Promise<void>;
   /** Closes the server if it runs and starts it again on the same port and data. */
@@ -66,7 +68,7 @@ export async function startTestServer(
     await running?.close();
   };
 
-  return {
+  const testServer: TestServer = {
     url,
     wsUrl: `ws://127.0.0.1:${port}/collab`,
     port,
@@ -89,6 +91,11 @@ export async function startTestServer(
       const isJson = (response.headers.get('content-type') ?? '').startsWith('application/json');
       return { status: response.status, body: isJson ? JSON.parse(response.text) : response.text, headers: response.headers };
     },
+    async createDoc(title, markdown) {
+      const created = await testServer.api('/api/docs', { method: 'POST', body: { title, markdown } });
+      if (created.status !== 201) throw new Error(`POST /api/docs answered ${created.status}: ${JSON.stringify(created.body)}`);
+      return created.body.id;
+    },
     stop,
     async restart() {
       await stop();
@@ -99,6 +106,7 @@ export async function startTestServer(
       if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  return testServer;
 }
 
 /**
