@@ -1,30 +1,21 @@
 import * as Y from 'yjs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Role } from '../../shared/claims.ts';
 import { docName } from '../../shared/doc-layout.ts';
 import { readRunRecords } from '../../shared/run-record.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
 import { connectPeer, sleep, waitFor, type Peer } from '../helpers/peer.ts';
 import { agentApi, blocksOf, createDoc, getRun, instruct, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { startTestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 
 /*
  * The agent routes (CONTRACT.md, "Agent routes"; shared/PROTOCOL.md QUEUE, CLAIM, OP) against a real
  * server: claims, leases, batches of ops and how a run ends, with the codes of every refusal.
  */
 
-let server: TestServer;
-const peers: Peer[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterEach(() => {
-  for (const peer of peers.splice(0)) peer.destroy();
-});
-afterAll(async () => {
-  await server.dispose();
-});
+const server = useTestServer();
 
 const markdown = 'alpha one\n\nbeta two\n\ngamma three';
 
@@ -34,7 +25,7 @@ function agent(extra: Parameters<TestServer['token']>[1] = {}) {
 
 async function watch(docId: string): Promise<Peer> {
   const peer = connectPeer({ wsUrl: server.wsUrl, name: docId, token: server.token('viewer') });
-  peers.push(peer);
+  server.track(peer);
   await peer.synced;
   return peer;
 }
@@ -125,7 +116,7 @@ describe('POST /api/agent/runs/:runId/claim', () => {
   it('[CLAIM1] shows the claim in the runs mirror', async () => {
     const { runId, docId } = await sentRun(server, markdown, ['uppercase']);
     const runs = connectPeer({ wsUrl: server.wsUrl, name: docName(docId, 'runs'), token: server.token('viewer') });
-    peers.push(runs);
+    server.track(runs);
     await runs.synced;
     await agent({ sub: 'bot-7', name: 'Bot seven' }).claim(runId);
     await waitFor(() => readRunRecords(runs.ydoc).runs[0]?.state === 'claimed');
@@ -215,7 +206,7 @@ describe('POST /api/agent/runs/:runId/ops', () => {
       await bot.claim(ctx.runId);
       if (options.edit) {
         const editor = connectPeer({ wsUrl: server.wsUrl, name: ctx.docId, token: server.ownerToken });
-        peers.push(editor);
+        server.track(editor);
         await editor.synced;
         appendToBlock(editor.ydoc, 0, ' typed');
         await waitFor(async () => (await markdownOf(server, ctx.docId)).startsWith('alpha one typed'));
@@ -307,7 +298,7 @@ describe('POST /api/agent/runs/:runId/ops', () => {
     await agentApi(server, token).claim(runId);
     const viewer = await watch(docId);
     const rogue = connectPeer({ wsUrl: server.wsUrl, name: docId, token });
-    peers.push(rogue);
+    server.track(rogue);
     await rogue.synced;
     const before = Y.encodeStateAsUpdate(viewer.ydoc);
     appendToBlock(rogue.ydoc, 0, ' by the back door');

@@ -1,38 +1,28 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AgentReply } from '../../shared/agent-messages.ts';
-import { connectPeer, sleep, type Peer } from '../helpers/peer.ts';
+import { connectPeer, sleep } from '../helpers/peer.ts';
 import { getRun, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 
 /*
  * The agent requests as stateless messages on an agent's Yjs connection (shared/PROTOCOL.md,
  * AGENT1–AGENT4): the same service as the HTTP routes, answered on the same connection.
  */
 
-let server: TestServer;
-const peers: Peer[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterEach(() => {
-  for (const peer of peers.splice(0)) peer.destroy();
-});
-afterAll(async () => {
-  await server.dispose();
-});
+const server = useTestServer();
 
 const markdown = 'alpha one\n\nbeta two';
 
 /** An agent peer of `docId` that sends requests and collects the replies by request id. */
 async function statelessAgent(docId: string, token = server.token('agent')) {
   const peer = connectPeer({ wsUrl: server.wsUrl, name: docId, token });
-  peers.push(peer);
+  server.track(peer);
   await peer.synced;
   const replies: AgentReply[] = [];
   peer.provider.on('stateless', ({ payload }: { payload: string }) => replies.push(JSON.parse(payload)));
   let next = 0;
   return {
+    peer,
     replies,
     async request(message: Record<string, unknown>): Promise<AgentReply> {
       const requestId = `q${++next}`;
@@ -87,7 +77,7 @@ describe('agent requests as stateless messages', () => {
   it('[AGENT1] leaves other stateless messages alone and answers a request without an id with INVALID_BODY', async () => {
     const doc = await sentRun(server, markdown, ['uppercase']);
     const agent = await statelessAgent(doc.docId);
-    const peer = peers[peers.length - 1];
+    const { peer } = agent;
     peer.provider.sendStateless('not json');
     peer.provider.sendStateless(JSON.stringify({ type: 'chat', text: 'hello' }));
     peer.provider.sendStateless(JSON.stringify({ type: 'claim', runId: doc.runId }));

@@ -1,27 +1,16 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Role } from '../../shared/claims.ts';
 import { readAnnotation } from '../../shared/annotations.ts';
 import { docName, docParts } from '../../shared/doc-layout.ts';
 import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { pinAnnotation } from '../helpers/notes.ts';
 
-let server: TestServer;
-const peers: Peer[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterEach(() => {
-  for (const peer of peers.splice(0)) peer.destroy();
-});
-afterAll(async () => {
-  await server.dispose();
-});
+const server = useTestServer();
 
 function connect(name: string, token: string): Peer {
   const peer = connectPeer({ wsUrl: server.wsUrl, name, token });
-  peers.push(peer);
+  server.track(peer);
   return peer;
 }
 

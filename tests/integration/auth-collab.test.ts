@@ -1,10 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Role } from '../../shared/claims.ts';
 import { readBlocks } from '../../shared/doc-content.ts';
-import { docName, notesParts, runsParts } from '../../shared/doc-layout.ts';
+import { docName, runsParts } from '../../shared/doc-layout.ts';
 import { denialReasons } from '../../shared/denials.ts';
 import { connectPeer, sleep, type Peer } from '../helpers/peer.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { appendParagraph } from '../helpers/doc-builder.ts';
 import { addAnnotation } from '../helpers/notes.ts';
 import { readAnnotations } from '../../shared/annotations.ts';
@@ -12,22 +12,11 @@ import { readAnnotations } from '../../shared/annotations.ts';
 /** Long enough for the server to have handled an update sent over loopback. */
 const settle = () => sleep(300);
 
-let server: TestServer;
-const peers: Peer[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterEach(() => {
-  for (const peer of peers.splice(0)) peer.destroy();
-});
-afterAll(async () => {
-  await server.dispose();
-});
+const server = useTestServer();
 
 function connect(name: string, token: string): Peer {
   const peer = connectPeer({ wsUrl: server.wsUrl, name, token });
-  peers.push(peer);
+  server.track(peer);
   return peer;
 }
 

@@ -1,31 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readBlocks } from '../../shared/doc-content.ts';
 import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { appendParagraph, appendToBlock } from '../helpers/doc-builder.ts';
 
-let server: TestServer;
-const peers: Peer[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterEach(() => {
-  for (const peer of peers.splice(0)) peer.destroy();
-});
-afterAll(async () => {
-  await server.dispose();
-});
-
-async function createDoc(markdown: string): Promise<string> {
-  const { status, body } = await server.api('/api/docs', { method: 'POST', body: { title: 'Shared', markdown } });
-  expect(status).toBe(201);
-  return body.id;
-}
+const server = useTestServer();
 
 function editor(id: string): Peer {
   const peer = connectPeer({ wsUrl: server.wsUrl, name: id, token: server.token('editor') });
-  peers.push(peer);
+  server.track(peer);
   return peer;
 }
 
@@ -33,14 +16,14 @@ const markdownOf = (peer: Peer) => readBlocks(peer.ydoc).map((block) => block.ma
 
 describe('two peers on one document', () => {
   it('receive the content the document was created with', async () => {
-    const id = await createDoc('# Title\n\nFirst paragraph');
+    const id = await server.createDoc('Shared', '# Title\n\nFirst paragraph');
     const a = editor(id);
     await a.synced;
     expect(markdownOf(a)).toEqual(['# Title', 'First paragraph']);
   });
 
   it('converge after concurrent edits to the same block and to the end of the document', async () => {
-    const id = await createDoc('# Title\n\nFirst paragraph');
+    const id = await server.createDoc('Shared', '# Title\n\nFirst paragraph');
     const [a, b] = [editor(id), editor(id)];
     await Promise.all([a.synced, b.synced]);
 
@@ -62,7 +45,7 @@ describe('two peers on one document', () => {
   });
 
   it('merge edits made while one of them was offline', async () => {
-    const id = await createDoc('Base');
+    const id = await server.createDoc('Shared', 'Base');
     const [a, b] = [editor(id), editor(id)];
     await Promise.all([a.synced, b.synced]);
 

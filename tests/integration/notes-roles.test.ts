@@ -1,28 +1,17 @@
 import * as Y from 'yjs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readAnnotation, readAnnotations, type Author } from '../../shared/annotations.ts';
 import { addTurn, deleteAnnotation, setInstructionState } from '../../shared/annotations-writers.ts';
 import type { Role } from '../../shared/claims.ts';
 import { docName, notesParts } from '../../shared/doc-layout.ts';
 import { connectPeer, sleep, waitFor, type Peer } from '../helpers/peer.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { addAnnotation } from '../helpers/notes.ts';
 
 /** Long enough for the server to have handled an update sent over loopback. */
 const settle = () => sleep(300);
 
-let server: TestServer;
-const peers: Peer[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterEach(() => {
-  for (const peer of peers.splice(0)) peer.destroy();
-});
-afterAll(async () => {
-  await server.dispose();
-});
+const server = useTestServer();
 
 const people: Record<string, { author: Author; role: Role }> = {
   ed: { author: { id: 'ed', name: 'Ed' }, role: 'editor' },
@@ -38,7 +27,7 @@ function notesPeer(id: string, who: keyof typeof people, ydoc?: Y.Doc): NotesPee
   const { author, role } = people[who];
   const token = server.token(role, { sub: author.id, name: author.name });
   const peer = connectPeer({ wsUrl: server.wsUrl, name: docName(id, 'notes'), token, ydoc });
-  peers.push(peer);
+  server.track(peer);
   const closed: string[] = [];
   peer.provider.on('close', ({ event }: { event: { reason: string } }) => closed.push(event.reason));
   return Object.assign(peer, { closed });

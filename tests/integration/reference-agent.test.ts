@@ -1,33 +1,22 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { main } from '../../server/cli.ts';
 import { startReferenceAgent } from '../../server/agents/reference/reference-agent.ts';
 import { docName } from '../../shared/doc-layout.ts';
 import { readRunRecords } from '../../shared/run-record.ts';
 import { startTestReferenceAgent } from '../helpers/agents.ts';
-import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
+import { connectPeer, waitFor } from '../helpers/peer.ts';
 import { markdownOf, sentRun, waitForState } from '../helpers/runs.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 
 /*
  * The built-in reference agent end to end, over HTTP only (CONTRACT.md, "The reference
  * agent"): in the test process as `npm start` runs it, and as `npx tandem agent`.
  */
 
-let server: TestServer;
-const peers: Peer[] = [];
+const server = useTestServer();
 const bin = fileURLToPath(new URL('../../bin/tandem.mjs', import.meta.url));
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterEach(() => {
-  for (const peer of peers.splice(0)) peer.destroy();
-});
-afterAll(async () => {
-  await server.dispose();
-});
 
 const markdown = 'alpha\n\nbeta\n\ncatalogue a\n\ndelta\n\nepsilon';
 const instructions = ['uppercase', 'delete', 'replace "a" with "b"', 'insert "x" after', 'make it sing'];
@@ -56,7 +45,7 @@ describe('the reference agent', () => {
   it('shows itself in the document while it works, and leaves when done', async () => {
     const doc = await sentRun(server, markdown, ['uppercase', 'lowercase']);
     const watcher = connectPeer({ wsUrl: server.wsUrl, name: doc.docId, token: server.token('viewer') });
-    peers.push(watcher);
+    server.track(watcher);
     await watcher.synced;
     const seen: unknown[] = [];
     const agentsPresent = () =>
@@ -82,7 +71,7 @@ describe('the reference agent', () => {
     try {
       const doc = await sentRun(server, markdown, ['uppercase']);
       const runs = connectPeer({ wsUrl: server.wsUrl, name: docName(doc.docId, 'runs'), token: server.token('viewer') });
-      peers.push(runs);
+      server.track(runs);
       await waitFor(() => readRunRecords(runs.ydoc).runs[0]?.state === 'review', 15_000);
       expect(readRunRecords(runs.ydoc).runs[0].claimedBy).toEqual({ id: 'cli-agent', name: 'Reference agent' });
       expect(output).toContain(`Reference agent working for ${server.url}`);

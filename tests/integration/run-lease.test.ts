@@ -1,9 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { docName } from '../../shared/doc-layout.ts';
 import { readRunRecords } from '../../shared/run-record.ts';
-import { connectPeer, sleep, waitFor, type Peer } from '../helpers/peer.ts';
+import { connectPeer, sleep, waitFor } from '../helpers/peer.ts';
 import { agentApi, blocksOf, getRun, markdownOf, replaceOp, sentRun, waitForState } from '../helpers/runs.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 
 /*
  * Leases (shared/PROTOCOL.md CLAIM2, CLAIM3): a claim lasts LEASE_MS (here 300 ms) unless the agent
@@ -12,18 +12,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  */
 
 const leaseMs = 300;
-let server: TestServer;
-const peers: Peer[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer({ leaseMs });
-});
-afterEach(() => {
-  for (const peer of peers.splice(0)) peer.destroy();
-});
-afterAll(async () => {
-  await server.dispose();
-});
+const server = useTestServer({ leaseMs });
 
 const markdown = 'alpha one\n\nbeta two\n\ngamma three';
 
@@ -31,7 +20,7 @@ describe('a lease that runs out', () => {
   it('[CLAIM3] requeues the run and takes back the changes the claim applied', async () => {
     const doc = await sentRun(server, markdown, ['uppercase', 'delete']);
     const runs = connectPeer({ wsUrl: server.wsUrl, name: docName(doc.docId, 'runs'), token: server.token('viewer') });
-    peers.push(runs);
+    server.track(runs);
     const slow = agentApi(server, server.token('agent', { sub: 'slow' }));
     const claimed = await slow.claim(doc.runId);
     expect(Date.parse(claimed.body.lease.expiresAt) - Date.now()).toBeLessThanOrEqual(leaseMs);
