@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import {
   documentText,
-  launchBrowser,
-  openAs,
+  useBrowser,
   readText,
   typeAtEnd,
   waitForOfflineReady,
@@ -12,24 +10,14 @@ import {
   waitForStatus,
 } from '../helpers/browser.ts';
 
-let server: TestServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.dispose();
-});
+const server = useTestServer();
+const people = useBrowser(server);
 
 describe('two people in two browsers', () => {
   it('see each other type live, with names on their cursors', async () => {
     const id = await server.createDoc('Live', 'Start.');
-    const alice = await openAs(browser, server.url, `/d/${id}`, server.token('editor', { name: 'Alice' }));
-    const bob = await openAs(browser, server.url, `/d/${id}`, server.token('editor', { name: 'Bob' }));
+    const alice = await people.open(`/d/${id}`, server.token('editor', { name: 'Alice' }));
+    const bob = await people.open(`/d/${id}`, server.token('editor', { name: 'Bob' }));
     try {
       await waitForStatus(alice.page, 'Connected');
       await waitForStatus(bob.page, 'Connected');
@@ -53,8 +41,8 @@ describe('two people in two browsers', () => {
 
   it('keep writing while the server is down, survive a reload, and lose nothing when it returns', async () => {
     const id = await server.createDoc('Outage', 'Before.');
-    const alice = await openAs(browser, server.url, `/d/${id}`, server.token('editor', { name: 'Alice' }));
-    const bob = await openAs(browser, server.url, `/d/${id}`, server.token('editor', { name: 'Bob' }));
+    const alice = await people.open(`/d/${id}`, server.token('editor', { name: 'Alice' }));
+    const bob = await people.open(`/d/${id}`, server.token('editor', { name: 'Bob' }));
     try {
       for (const person of [alice, bob]) {
         await waitForStatus(person.page, 'Connected');

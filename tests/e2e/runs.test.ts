@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { startTestReferenceAgent } from '../helpers/agents.ts';
 import type { RunningAgent } from '../../server/agents/reference/reference-agent.ts';
 import {
   changesInText,
-  launchBrowser,
-  openAs,
+  useBrowser,
   pinAnnotation,
   progressLine,
   readText,
@@ -16,21 +15,11 @@ import {
   type Person,
 } from '../helpers/browser.ts';
 
-let server: TestServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.dispose();
-});
+const server = useTestServer();
+const people = useBrowser(server);
 
 async function open(id: string, role: 'editor' | 'viewer', name: string): Promise<Person> {
-  const person = await openAs(browser, server.url, `/d/${id}`, server.token(role, { name }));
+  const person = await people.open(`/d/${id}`, server.token(role, { name }));
   await waitForStatus(person.page, 'Connected');
   return person;
 }

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 /** Debian's Chromium, started the way this machine's closed network needs. */
@@ -29,6 +30,26 @@ export async function openAs(browser: Browser, baseUrl: string, path: string, to
   const page = await context.newPage();
   await page.goto(`${baseUrl}${path}?token=${encodeURIComponent(token)}`);
   return { context, page };
+}
+
+/**
+ * One Chromium for the tests of a file, launched before them and closed after them; `open`
+ * makes a person (a fresh context) who opens `path` on `server` with `token`.
+ */
+export function useBrowser(server: { readonly url: string }): { open(path: string, token: string): Promise<Person> } {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    open(path, token) {
+      if (!browser) throw new Error('The browser starts in beforeAll: open people inside tests.');
+      return openAs(browser, server.url, path, token);
+    },
+  };
 }
 
 /** The editable text of the open document. */
