@@ -1,55 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import type { Node } from 'prosemirror-model';
-import { applyOps, type ApplierRun } from '../../shared/applier.ts';
+import { applyOps } from '../../shared/applier.ts';
 import { clearChangeMarks } from '../../shared/applier-marks.ts';
 import { blockHash, readBlocks, readProseMirrorDoc } from '../../shared/doc-content.ts';
 import { docParts } from '../../shared/doc-layout.ts';
 import { blockToMarkdown, withoutChangeMarks } from '../../shared/markdown.ts';
-import { opKinds } from '../../shared/op-kinds.ts';
-import type { Op, ReplaceBlockOp } from '../../shared/ops.ts';
+import type { Op } from '../../shared/ops.ts';
 import { runOrigin, serverOrigin } from '../../shared/origins.ts';
 import { keepRunDeletions, restoreRunScope, runUndoManager, saveRunScope, undoRun } from '../../shared/run-scope.ts';
 import { makeYDoc } from '../helpers/doc-builder.ts';
+import { bytes, markdown, markdowns, replaceOp, setup } from '../helpers/applier-fixture.ts';
 
 /*
  * What the review of a run relies on: the change marks the applier writes (applier-marks.ts,
  * applier-write.ts) and the run's undo scope (run-scope.ts): Accept clears the marks, Discard
  * undoes the run, also after a restart.
  */
-
-const markdown = ['# Title', 'Alpha beta gamma delta', 'Second paragraph here', '- one\n- two', 'Outside the fence'].join('\n\n');
-
-function setup(source = markdown, runId = 'run1') {
-  const ydoc = makeYDoc(source);
-  const blocks = readBlocks(ydoc);
-  let count = 0;
-  const made: string[] = [];
-  const run: ApplierRun = {
-    runId,
-    fence: new Set(blocks.slice(0, -1).map((block) => block.id)),
-    instructions: new Set(['i1', 'i2']),
-    allowedOps: new Set(opKinds),
-    makeId: () => {
-      const id = `new${++count}`;
-      made.push(id);
-      return id;
-    },
-  };
-  return { ydoc, blocks, run, origin: runOrigin(runId), made };
-}
-
-function replaceOp(block: { id: string; hash: string }, text: string, instructionId = 'i1'): ReplaceBlockOp {
-  return { op: 'replace_block', blockId: block.id, markdown: text, expectHash: block.hash, instructionId };
-}
-
-function bytes(ydoc: Y.Doc) {
-  return { update: Y.encodeStateAsUpdate(ydoc), vector: Y.encodeStateVector(ydoc) };
-}
-
-function markdowns(ydoc: Y.Doc): string[] {
-  return readBlocks(ydoc).map((block) => block.markdown);
-}
 
 /** The text nodes of a document, with the instruction of their change mark, if any. */
 function changeRuns(doc: Node): [string, string | null][] {

@@ -4,11 +4,9 @@ import { applyOps, type ApplierRun, type ApplyResult } from '../../shared/applie
 import { anchorFromRange, resolveAnchor } from '../../shared/anchors.ts';
 import { readBlocks, readProseMirrorDoc } from '../../shared/doc-content.ts';
 import { docParts } from '../../shared/doc-layout.ts';
-import { opKinds } from '../../shared/op-kinds.ts';
-import type { Op, ReplaceBlockOp } from '../../shared/ops.ts';
-import { runOrigin } from '../../shared/origins.ts';
+import type { Op } from '../../shared/ops.ts';
 import { runUndoManager } from '../../shared/run-scope.ts';
-import { makeYDoc } from '../helpers/doc-builder.ts';
+import { bytes, markdown, markdowns, replaceOp, setup } from '../helpers/applier-fixture.ts';
 
 /*
  * The applier (shared/applier.ts): validation, precedence of refusals, all-or-nothing writes as
@@ -16,42 +14,9 @@ import { makeYDoc } from '../helpers/doc-builder.ts';
  * and the undo scope: applier-review.test.ts; random batches: applier-properties.test.ts.
  */
 
-const markdown = ['# Title', 'Alpha beta gamma delta', 'Second paragraph here', '- one\n- two', 'Outside the fence'].join('\n\n');
-
-function setup(source = markdown, runId = 'run1') {
-  const ydoc = makeYDoc(source);
-  const blocks = readBlocks(ydoc);
-  let count = 0;
-  const made: string[] = [];
-  const run: ApplierRun = {
-    runId,
-    fence: new Set(blocks.slice(0, -1).map((block) => block.id)),
-    instructions: new Set(['i1', 'i2']),
-    allowedOps: new Set(opKinds),
-    makeId: () => {
-      const id = `new${++count}`;
-      made.push(id);
-      return id;
-    },
-  };
-  return { ydoc, blocks, run, origin: runOrigin(runId), made };
-}
-
-function replaceOp(block: { id: string; hash: string }, text: string, instructionId = 'i1'): ReplaceBlockOp {
-  return { op: 'replace_block', blockId: block.id, markdown: text, expectHash: block.hash, instructionId };
-}
-
 function refusal(result: ApplyResult) {
   if (result.ok) throw new Error('expected a refusal');
   return result.error;
-}
-
-function bytes(ydoc: Y.Doc) {
-  return { update: Y.encodeStateAsUpdate(ydoc), vector: Y.encodeStateVector(ydoc) };
-}
-
-function markdowns(ydoc: Y.Doc): string[] {
-  return readBlocks(ydoc).map((block) => block.markdown);
 }
 
 describe('applyOps: a valid batch', () => {
