@@ -1,3 +1,4 @@
+import { Rejection } from '../rejection.ts';
 import type { BlockView } from '../../shared/doc-content.ts';
 import type { PlannedOp } from './reference/plan.ts';
 
@@ -27,19 +28,6 @@ export interface ClaimedRun extends QueuedRun {
 export interface Refusal {
   instructionId: string;
   reason: string;
-}
-
-/** An error answer of the API: `{error: {code, message, …}}` with its status. */
-export class AgentApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details: Record<string, unknown> = {},
-  ) {
-    super(message);
-    this.name = 'AgentApiError';
-  }
 }
 
 export class AgentApiClient {
@@ -97,7 +85,8 @@ export class AgentApiClient {
     if (!response.ok) {
       const error = (json as { error?: Record<string, unknown> } | null)?.error ?? {};
       const { code, message, ...details } = error;
-      throw new AgentApiError(
+      // The server's rejection, rebuilt on this side: the same class the server threw.
+      throw new Rejection(
         response.status,
         typeof code === 'string' ? code : 'HTTP_' + response.status,
         typeof message === 'string' ? message : `The server answered ${response.status}.`,

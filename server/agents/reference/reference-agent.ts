@@ -1,4 +1,5 @@
-import { AgentApiClient, AgentApiError, type ClaimedRun, type Refusal } from '../agent-api-client.ts';
+import { AgentApiClient, type ClaimedRun, type Refusal } from '../agent-api-client.ts';
+import { Rejection } from '../../rejection.ts';
 import { planInstruction } from './plan.ts';
 import { showPresence, type AgentPresence } from './presence.ts';
 import type { BlockView } from '../../../shared/doc-content.ts';
@@ -49,7 +50,7 @@ export function startReferenceAgent(options: ReferenceAgentOptions): RunningAgen
         queued = await client.queuedRuns(options.pollSeconds ?? 25, abort.signal);
       } catch (error) {
         if (stopped) break;
-        if (error instanceof AgentApiError && (error.status === 401 || error.status === 403)) {
+        if (error instanceof Rejection && (error.status === 401 || error.status === 403)) {
           throw new Error(`The server refused the agent's token: ${error.message}`);
         }
         log(`waiting for the server: ${describe(error)}`);
@@ -62,7 +63,7 @@ export function startReferenceAgent(options: ReferenceAgentOptions): RunningAgen
         try {
           claimed = await client.claim(run.runId);
         } catch (error) {
-          if (error instanceof AgentApiError && error.status === 409) continue;
+          if (error instanceof Rejection && error.status === 409) continue;
           log(`could not claim ${run.runId}: ${describe(error)}`);
           continue;
         }
@@ -127,7 +128,7 @@ export async function work(
           blocks = (await client.document(run.docId)).blocks;
           break;
         } catch (error) {
-          const stale = error instanceof AgentApiError && error.code === 'STALE_BLOCK';
+          const stale = error instanceof Rejection && error.code === 'STALE_BLOCK';
           if (!stale || attempt >= staleRetries) throw error;
           blocks = (await client.document(run.docId)).blocks;
         }
