@@ -12,6 +12,7 @@ import { NotesGuard } from './extensions/notes-guard.ts';
 import { AnnotationIndex } from './extensions/annotation-index.ts';
 import { RunMirrorLoad } from './extensions/run-mirror-load.ts';
 import { RunGc } from './extensions/run-gc.ts';
+import { TextWriters } from './extensions/text-writers.ts';
 import { AgentStateless } from './extensions/agent-stateless.ts';
 import { RunMirror } from './runs/run-mirror.ts';
 import { RunScopes } from './runs/run-scopes.ts';
@@ -54,6 +55,7 @@ export async function startServer(given: Partial<ServerOptions> = {}): Promise<T
   const secret = loadSecret(options.dataDir);
   const store = openSqliteStore(options.dataDir);
   const scopes = new RunScopes(store.runs);
+  const writers = new TextWriters();
   let runs: RunServices | undefined;
 
   const hocuspocus = new Hocuspocus({
@@ -66,11 +68,12 @@ export async function startServer(given: Partial<ServerOptions> = {}): Promise<T
       new AnnotationIndex(store.annotationDocs, log),
       new RunMirrorLoad(store.runs),
       new RunGc(scopes),
+      writers,
       new AgentStateless(() => runs!.agents, log),
     ],
   });
   const mirror = new RunMirror(hocuspocus, store.runs);
-  runs = createRunServices({ store, hocuspocus, mirror, scopes, leaseMs: options.leaseMs, onError: log });
+  runs = createRunServices({ store, hocuspocus, mirror, scopes, writers, leaseMs: options.leaseMs, onError: log });
 
   const router = new Router<RouteHandler>();
   addDocRoutes(router, { store, hocuspocus });

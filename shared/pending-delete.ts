@@ -126,6 +126,16 @@ export function acceptRunText(ydoc: Y.Doc, runId: string, origin: Origin): Pendi
 }
 
 /**
+ * What the review says of a delete or replacement that Accept does not apply because people
+ * changed the block meanwhile (REV5), naming them when known.
+ */
+export function notAppliedNote(names: readonly string[], op: 'replace_block' | 'delete_block'): string {
+  const who = names.length === 0 ? 'someone' : names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+  const kept = op === 'replace_block' ? 'the block is kept beside the new text' : 'the block is kept';
+  return `Not applied: changed by ${who} meanwhile; ${kept}.`;
+}
+
+/**
  * Calls `visit` with every Yjs item of the block's content and attributes, deleted or not,
  * except the items of its own `id` and `deleting` attributes (the run writes those).
  */

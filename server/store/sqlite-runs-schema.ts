@@ -46,6 +46,7 @@ CREATE TABLE IF NOT EXISTS run_changes (
   op TEXT NOT NULL CHECK (op IN ('replace_block', 'insert_after', 'delete_block')),
   before TEXT,
   after TEXT,
+  note TEXT,
   PRIMARY KEY (run_id, position)
 );
 CREATE TABLE IF NOT EXISTS run_batches (
@@ -63,13 +64,15 @@ CREATE TABLE IF NOT EXISTS run_scopes (
 
 /**
  * Creates the run tables, and brings tables made by an earlier version up to this schema: the
- * `claimed_by_name` column, and the `unchanged` outcome (SQLite cannot change a CHECK
+ * `claimed_by_name` and `run_changes.note` columns, and the `unchanged` outcome (SQLite cannot change a CHECK
  * constraint in place, so `run_items` is copied into a new table).
  */
 export function migrateRunTables(db: Database.Database): void {
   db.exec(schema);
   const columns = db.prepare<[], { name: string }>('PRAGMA table_info(runs)').all();
   if (!columns.some((column) => column.name === 'claimed_by_name')) db.exec('ALTER TABLE runs ADD COLUMN claimed_by_name TEXT');
+  const changeColumns = db.prepare<[], { name: string }>('PRAGMA table_info(run_changes)').all();
+  if (!changeColumns.some((column) => column.name === 'note')) db.exec('ALTER TABLE run_changes ADD COLUMN note TEXT');
   const items = db.prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'run_items'").get();
   if (items && !items.sql.includes("'unchanged'")) {
     db.transaction(() => {
