@@ -4,6 +4,9 @@ import { docParts } from './doc-layout.ts';
 import { readBlock } from './applier-write.ts';
 import { clearChangeMarks } from './applier-marks.ts';
 import type { Origin } from './origins.ts';
+import { forEachOwnItem, pendingDeleteAttr, pendingDeleteOf, writersSince, type PendingDelete } from './pending-delete-attr.ts';
+
+export { notAppliedNote, parsePendingDelete, pendingDeleteAttr, pendingDeleteOf, type PendingDelete } from './pending-delete-attr.ts';
 
 /**
  * Deletion on Accept (PROTOCOL.md OP7, REV5): a run never removes a top-level block. It marks
@@ -24,36 +27,6 @@ import type { Origin } from './origins.ts';
  * block's own Yjs items at that moment (client → next clock), which tells whose items came
  * later.
  */
-
-export const pendingDeleteAttr = 'deleting';
-
-export interface PendingDelete {
-  runId: string;
-  /** The block's id when the run read it (the id its change names). */
-  blockId: string;
-  /** The block hash the run read (shared/doc-content.ts `blockHash`). */
-  hash: string;
-  /** Per Yjs client (as a decimal string), the next clock after the block's items at marking. */
-  seen: Record<string, number>;
-}
-
-/** The pending delete a block attribute value holds, or null (absent, or not one). */
-export function parsePendingDelete(value: unknown): PendingDelete | null {
-  if (typeof value !== 'string' || value === '') return null;
-  try {
-    const parsed = JSON.parse(value) as Partial<PendingDelete>;
-    if (typeof parsed.runId !== 'string' || typeof parsed.blockId !== 'string' || typeof parsed.hash !== 'string') return null;
-    const seen = typeof parsed.seen === 'object' && parsed.seen !== null ? parsed.seen : {};
-    return { runId: parsed.runId, blockId: parsed.blockId, hash: parsed.hash, seen };
-  } catch {
-    return null;
-  }
-}
-
-/** The pending delete of a top-level Yjs block, or null. */
-export function pendingDeleteOf(yblock: unknown): PendingDelete | null {
-  return yblock instanceof Y.XmlElement ? parsePendingDelete(yblock.getAttribute(pendingDeleteAttr)) : null;
-}
 
 /**
  * Marks `yblock` for deletion by run `runId` (inside the applier's transaction). `blockId` is
@@ -88,11 +61,7 @@ export function pendingDeletes(ydoc: Y.Doc, runId: string): PendingState[] {
     if (!pending || pending.runId !== runId) continue;
     const element = yblock as Y.XmlElement;
     const node = readBlock(element);
-    const clients = new Set<number>();
-    forEachOwnItem(element, (item) => {
-      if (item.id.clock + item.length > (pending.seen[String(item.id.client)] ?? 0)) clients.add(item.id.client);
-    });
-    states.push({ yblock: element, pending, changed: node === null || blockHash(node) !== pending.hash, clients: [...clients] });
+    states.push({ yblock: element, pending, changed: node === null || blockHash(node) !== pending.hash, clients: writersSince(element, pending) });
   }
   return states;
 }
@@ -125,30 +94,3 @@ export function acceptRunText(ydoc: Y.Doc, runId: string, origin: Origin): Pendi
   return states;
 }
 
-/**
- * What the review says of a delete or replacement that Accept does not apply because people
- * changed the block meanwhile (REV5), naming them when known.
- */
-export function notAppliedNote(names: readonly string[], op: 'replace_block' | 'delete_block'): string {
-  const who = names.length === 0 ? 'someone' : names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
-  const kept = op === 'replace_block' ? 'the block is kept beside the new text' : 'the block is kept';
-  return `Not applied: changed by ${who} meanwhile; ${kept}.`;
-}
-
-/**
- * Calls `visit` with every Yjs item of the block's content and attributes, deleted or not,
- * except the items of its own `id` and `deleting` attributes (the run writes those).
- */
-function forEachOwnItem(yblock: Y.XmlElement, visit: (item: Y.Item) => void): void {
-  const walk = (type: Y.AbstractType<unknown>, top: boolean) => {
-    for (const [key, last] of type._map) {
-      if (top && (key === 'id' || key === pendingDeleteAttr)) continue;
-      for (let item: Y.Item | null = last; item !== null; item = item.left) visit(item);
-    }
-    for (let item = type._start; item !== null; item = item.right) {
-      visit(item);
-      if (item.content instanceof Y.ContentType) walk(item.content.type, false);
-    }
-  };
-  walk(yblock as unknown as Y.AbstractType<unknown>, true);
-}

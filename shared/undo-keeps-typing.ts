@@ -1,7 +1,7 @@
 import * as Y from 'yjs';
 import { docParts } from './doc-layout.ts';
 import type { Origin } from './origins.ts';
-import { pendingDeleteAttr } from './pending-delete.ts';
+import { pendingDeleteAttr } from './pending-delete-attr.ts';
 
 /**
  * Taking a run back never takes people's typing with it (PROTOCOL.md REV6). Undoing a run
