@@ -11,6 +11,8 @@ import type { AuthContext } from './auth.ts';
  */
 export class TextWriters implements Extension {
   extensionName = 'TandemTextWriters';
+  /** Client ids remembered per document; the oldest are forgotten beyond this (a new tab is a new id). */
+  static readonly perDoc = 10_000;
   private readonly byDoc = new Map<string, Map<number, string>>();
 
   async onChange({ documentName, update, context }: onChangePayload): Promise<void> {
@@ -20,7 +22,11 @@ export class TextWriters implements Extension {
     let writers = this.byDoc.get(target.docId);
     if (!writers) this.byDoc.set(target.docId, (writers = new Map()));
     // The first name heard for a client id is its writer (a client sends only its own new items).
-    for (const client of Y.parseUpdateMeta(update).to.keys()) if (!writers.has(client)) writers.set(client, name);
+    for (const client of Y.parseUpdateMeta(update).to.keys()) {
+      if (writers.has(client)) continue;
+      writers.set(client, name);
+      if (writers.size > TextWriters.perDoc) writers.delete(writers.keys().next().value!);
+    }
   }
 
   /** The names of the known writers among `clients`, each once, in order. */

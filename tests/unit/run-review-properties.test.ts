@@ -302,7 +302,7 @@ describe('review keeps what people type (fast-check)', () => {
           expect(text).not.toMatch(/"deleting":"/);
         },
       ),
-      params(60),
+      params(100),
     );
   }, runs === undefined ? 20_000 : 600_000);
 });
