@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSecret, secretLength } from './secret.ts';
 
@@ -45,27 +45,48 @@ export function readKeys(dataDir: string): SigningKey[] {
 }
 
 /**
- * A key ring over `dataDir` that re-reads the key files at most once per `refreshMs` when asked
- * for a key, so a running server picks up `tandem rotate-key` and removed keys without a restart.
+ * A key ring over `dataDir` that re-reads the key files at most once per `refreshMs`, and at
+ * once when a key id is not found and the `keys` directory changed since the last read (a key
+ * just added by `tandem rotate-key`), so a running server picks up new and removed keys without
+ * a restart.
  */
 export function openKeyRing(dataDir: string, refreshMs = 1000): KeyRing {
   let keys = readKeys(dataDir);
   let readAt = Date.now();
-  const current = () => {
-    if (Date.now() - readAt >= refreshMs) {
-      readAt = Date.now();
-      try {
-        keys = readKeys(dataDir);
-      } catch {
-        // A key file being written or removed right now: keep the keys last read.
-      }
+  let dirStamp = keysDirStamp(dataDir);
+  const reread = () => {
+    readAt = Date.now();
+    dirStamp = keysDirStamp(dataDir);
+    try {
+      keys = readKeys(dataDir);
+    } catch {
+      // A key file being written or removed right now: keep the keys last read.
     }
+  };
+  const current = () => {
+    if (Date.now() - readAt >= refreshMs) reread();
     return keys;
   };
+  const find = (kid: string) => current().find((key) => key.kid === kid);
   return {
     newest: () => current().at(-1)!,
-    find: (kid) => current().find((key) => key.kid === kid),
+    find(kid) {
+      const found = find(kid);
+      if (found || keysDirStamp(dataDir) === dirStamp) return found;
+      reread();
+      return find(kid);
+    },
   };
+}
+
+/** Changes whenever a file is added to or removed from `<dataDir>/keys`. */
+function keysDirStamp(dataDir: string): string {
+  try {
+    const stat = statSync(join(dataDir, keysDir), { bigint: true });
+    return `${stat.mtimeNs}:${stat.ctimeNs}`;
+  } catch {
+    return 'absent';
+  }
 }
 
 /** A key ring of fixed keys (the last signs), for tests and one-shot commands. */
