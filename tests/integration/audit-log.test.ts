@@ -22,7 +22,7 @@ async function send(docId: string): Promise<string> {
 }
 
 describe('the audit log', () => {
-  it('records who created, opened, sent, claimed, failed, completed, accepted and discarded, newest first', async () => {
+  it('[AUDIT1] records who created, opened, sent, claimed, failed, completed, accepted and discarded, newest first', async () => {
     const doc = await createDoc(server, 'one\n\ntwo', 'Audited');
     const peer = server.track(connectPeer({ wsUrl: server.wsUrl, name: doc.id, token: server.token('viewer', { sub: 'reader', name: 'Reader' }) }));
     await peer.synced;
@@ -71,7 +71,7 @@ describe('the audit log', () => {
     for (const entry of response.body.entries) expect(new Date(entry.at).toISOString()).toBe(entry.at);
   });
 
-  it('pages with before and limit, and says where the next page starts', async () => {
+  it('[AUDIT2] pages with before and limit, and says where the next page starts', async () => {
     const id = await server.createDoc('Paged');
     for (let i = 0; i < 4; i++) {
       const peer = server.track(connectPeer({ wsUrl: server.wsUrl, name: id, token: server.token('viewer') }));
@@ -89,7 +89,7 @@ describe('the audit log', () => {
   });
 
   it.each(['?limit=0', '?limit=201', '?limit=abc', '?limit=1e2', '?before=-1', '?before=1.5', '?before=', '?limit=1&limit=2', `?before=${'9'.repeat(30)}`])(
-    'answers 400 INVALID_QUERY to %s',
+    '[AUDIT2] answers 400 INVALID_QUERY to %s',
     async (query) => {
       const id = await server.createDoc('Bad paging');
       const response = await audit(id, query);
@@ -98,7 +98,7 @@ describe('the audit log', () => {
     },
   );
 
-  it('is for editors of the document only', async () => {
+  it('[AUDIT2] is for editors of the document only', async () => {
     const id = await server.createDoc('Private');
     const other = await server.createDoc('Other');
     for (const role of ['commenter', 'viewer', 'agent'] as const) {

@@ -30,7 +30,7 @@ describe('tandem token and tandem revoke against a running server', { timeout: 1
     expect(await status(standard)).toBe('OK');
   });
 
-  it('revokes a token given whole or by its id, for the running server at its next request', async () => {
+  it('[TOKEN3] revokes a token given whole or by its id, for the running server at its next request', async () => {
     const [whole, byId] = await Promise.all([tandem('token', '--role', 'editor', '--expires', '1h'), tandem('token', '--role', 'editor', '--name', 'Bo')]);
     expect([await status(whole), await status(byId)]).toEqual(['OK', 'OK']);
     const jti = decodeClaims(byId)!.jti!;
@@ -41,7 +41,7 @@ describe('tandem token and tandem revoke against a running server', { timeout: 1
     expect(await tandem('revoke', jti)).toBe(`Already revoked: token ${jti}`);
   });
 
-  it('adds a signing key that a running server accepts at once, keeping the tokens of the older key', async () => {
+  it('[TOKEN5] adds a signing key that a running server accepts at once, keeping the tokens of the older key', async () => {
     const before = await tandem('token', '--role', 'viewer');
     expect(await tandem('rotate-key')).toMatch(/^New signing key [\w-]{16}; new tokens are signed with it$/);
     const after = await tandem('token', '--role', 'viewer');

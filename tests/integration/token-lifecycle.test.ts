@@ -29,14 +29,14 @@ function closeCodes(peer: Peer): number[] {
 }
 
 describe('token expiry and revocation over HTTP', () => {
-  it('answers 401 TOKEN_EXPIRED to an expired token', async () => {
+  it('[TOKEN2] answers 401 TOKEN_EXPIRED to an expired token', async () => {
     const token = server.token('editor', { iat: now() - 120, exp: now() - 60 });
     const response = await server.api('/api/docs', { token });
     expect(response.status).toBe(401);
     expect(response.body).toEqual({ error: { code: 'TOKEN_EXPIRED', message: 'Your link has expired — ask for a new one.' } });
   });
 
-  it('accepts a token until it is revoked, then answers 401 TOKEN_REVOKED at the next request', async () => {
+  it('[TOKEN3] accepts a token until it is revoked, then answers 401 TOKEN_REVOKED at the next request', async () => {
     const token = server.token('editor');
     const other = server.token('editor');
     expect((await server.api('/api/docs', { token })).status).toBe(200);
@@ -47,7 +47,7 @@ describe('token expiry and revocation over HTTP', () => {
     expect((await server.api('/api/docs', { token: other })).status).toBe(200);
   });
 
-  it('answers UNAUTHORIZED, not TOKEN_EXPIRED, to an expired token it did not sign', async () => {
+  it('[TOKEN2] answers UNAUTHORIZED, not TOKEN_EXPIRED, to an expired token it did not sign', async () => {
     const [header, payload] = server.token('editor', { iat: now() - 120, exp: now() - 60 }).split('.');
     const response = await server.api('/api/docs', { token: `${header}.${payload}.AAAA` });
     expect(response.body.error.code).toBe('UNAUTHORIZED');
@@ -58,7 +58,7 @@ describe('token expiry and revocation over HTTP', () => {
     expect(claims.exp! - claims.iat).toBe(7 * 24 * 3600);
   });
 
-  it('verifies tokens of a key added while it runs, and still those of the older key', async () => {
+  it('[TOKEN5] verifies tokens of a key added while it runs, and still those of the older key', async () => {
     const before = server.token('editor');
     addKey(server.dataDir);
     const after = server.token('editor');
@@ -69,20 +69,20 @@ describe('token expiry and revocation over HTTP', () => {
 });
 
 describe('token expiry and revocation over the WebSocket', () => {
-  it('refuses an expired token with the reason "Token expired"', async () => {
+  it('[TOKEN2] refuses an expired token with the reason "Token expired"', async () => {
     const id = await server.createDoc('Expired');
     const peer = connect(id, server.token('editor', { iat: now() - 120, exp: now() - 60 }));
     expect(await peer.authenticationFailed).toBe(denialReasons.expiredToken);
   });
 
-  it('refuses a revoked token with the reason "Token revoked"', async () => {
+  it('[TOKEN3] refuses a revoked token with the reason "Token revoked"', async () => {
     const id = await server.createDoc('Revoked');
     const token = server.token('viewer');
     await revoke(token);
     expect(await connect(id, token).authenticationFailed).toBe(denialReasons.revokedToken);
   });
 
-  it('closes the open connection of a token revoked meanwhile, and keeps the others', async () => {
+  it('[TOKEN4] closes the open connection of a token revoked meanwhile, and keeps the others', async () => {
     const id = await server.createDoc('Open', 'first');
     const token = server.token('editor');
     const revoked = connect(id, token);
@@ -100,7 +100,7 @@ describe('token expiry and revocation over the WebSocket', () => {
     await waitFor(() => readBlocks(kept.ydoc).some((block) => block.markdown === 'after the revocation'));
   });
 
-  it('closes the open connection of a token when it expires', async () => {
+  it('[TOKEN4] closes the open connection of a token when it expires', async () => {
     const id = await server.createDoc('Expiring');
     const peer = connect(id, server.token('editor', { exp: now() + 2 }));
     await peer.synced;

@@ -36,7 +36,7 @@ describe('signed tokens', () => {
     expect(claims).toEqual({ ...editor, iat: 1_700_000_000, jti: expect.stringMatching(/^[0-9a-z]{20}$/) });
   });
 
-  it('is a JWT with an HS256 header naming its key', async () => {
+  it('[TOKEN1] is a JWT with an HS256 header naming its key', async () => {
     const token = await signToken(keys, editor);
     const [header] = token.split('.');
     expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toEqual({ alg: 'HS256', typ: 'JWT', kid: current.kid });
@@ -53,18 +53,18 @@ describe('signed tokens', () => {
     expect(await claimsOf(token)).toMatchObject({ role: 'agent', doc: 'abc123', ops: ['delete_block'], exp });
   });
 
-  it('accepts a standard JWT made by another HS256 signer with a kept key', async () => {
+  it('[TOKEN1] accepts a standard JWT made by another HS256 signer with a kept key', async () => {
     const token = await new SignJWT(validPayload()).setProtectedHeader(validHeader).sign(current.secret);
     expect(await claimsOf(token)).toEqual(validPayload());
     expect(await claimsOf(hmacJws(validHeader, validPayload()))).toEqual(validPayload());
   });
 
-  it('refuses a token signed with a key it does not keep', async () => {
+  it('[TOKEN1] refuses a token signed with a key it does not keep', async () => {
     const token = await signToken(fixedKeyRing([key()]), editor);
     expect(await claimsOf(token)).toBe('invalid');
   });
 
-  it('refuses a token whose payload was changed after signing', async () => {
+  it('[TOKEN1] refuses a token whose payload was changed after signing', async () => {
     const token = await signToken(keys, { ...editor, role: 'viewer' });
     const [header, payload, signature] = token.split('.');
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
@@ -72,7 +72,7 @@ describe('signed tokens', () => {
     expect(await claimsOf(tampered)).toBe('invalid');
   });
 
-  it('refuses every one-character change of the signature', async () => {
+  it('[TOKEN1] refuses every one-character change of the signature', async () => {
     const token = await signToken(keys, editor);
     const start = token.lastIndexOf('.') + 1;
     for (let i = start; i < token.length; i++) {
@@ -81,7 +81,7 @@ describe('signed tokens', () => {
     }
   });
 
-  it('refuses a token whose kid names another key, or no key', async () => {
+  it('[TOKEN1] refuses a token whose kid names another key, or no key', async () => {
     const other = key();
     const both = fixedKeyRing([current, other]);
     const signedWithCurrentNamingOther = hmacJws({ ...validHeader, kid: other.kid }, validPayload());
@@ -90,7 +90,7 @@ describe('signed tokens', () => {
     expect(await claimsOf(hmacJws({ alg: 'HS256', typ: 'JWT' }, validPayload()))).toBe('invalid');
   });
 
-  it('refuses alg none and every algorithm but HS256', async () => {
+  it('[TOKEN1] refuses alg none and every algorithm but HS256', async () => {
     const unsigned = `${encode({ alg: 'none', typ: 'JWT', kid: current.kid })}.${encode(validPayload())}.`;
     expect(await claimsOf(unsigned)).toBe('invalid');
     expect(await claimsOf(unsigned.slice(0, -1))).toBe('invalid');
@@ -98,14 +98,14 @@ describe('signed tokens', () => {
     expect(await claimsOf(hmacJws({ ...validHeader, alg: 'none' }, validPayload()))).toBe('invalid');
   });
 
-  it('refuses an expired token as expired, and only an authentic one', async () => {
+  it('[TOKEN2] refuses an expired token as expired, and only an authentic one', async () => {
     const expired = await signToken(keys, { ...editor, iat: now() - 120, exp: now() - 60 });
     expect(await claimsOf(expired)).toBe('expired');
     const forged = await signToken(fixedKeyRing([key()]), { ...editor, iat: now() - 120, exp: now() - 60 });
     expect(await claimsOf(forged)).toBe('invalid');
   });
 
-  it('refuses a revoked token as revoked, and keeps others', async () => {
+  it('[TOKEN3] refuses a revoked token as revoked, and keeps others', async () => {
     const revoked = await signToken(keys, { ...editor, jti: 'gone' });
     const kept = await signToken(keys, { ...editor, jti: 'kept' });
     const isRevoked = async (jti: string) => jti === 'gone';
@@ -113,7 +113,7 @@ describe('signed tokens', () => {
     expect((await verifyToken(keys, kept, isRevoked)).ok).toBe(true);
   });
 
-  it('refuses a correctly signed payload that is not claims with an id', async () => {
+  it('[TOKEN1] refuses a correctly signed payload that is not claims with an id', async () => {
     for (const payload of [
       { ...editor, iat: now() },
       { ...validPayload(), role: 'admin' },
@@ -162,13 +162,13 @@ describe('key rotation', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'tandem-keys-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('keeps the data directory secret as the first key', () => {
+  it('[TOKEN5] keeps the data directory secret as the first key', () => {
     const [first] = readKeys(dataDir);
     expect(first.kid).toBe(keyId(first.secret));
     expect(readKeys(dataDir)).toEqual([first]);
   });
 
-  it('signs with the newest key and verifies with an old one until its file is removed', async () => {
+  it('[TOKEN5] signs with the newest key and verifies with an old one until its file is removed', async () => {
     const ring = openKeyRing(dataDir, 0);
     const old = await signToken(ring, editor);
     const kid = addKey(dataDir);
