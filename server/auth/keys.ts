@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { loadSecret, secretLength } from './secret.ts';
 
 /**
- * The token signing keys of a data directory. The first key is `<dataDir>/secret` (so data
+ * TOKEN5: the token signing keys of a data directory. The first key is `<dataDir>/secret` (so data
  * directories made before key rotation keep working); `tandem rotate-key` adds
  * `<dataDir>/keys/NNNN.key`, each 32 random bytes. Tokens are signed with the newest key and
  * verified with any kept key, found by the token's `kid` header: a key's id is derived from

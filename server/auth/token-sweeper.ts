@@ -7,7 +7,7 @@ import type { RevocationList } from '../store/sqlite-revocations.ts';
 export const tokenEndedCloseCode = 4401;
 
 /**
- * Closes the open WebSockets whose token was revoked (by `tandem revoke`, possibly from another
+ * TOKEN4: closes the open WebSockets whose token was revoked (by `tandem revoke`, possibly from another
  * process) or has expired since the connection was admitted. Every `intervalMs` it reads the
  * revocations added since its last look and checks every open connection, so a revoked
  * connection is closed within about one interval. The provider then reconnects, and

@@ -38,7 +38,7 @@ export async function signToken(keys: KeyRing, input: ClaimsInput): Promise<stri
 }
 
 /**
- * The claims of `token` when a kept key signed it (HS256 only, found by `kid`), its claims have
+ * TOKEN1–TOKEN3: the claims of `token` when a kept key signed it (HS256 only, found by `kid`), its claims have
  * the shape of Claims with a `jti`, it has not expired and `isRevoked` says no; else the reason.
  */
 export async function verifyToken(

@@ -11,7 +11,7 @@ export const maxAuditPage = 200;
 const defaultAuditPage = 50;
 
 /**
- * `GET /api/docs/:id/audit[?before=ID][&limit=N]`: the document's audit log, newest first, for
+ * AUDIT2: `GET /api/docs/:id/audit[?before=ID][&limit=N]`: the document's audit log, newest first, for
  * editors. `before` is the `id` of an entry (the page then starts below it; `next` is the value
  * for the following page, null at the end); `limit` is 1 to 200 (50 by default).
  */

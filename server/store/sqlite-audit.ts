@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 
 /**
- * The audit log: who opened a document, created it, sent, claimed, completed, failed, accepted
+ * AUDIT1: the audit log: who opened a document, created it, sent, claimed, completed, failed, accepted
  * or discarded its runs, and which tokens were revoked. One row per event (a connection is one
  * row when it opens, never one per message). Entries of no document (the revocation of a token
  * good for every document) belong to every document's log.
