@@ -1,17 +1,17 @@
 import { LitElement, html } from 'lit';
 import { styleMap } from 'lit/directives/style-map.js';
 import { RouterController, docPath, navigate } from './router.ts';
-import { decodeClaims } from '../shared/claims.ts';
-import { openSession, saveName, takeTokenFromAddress, type Session } from './session.ts';
+import { linkProblem, openSession, saveName, sessionExpired, takeTokenFromAddress, type Session } from './session.ts';
 import './tandem-doc-list.ts';
 import './tandem-doc-view.ts';
 
 /** The app: the session of this device and the page for the current address. */
 export class TandemApp extends LitElement {
   static properties = { session: { state: true }, ready: { state: true }, badLink: { state: true } };
+  /** What was wrong with the token of the address bar, if anything. */
   declare session: Session | null;
   declare ready: boolean;
-  declare badLink: boolean;
+  declare badLink: 'unreadable' | 'expired' | null;
 
   private readonly router = new RouterController(this);
 
@@ -19,7 +19,7 @@ export class TandemApp extends LitElement {
     super();
     this.session = null;
     this.ready = false;
-    this.badLink = false;
+    this.badLink = null;
   }
 
   protected createRenderRoot() {
@@ -29,7 +29,7 @@ export class TandemApp extends LitElement {
   connectedCallback(): void {
     super.connectedCallback();
     const fromAddress = takeTokenFromAddress();
-    this.badLink = fromAddress !== null && decodeClaims(fromAddress) === null;
+    this.badLink = linkProblem(fromAddress);
     openSession(fromAddress)
       .then((session) => {
         this.session = session;
@@ -56,10 +56,13 @@ export class TandemApp extends LitElement {
 
   private renderPage() {
     const session = this.session;
-    if (!session) {
+    const expired = session !== null && sessionExpired(session);
+    if (!session || expired) {
+      const problem = expired ? 'expired' : this.badLink;
       return html`<main class="signin">
         <h1>Sign in to Tandem</h1>
-        ${this.badLink ? html`<p class="message error" role="alert">The link's token could not be read.</p>` : ''}
+        ${problem === 'expired' ? html`<p class="message error" role="alert">Your link has expired — ask for a new one.</p>` : ''}
+        ${problem === 'unreadable' ? html`<p class="message error" role="alert">The link's token could not be read.</p>` : ''}
         <p>Open the link printed by <code>npm start</code> in the terminal. It looks like
           <code>http://127.0.0.1:8787/?token=…</code> and signs this browser in.</p>
       </main>`;

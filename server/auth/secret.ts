@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
-const secretLength = 32;
+export const secretLength = 32;
 
 /**
  * The signing secret of a data directory: 32 random bytes in `<dataDir>/secret` (mode 0600),

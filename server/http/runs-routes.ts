@@ -7,6 +7,7 @@ import type { RunServices } from '../runs/run-services.ts';
 import { sendRun } from '../runs/send-run.ts';
 import { toRunRecord } from '../store/run-store.ts';
 import type { Store } from '../store/store.ts';
+import { recordAudit } from '../audit/record-audit.ts';
 import { forbidden, notFound } from './api-error.ts';
 import type { RouteHandler } from './api.ts';
 import { readableDoc } from './doc-access.ts';
@@ -29,6 +30,7 @@ export function addRunRoutes(
     const result = await sendRun(deps, doc, { id: principal.sub, name: principal.name });
     if (result.ok) {
       runs.notifier.notify();
+      await recordAudit(store.audit, principal, 'run.sent', doc.id, result.run.id);
       const items = result.run.items.map(({ instructionId, blockId, instruction }) => ({ instructionId, blockId, instruction }));
       return json(201, { runId: result.run.id, items });
     }
@@ -52,11 +54,12 @@ export function addRunRoutes(
     return json(200, toRunRecord(run));
   });
 
-  router.add('POST', '/api/runs/:runId/accept', async ({ principal, params }) =>
-    json(200, await runs.review.decide(principal, params.runId, 'accepted')),
-  );
-
-  router.add('POST', '/api/runs/:runId/discard', async ({ principal, params }) =>
-    json(200, await runs.review.decide(principal, params.runId, 'discarded')),
-  );
+  for (const [path, decision] of [['accept', 'accepted'], ['discard', 'discarded']] as const) {
+    router.add('POST', `/api/runs/:runId/${path}`, async ({ principal, params }) => {
+      const decided = await runs.review.decide(principal, params.runId, decision);
+      const run = await store.runs.getRun(params.runId);
+      if (run) await recordAudit(store.audit, principal, `run.${decision}`, run.docId, run.id);
+      return json(200, decided);
+    });
+  }
 }

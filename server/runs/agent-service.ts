@@ -14,6 +14,7 @@ import { parseCompleteInput, parseFailInput, parseOpsInput } from './agent-input
 import { invalidInput, notClaimed, runNotFound } from './run-error.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { applyBatch, takeBack } from './run-text.ts';
+import { recordAudit } from '../audit/record-audit.ts';
 
 export interface AgentItemView {
   instructionId: string;
@@ -79,6 +80,7 @@ export class AgentService {
       throw new Rejection(409, 'NOT_QUEUED', `This run is ${current?.state ?? 'gone'}; only a queued run can be claimed.`);
     }
     await mirror.refresh(run.docId);
+    await recordAudit(store.audit, principal, 'run.claimed', run.docId, run.id);
     const blocks = await readDocState(hocuspocus, store, docName(run.docId), readBlocks);
     return { ...queuedView(run), lease: { expiresAt: iso(now + leaseMs) }, document: { blocks } };
   }
@@ -140,6 +142,7 @@ export class AgentService {
       if (!(await store.runs.completeRun(run.id, principal.sub, Date.now(), { summary: input.summary, refusals }))) throw notClaimed();
     });
     await mirror.refresh(run.docId);
+    await recordAudit(store.audit, principal, 'run.completed', run.docId, run.id);
     return { state: 'review' };
   }
 
@@ -162,6 +165,7 @@ export class AgentService {
       if (!failed) throw notClaimed();
     });
     await mirror.refresh(run.docId);
+    await recordAudit(store.audit, principal, 'run.failed', run.docId, run.id);
     return { state: 'failed' };
   }
 

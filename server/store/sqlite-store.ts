@@ -4,6 +4,8 @@ import type { DocKind } from '../../shared/doc-layout.ts';
 import type { DocRecord, Store } from './store.ts';
 import { sqliteRunStore } from './sqlite-runs.ts';
 import { sqliteAnnotationDocIndex } from './sqlite-annotation-docs.ts';
+import { sqliteRevocationList } from './sqlite-revocations.ts';
+import { sqliteAuditLog } from './sqlite-audit.ts';
 
 const schema = `
 CREATE TABLE IF NOT EXISTS docs (
@@ -37,6 +39,8 @@ export function openSqliteStore(dataDir: string): Store {
   db.exec(schema);
   const runs = sqliteRunStore(db);
   const annotationDocs = sqliteAnnotationDocIndex(db);
+  const revocations = sqliteRevocationList(db);
+  const audit = sqliteAuditLog(db);
 
   const insertDoc = db.prepare(
     'INSERT INTO docs (id, title, kind, created_at, updated_at) VALUES (@id, @title, @kind, @createdAt, @updatedAt)',
@@ -57,6 +61,8 @@ export function openSqliteStore(dataDir: string): Store {
   return {
     runs,
     annotationDocs,
+    revocations,
+    audit,
     async createDoc(record, states) {
       createDoc(record, states);
     },
