@@ -33,7 +33,8 @@ export default defineConfig({
   build: {
     outDir: '../dist',
     emptyOutDir: true,
-    sourcemap: true,
+    // No source maps in the served build.
+    sourcemap: false,
     rolldownOptions: {
       input: { index: clientFile('index.html'), sw: clientFile('sw.ts') },
       output: {
