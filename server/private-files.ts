@@ -2,14 +2,17 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 
 /**
  * The data directory holds the signing secret and every document: only its owner may read it.
- * Modes are set explicitly, so a loose umask or a directory made by an older version ends up
- * at 0700 (directory) and 0600 (files) too.
+ * Modes are set explicitly, so a loose umask still ends at 0700 (a directory Tandem creates)
+ * and 0600 (its files, including those an older version left readable).
  */
 
-/** Creates `dir` (and missing parents) with mode 0700, or tightens an existing one to 0700. */
+/**
+ * Creates `dir` (and missing parents) with mode 0700. A directory that already exists keeps its
+ * mode: `DATA_DIR` may name a directory shared with other things (even `/tmp`).
+ */
 export function ensurePrivateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
+  const created = mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (created !== undefined) chmodSync(dir, 0o700);
 }
 
 /** Creates `file` empty with mode 0600 when missing, or tightens an existing one to 0600. */

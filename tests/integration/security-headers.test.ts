@@ -83,15 +83,26 @@ describe('the served build', () => {
 describe('the data directory', () => {
   const mode = (path: string) => statSync(path).mode & 0o777;
 
-  it('is 0700 and every file in it 0600 once the server has written a document', async () => {
-    await server.createDoc('Private', 'Some text.');
-    expect(mode(server.dataDir)).toBe(0o700);
-    const files = readdirSync(server.dataDir);
-    expect(files).toEqual(expect.arrayContaining(['secret', 'tandem.sqlite', 'tandem.sqlite-wal', 'tandem.sqlite-shm']));
-    for (const file of files) expect([file, mode(join(server.dataDir, file))]).toEqual([file, 0o600]);
+  it('is created 0700, and every file in it is 0600 once the server has written a document', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'tandem-private-'));
+    const dataDir = join(parent, 'new', 'data');
+    try {
+      const started = await startTestServer({ dataDir });
+      try {
+        await started.createDoc('Private', 'Some text.');
+        expect(mode(dataDir)).toBe(0o700);
+        const files = readdirSync(dataDir);
+        expect(files).toEqual(expect.arrayContaining(['secret', 'tandem.sqlite', 'tandem.sqlite-wal', 'tandem.sqlite-shm']));
+        for (const file of files) expect([file, mode(join(dataDir, file))]).toEqual([file, 0o600]);
+      } finally {
+        await started.stop();
+      }
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
   });
 
-  it('tightens a directory and files left readable by others', async () => {
+  it('tightens files left readable by others and leaves the mode of a directory it did not create', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tandem-loose-'));
     try {
       const first = await startTestServer({ dataDir });
@@ -103,7 +114,7 @@ describe('the data directory', () => {
 
       const second = await startTestServer({ dataDir });
       try {
-        expect(mode(dataDir)).toBe(0o700);
+        expect(mode(dataDir)).toBe(0o755);
         for (const file of readdirSync(dataDir)) expect([file, mode(join(dataDir, file))]).toEqual([file, 0o600]);
       } finally {
         await second.stop();
