@@ -130,8 +130,8 @@ describe('links written through every path', () => {
         await anchors.nth(i).click();
         expect(new URL(viewer.page.url()).pathname).toBe(path);
       }
-      // A barrier: anything a click queued on the page has run by the time this round trip ends.
-      await viewer.page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
+      // A barrier: a frame and a task later, whatever a click queued on the page has run.
+      await viewer.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0)))));
       await viewer.page.evaluate(() => (window as unknown as { __xss(label: string): void }).__xss('barrier'));
       await expect.poll(() => ran.includes('barrier')).toBe(true);
       expect(ran.filter((label) => label !== 'barrier')).toEqual([]);
