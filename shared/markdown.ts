@@ -45,14 +45,25 @@ function isTight(tokens: { hidden: boolean }[], i: number): boolean {
 type MarkText = (state: MarkdownSerializerState, mark: Mark, parent: Node, index: number) => string;
 const defaultLink = defaultMarkdownSerializer.marks.link as { open: MarkText; close: MarkText };
 
+/**
+ * The Markdown around a link's text: none for a refused target (LINK3). A mark written as raw
+ * Yjs may hold a title that is no string, which the default serialiser would throw on.
+ */
+function linkText(write: MarkText, state: MarkdownSerializerState, mark: Mark, parent: Node, index: number): string {
+  if (!isSafeLinkHref(mark.attrs.href)) return '';
+  const title: unknown = mark.attrs.title;
+  const clean = title === null || typeof title === 'string' ? mark : mark.type.create({ href: mark.attrs.href, title: null });
+  return write(state, clean, parent, index);
+}
+
 const serializer = new MarkdownSerializer(
   defaultMarkdownSerializer.nodes,
   {
     ...defaultMarkdownSerializer.marks,
     strike: { open: '~~', close: '~~', mixable: true, expelEnclosingWhitespace: true },
     link: {
-      open: (state, mark, parent, index) => (isSafeLinkHref(mark.attrs.href) ? defaultLink.open(state, mark, parent, index) : ''),
-      close: (state, mark, parent, index) => (isSafeLinkHref(mark.attrs.href) ? defaultLink.close(state, mark, parent, index) : ''),
+      open: (state, mark, parent, index) => linkText(defaultLink.open, state, mark, parent, index),
+      close: (state, mark, parent, index) => linkText(defaultLink.close, state, mark, parent, index),
     },
     // Never reached (docToMarkdown strips the mark first); present so that no path can throw.
     change: { open: '', close: '', mixable: true },

@@ -154,6 +154,12 @@ describe('links in Markdown', () => {
     expect(docToMarkdown(doc)).toBe('Go here.');
   });
 
+  it('[LINK3] exports a stored link mark whose title is no string without the title', () => {
+    const mark = schema.marks.link.create({ href: '/d/x', title: 42 });
+    const doc = schema.nodes.doc.create(null, schema.nodes.paragraph.create(null, [schema.text('here', [mark])]));
+    expect(docToMarkdown(doc)).toBe('[here](/d/x)');
+  });
+
   it('[LINK3] exports a stored link mark with a kept target as a Markdown link', () => {
     const mark = schema.marks.link.create({ href: 'https://example.com' });
     const doc = schema.nodes.doc.create(null, schema.nodes.paragraph.create(null, [schema.text('here', [mark])]));
