@@ -22,7 +22,8 @@ export default defineConfig({
   build: {
     outDir: '../dist',
     emptyOutDir: true,
-    sourcemap: true,
+    // No source maps in the served build.
+    sourcemap: false,
     rolldownOptions: {
       input: { index: clientFile('index.html') },
     },

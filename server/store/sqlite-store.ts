@@ -6,6 +6,7 @@ import { sqliteRunStore } from './sqlite-runs.ts';
 import { sqliteAnnotationDocIndex } from './sqlite-annotation-docs.ts';
 import { sqliteRevocationList } from './sqlite-revocations.ts';
 import { sqliteAuditLog } from './sqlite-audit.ts';
+import { ensurePrivateFile, restrictFiles } from '../private-files.ts';
 
 const schema = `
 CREATE TABLE IF NOT EXISTS docs (
@@ -32,8 +33,12 @@ interface DocRow {
 
 /** The store in `<dataDir>/tandem.sqlite`, through one better-sqlite3 handle in WAL mode. */
 export function openSqliteStore(dataDir: string): Store {
-  const db = new Database(join(dataDir, 'tandem.sqlite'));
+  const file = join(dataDir, 'tandem.sqlite');
+  // SQLite gives the -wal and -shm files it creates the mode of the database file.
+  ensurePrivateFile(file);
+  const db = new Database(file);
   db.pragma('journal_mode = WAL');
+  restrictFiles([`${file}-wal`, `${file}-shm`]);
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.exec(schema);
