@@ -57,7 +57,7 @@ describe('POST /api/runs/:runId/discard {reason}', () => {
     expect(await markdownOf(server, doc.docId)).toBe(markdown);
 
     const notes = await notesOf(doc.docId);
-    const drafts = answer.body.draftIds.map((id: string) => notes.find((note) => note.id === id)!);
+    const drafts: NoteView[] = answer.body.draftIds.map((id: string) => notes.find((note) => note.id === id)!);
     expect(drafts.map((note) => [note.kind, note.state, note.runId, note.turns.map((turn) => turn.text), note.author.name])).toEqual([
       ['instruction', 'draft', null, ['Keep the wording; only fix typos.'], 'Ada'],
       ['instruction', 'draft', null, ['Keep the wording; only fix typos.'], 'Ada'],
