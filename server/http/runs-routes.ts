@@ -33,7 +33,14 @@ export function addRunRoutes(
     if (result.ok) {
       runs.notifier.notify();
       await recordAudit(store.audit, principal, 'run.sent', doc.id, result.run.id);
-      const items = result.run.items.map(({ instructionId, blockId, instruction }) => ({ instructionId, blockId, instruction }));
+      const items = result.run.items.map(({ instructionId, blockId, instruction, quote, currentText, drifted }) => ({
+        instructionId,
+        blockId,
+        instruction,
+        quote,
+        currentText,
+        drifted,
+      }));
       return json(201, { runId: result.run.id, items });
     }
     if (result.code === 'NOTHING_TO_SEND') {

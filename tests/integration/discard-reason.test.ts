@@ -94,6 +94,8 @@ describe('POST /api/runs/:runId/discard {reason}', () => {
     expect(answer.body.draftIds).toBeUndefined();
     expect(await notesOf(doc.docId)).toHaveLength(before);
     expect(await markdownOf(server, doc.docId)).toBe(markdown);
+    // The run record names who discarded it (the people's announcements read it, RUN4).
+    expect((await getRun(server, doc.runId)).decidedBy).toEqual({ id: expect.any(String), name: 'Ada' });
   });
 
   it.each([
