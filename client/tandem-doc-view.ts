@@ -108,6 +108,7 @@ export class TandemDocView extends LitElement {
       .token=${session.token}
       .ready=${readyInstructions(this.notes.value)}
       .orphaned=${this.orphaned}
+      .textYdoc=${connection.ydoc}
       .blocker=${blocker}
       .canSend=${this.rights(connection).manageInstructions}
       .progress=${runProgress(runInProgress(runs), this.agents())}
