@@ -131,9 +131,8 @@ export class TandemAnnotationCard extends LitElement {
   private renderDiscarded() {
     const a = this.annotation;
     if (a.kind !== 'instruction' || a.discardedChange === undefined) return '';
-    return html`<p class="card-discarded">
-      ${a.discardedChange === '' ? 'Discarded change: deleted this text' : html`Discarded change: <del>${a.discardedChange}</del>`}
-    </p>`;
+    const change = a.discardedChange === '' ? 'deleted this text' : html`<del>${a.discardedChange}</del>`;
+    return html`<p class="card-discarded">Discarded change: ${change}</p>`;
   }
 
   private renderLinks() {
