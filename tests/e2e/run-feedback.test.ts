@@ -75,6 +75,12 @@ describe('Discard run with a reason', () => {
       await draft.getByRole('button', { name: 'Mark ready' }).click();
       await expect.poll(() => queueCount(alice.page).textContent()).toBe('1 instruction ready');
       await expect.poll(() => draft.locator('.card-state').textContent()).toBe('Ready');
+      // The server took the change (NOTES3 and NOTES6 allow it on a draft it made).
+      const draftId = await draft.getAttribute('data-annotation-id');
+      const stateOnServer = async () =>
+        (await server.api(`/api/docs/${id}`)).body.annotations.find((note: { id: string }) => note.id === draftId)?.state;
+      await expect.poll(stateOnServer).toBe('queued');
+      await waitForStatus(alice.page, 'Connected');
     } finally {
       await agent?.stop();
       await alice.context.close();
