@@ -93,7 +93,7 @@ export class TandemAnnotationCard extends LitElement {
             ? html`<span class="card-state state-resolved">Resolved</span>`
             : ''}
       </header>
-      ${this.renderQuote(orphaned)} ${this.renderText()}
+      ${this.renderQuote(orphaned)} ${this.renderText()} ${this.renderDiscarded()}
       ${a.turns.length > 1
         ? html`<ol class="card-replies" aria-label="Replies">
             ${a.turns.slice(1).map((turn) => html`<li><span class="reply-author">${turn.author.name}</span> ${turn.text}</li>`)}
@@ -125,6 +125,14 @@ export class TandemAnnotationCard extends LitElement {
       ></tandem-note-input>`;
     }
     return html`<p class="card-text">${a.turns[0].text}</p>`;
+  }
+
+  /** On an instruction made from a reason for discarding: what the discarded run had proposed. */
+  private renderDiscarded() {
+    const a = this.annotation;
+    if (a.kind !== 'instruction' || a.discardedChange === undefined) return '';
+    const change = a.discardedChange === '' ? 'deleted this text' : html`<del>${a.discardedChange}</del>`;
+    return html`<p class="card-discarded">Discarded change: ${change}</p>`;
   }
 
   private renderLinks() {
@@ -173,6 +181,7 @@ export class TandemAnnotationCard extends LitElement {
         buttons.push(this.button('Turn into an instruction', () => this.request({ type: 'escalate', id: a.id })));
       }
     } else if (rights.manageInstructions) {
+      if (a.state === 'draft') buttons.push(this.button('Mark ready', () => this.request({ type: 'ready', id: a.id })));
       if (a.state === 'queued' || a.state === 'draft') buttons.push(this.button('Edit', () => this.open('edit')));
       if (a.state !== 'sent') buttons.push(this.button('Delete', () => this.request({ type: 'delete', id: a.id })));
     }

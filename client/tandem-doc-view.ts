@@ -17,6 +17,7 @@ import {
 } from './run-status.ts';
 import type { RunRecord } from '../shared/run-record.ts';
 import { readyInstructions } from './instruction-queue.ts';
+import { RunAnnouncer } from './run-announcer.ts';
 import './tandem-editor.ts';
 import './tandem-title.ts';
 import './tandem-status.ts';
@@ -38,6 +39,13 @@ export class TandemDocView extends LitElement {
     [],
   );
   private readonly runs = new YDocReader<readonly RunRecord[]>(this, () => this.link.connection?.runs.ydoc ?? null, readRuns, []);
+  // After `runs`, whose value it reads before each render.
+  private readonly announcer = new RunAnnouncer(
+    this,
+    () => this.link.connection?.runs.ydoc ?? null,
+    () => this.runs.value,
+    () => this.session?.claims.sub ?? '',
+  );
   private orphaned: ReadonlySet<string> = new Set();
   private rightsFor: { key: string; rights: AnnotationRights } | null = null;
   private author: Author | null = null;
@@ -108,6 +116,7 @@ export class TandemDocView extends LitElement {
       .token=${session.token}
       .ready=${readyInstructions(this.notes.value)}
       .orphaned=${this.orphaned}
+      .textYdoc=${connection.ydoc}
       .blocker=${blocker}
       .canSend=${this.rights(connection).manageInstructions}
       .progress=${runProgress(runInProgress(runs), this.agents())}

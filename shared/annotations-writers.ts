@@ -9,6 +9,7 @@ import {
   checkText,
   isRecordId,
   maxQuoteLength,
+  maxTextLength,
   parseAnnotation,
   type Annotation,
   type AnnotationKind,
@@ -60,6 +61,8 @@ export interface NewAnnotation {
   state?: 'draft' | 'queued';
   /** Instructions only: the comment this instruction was made from. */
   fromCommentId?: string | null;
+  /** Instructions only: the change a discarded run proposed here (see `Instruction`). */
+  discardedChange?: string;
 }
 
 /** Adds a record; returns its id. */
@@ -83,6 +86,7 @@ export function createAnnotation(notesYdoc: Y.Doc, input: NewAnnotation, origin:
     record.set('state', input.state ?? 'queued');
     record.set('runId', null);
     record.set('fromCommentId', input.fromCommentId ?? null);
+    if (input.discardedChange !== undefined) record.set('discardedChange', input.discardedChange);
   }
   notesYdoc.transact(() => notesParts(notesYdoc).annotations.set(id, record), origin);
   return { ok: true, id };
@@ -267,6 +271,12 @@ function refuseNew(notesYdoc: Y.Doc, id: string, input: NewAnnotation): { ok: fa
     return error('INVALID_QUOTE', `The quote must be a string of at most ${maxQuoteLength} characters.`);
   }
   if (input.fromCommentId != null && !isRecordId(input.fromCommentId)) return error('INVALID_ID', 'fromCommentId is malformed.');
+  if (input.discardedChange !== undefined) {
+    if (input.kind !== 'instruction') throw new RangeError('Only an instruction records a discarded change');
+    if (typeof input.discardedChange !== 'string' || input.discardedChange.length > maxTextLength) {
+      return error('INVALID_TEXT', `The discarded change must be a string of at most ${maxTextLength} characters.`);
+    }
+  }
   return null;
 }
 

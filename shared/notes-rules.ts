@@ -13,14 +13,15 @@ import { parseAnnotation, type Annotation, type InstructionState, type ParseResu
  * - [NOTES2] Every record added or changed parses (`parseAnnotation`), is stored under its own id
  *   as a Y.Map whose turns are a Y.Array of Y.Maps (the form the writers change), and carries no
  *   field the parser does not know.
- * - [NOTES3] A record's id, kind, author, createdAt, quote and fromCommentId never change.
+ * - [NOTES3] A record's id, kind, author, createdAt, quote, fromCommentId and discardedChange
+ *   never change.
  * - [NOTES4] Records and turns are added in the writer's own name: their `author.id` is the
  *   writer's id (the token's `sub`).
  * - [NOTES5] Turns are only appended; a turn keeps its author and time. A turn's text is changed
  *   by its author only, except an instruction's work order (its first turn), which editors may
  *   change while the instruction is draft or queued, and nobody after.
  * - [NOTES6] Writers create instructions draft or queued without a run, and move them between
- *   draft and queued only: `sent`, `answered` and `runId` are the server's.
+ *   draft and queued only: `sent`, `answered`, `runId` and `discardedChange` are the server's.
  * - [NOTES7] Commenters create comments, never instructions, and change an instruction only by
  *   appending replies.
  * - [NOTES8] Commenters never set `resolved`; they re-pin, edit or delete only their own
@@ -105,6 +106,7 @@ function checkAddition(id: string, now: NotesEntry, writer: NotesWriter): NotesR
     if (!openStates.includes(record.state) || record.runId !== null) {
       return refuse('NOTES6', id, 'A new instruction is draft or queued and belongs to no run.');
     }
+    if (record.discardedChange !== undefined) return refuse('NOTES6', id, 'Only the server records a discarded change.');
   }
   if (writer.role === 'commenter' && record.resolved) return refuse('NOTES8', id, 'Commenters may not resolve annotations.');
   return null;
@@ -121,9 +123,17 @@ function checkChange(id: string, a: Annotation, now: NotesEntry, writer: NotesWr
   if (!now.parsed.ok) return refuse('NOTES2', id, `This change leaves the annotation malformed: ${now.parsed.reason}.`);
   const b = now.parsed.annotation;
   const fixed = (x: Annotation) =>
-    canonicalJson([x.id, x.kind, x.author, x.createdAt, x.quote, x.kind === 'instruction' ? x.fromCommentId : null]);
+    canonicalJson([
+      x.id,
+      x.kind,
+      x.author,
+      x.createdAt,
+      x.quote,
+      x.kind === 'instruction' ? x.fromCommentId : null,
+      x.kind === 'instruction' ? (x.discardedChange ?? null) : null,
+    ]);
   if (fixed(a) !== fixed(b)) {
-    return refuse('NOTES3', id, 'The id, kind, author, time, quote and origin of an annotation never change.');
+    return refuse('NOTES3', id, 'The id, kind, author, time, quote, origin and discarded change of an annotation never change.');
   }
   const turnsRefusal = checkTurns(id, a, b, writer);
   if (turnsRefusal) return turnsRefusal;

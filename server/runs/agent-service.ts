@@ -20,7 +20,12 @@ export interface AgentItemView {
   instructionId: string;
   blockId: string;
   instruction: string;
+  /** The target text as it was pinned. */
   quote: string;
+  /** The target text at send time; null when it was deleted (RUN5). */
+  currentText: string | null;
+  /** The target text changed between pinning and Send. */
+  drifted: boolean;
 }
 
 export interface QueuedRunView {
@@ -198,7 +203,14 @@ function queuedView(run: StoredRun): QueuedRunView {
   return {
     runId: run.id,
     docId: run.docId,
-    items: run.items.map(({ instructionId, blockId, instruction, quote }) => ({ instructionId, blockId, instruction, quote })),
+    items: run.items.map(({ instructionId, blockId, instruction, quote, currentText, drifted }) => ({
+      instructionId,
+      blockId,
+      instruction,
+      quote,
+      currentText,
+      drifted,
+    })),
     createdAt: iso(run.createdAt),
   };
 }

@@ -34,7 +34,7 @@ export class ReviewService {
     await locks.run(run.id, async () => {
       const current = (await store.runs.getRun(run.id)) ?? run;
       if (current.state !== 'review') throw notInReview(current.state);
-      const transition = () => store.runs.decideRun(run.id, decision, Date.now());
+      const transition = () => store.runs.decideRun(run.id, decision, Date.now(), { id: principal.sub, name: principal.name });
       const answer = answerInstructions(current);
       const done = decision === 'accepted' ? await keepRun(this.deps, current, transition, answer) : await takeBack(this.deps, current, transition, answer);
       if (!done) throw notInReview((await store.runs.getRun(run.id))?.state ?? 'gone');
