@@ -86,7 +86,7 @@ export class TandemAnnotationCard extends LitElement {
     >
       <header class="card-head">
         ${kindIcon(a.kind)}<span class="card-kind">${label}</span>
-        <span class="card-author">${a.author.name}</span>
+        <span class="card-author">${a.author.name || a.author.id}</span>
         ${a.kind === 'instruction'
           ? html`<span class="card-state state-${a.state}">${stateLabels[a.state]}</span>`
           : a.resolved
@@ -96,7 +96,7 @@ export class TandemAnnotationCard extends LitElement {
       ${this.renderQuote(orphaned)} ${this.renderText()}
       ${a.turns.length > 1
         ? html`<ol class="card-replies" aria-label="Replies">
-            ${a.turns.slice(1).map((turn) => html`<li><span class="reply-author">${turn.author.name}</span> ${turn.text}</li>`)}
+            ${a.turns.slice(1).map((turn) => html`<li><span class="reply-author">${turn.author.name || turn.author.id}</span> ${turn.text}</li>`)}
           </ol>`
         : ''}
       ${this.renderLinks()} ${this.renderActions()}

@@ -60,7 +60,7 @@ export async function startServer(given: Partial<ServerOptions> = {}): Promise<T
     quiet: true,
     extensions: [
       new Auth({ secret, store }),
-      new NotesGuard(),
+      new NotesGuard({ docCreatedAt: async (docId) => (await store.getDoc(docId))?.createdAt ?? null }),
       persistence(store),
       new DocMetadata(store),
       new AnnotationIndex(store.annotationDocs, log),
