@@ -6,7 +6,7 @@ import { connectPeer, type Peer } from './peer.ts';
 import type { FileServer } from './use-test-server.ts';
 
 export interface NotesPeer extends Peer {
-  /** The reasons the server gave for closing this connection, in order. */
+  /** The reasons the server gave for closing this connection, in order (a socket dropped without one is left out). */
   closed: string[];
 }
 
@@ -21,7 +21,9 @@ export function notesPeer(server: FileServer, docId: string, who: Principal, ydo
   const token = server.token(who.role, { sub: who.sub, name: who.name });
   const peer = server.track(connectPeer({ wsUrl: server.wsUrl, name: docName(docId, 'notes'), token, ydoc }));
   const closed: string[] = [];
-  peer.provider.on('close', ({ event }: { event: { reason: string } }) => closed.push(event.reason));
+  peer.provider.on('close', ({ event }: { event: { reason: string } }) => {
+    if (event.reason) closed.push(event.reason);
+  });
   return Object.assign(peer, { closed });
 }
 
