@@ -35,6 +35,7 @@ export class TandemAnnotationCard extends LitElement {
     rights: { attribute: false },
     source: { attribute: false },
     derived: { attribute: false },
+    sentText: { attribute: false },
     mode: { state: true },
     error: { state: true },
   };
@@ -46,6 +47,8 @@ export class TandemAnnotationCard extends LitElement {
   declare source: Annotation | null;
   /** The instructions made from this comment. */
   declare derived: readonly Annotation[];
+  /** For a sent or answered instruction: the work order its run carried, or null if unknown. */
+  declare sentText: string | null;
   declare mode: 'view' | 'reply' | 'edit';
   declare error: string;
 
@@ -56,6 +59,7 @@ export class TandemAnnotationCard extends LitElement {
     this.rights = noAnnotationRights;
     this.source = null;
     this.derived = [];
+    this.sentText = null;
     this.mode = 'view';
     this.error = '';
   }
@@ -124,7 +128,10 @@ export class TandemAnnotationCard extends LitElement {
         @note-cancel=${() => this.close()}
       ></tandem-note-input>`;
     }
-    return html`<p class="card-text">${a.turns[0].text}</p>`;
+    const sent = this.sentText;
+    if (sent === null || sent === a.turns[0].text) return html`<p class="card-text">${a.turns[0].text}</p>`;
+    return html`<p class="card-text">${a.turns[0].text}</p>
+      <p class="card-edited">Edited after it was sent. The agent got: “${sent}”</p>`;
   }
 
   private renderLinks() {
