@@ -1,5 +1,5 @@
 import * as Y from 'yjs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { readAnnotation } from '../../shared/annotations.ts';
 import { addTurn } from '../../shared/annotations-writers.ts';
 import { maxNotesUpdateBytes } from '../../shared/notes-rules.ts';
@@ -98,8 +98,10 @@ describe('forged notes over Yjs', () => {
     expect([...doc.watcher.ydoc.share.keys()]).toEqual(['annotations']);
   });
 
-  it('[NOTES12] refuses an update larger than the limit, a stash in a made-up text or a heap of comments', async () => {
+  it('[NOTES12] refuses an update larger than the limit, a stash in a made-up text or a heap of comments, closing with 4413', async () => {
     const doc = await watchedDoc();
+    const logged = vi.spyOn(console, 'error');
+    onTestFinished(() => logged.mockRestore());
     await expectRefused(doc, cora, 'NOTES12', (ydoc) => ydoc.getText('stash').insert(0, 'x'.repeat(maxNotesUpdateBytes + 1000)));
     await expectRefused(doc, cora, 'NOTES12', (ydoc) =>
       ydoc.transact(() => {
@@ -109,5 +111,8 @@ describe('forged notes over Yjs', () => {
       }),
     );
     expect(notesSummary(doc.watcher.ydoc).length).toBeLessThan(10_000);
+    const closeCodes = logged.mock.calls.flat().flatMap((arg) => (arg instanceof Error && arg.name === 'NotesWriteRefused' ? [(arg as Error & { code: number }).code] : []));
+    expect(closeCodes.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(closeCodes)).toEqual(new Set([4413]));
   });
 });
