@@ -57,6 +57,9 @@ export class NotesWriteRefused extends Error {
  * server writes the held state and run back, with `serverOrigin`, in the transaction right after
  * the one that applies the update: a new set, causally after both, so every replica converges
  * on it whatever the client ids. The rest of the update (a work order edited offline) stays.
+ * The values written back are those the copy held when the update was judged: a server write to
+ * the same instruction landing between the judgement and the apply (only microtasks apart, as
+ * Hocuspocus awaits the hook chain) would be overwritten by them.
  *
  * Keep it the last extension with a `beforeSync` hook: the copy takes an accepted update at
  * once, so nothing after the check may stop Hocuspocus from applying it to the live document.
