@@ -23,14 +23,14 @@ import { parseAnnotation, type Annotation, type Author, type InstructionState, t
  *   draft and queued only: `sent`, `answered` and `runId` are the server's. An editor's change
  *   to the state or run of an instruction that is already sent or answered is not refused but
  *   undone by the server (NOTES13, `heldInstructions`).
- * - [NOTES9] Records and turns are added under the writer's own display name: their
- *   `author.name` is the token's `name`.
- * - [NOTES10] A record's `createdAt` and an added turn's `at` lie between `clock.earliest` and
- *   `clock.now + maxClockSkewMs`.
  * - [NOTES7] Commenters create comments, never instructions, and change an instruction only by
  *   appending replies.
  * - [NOTES8] Commenters never set `resolved`; they re-pin, edit or delete only their own
  *   comments; on other people's comments they only append replies.
+ * - [NOTES9] Records and turns are added under the writer's own display name: their
+ *   `author.name` is the token's `name`.
+ * - [NOTES10] A record's `createdAt` and an added turn's `at` lie between `clock.earliest` and
+ *   `clock.now + maxClockSkewMs`.
  *
  * Editors may resolve, re-pin and delete any record, invalid ones included.
  *
