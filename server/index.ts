@@ -9,6 +9,7 @@ import { Auth } from './extensions/auth.ts';
 import { persistence } from './extensions/persistence.ts';
 import { DocMetadata } from './extensions/doc-metadata.ts';
 import { NotesGuard } from './extensions/notes-guard.ts';
+import { NotesStrays } from './extensions/notes-strays.ts';
 import { AnnotationIndex } from './extensions/annotation-index.ts';
 import { RunMirrorLoad } from './extensions/run-mirror-load.ts';
 import { RunGc } from './extensions/run-gc.ts';
@@ -62,6 +63,7 @@ export async function startServer(given: Partial<ServerOptions> = {}): Promise<T
       new Auth({ secret, store }),
       new NotesGuard({ docCreatedAt: async (docId) => (await store.getDoc(docId))?.createdAt ?? null }),
       persistence(store),
+      new NotesStrays(),
       new DocMetadata(store),
       new AnnotationIndex(store.annotationDocs, log),
       new RunMirrorLoad(store.runs),

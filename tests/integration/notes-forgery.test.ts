@@ -3,6 +3,8 @@ import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { readAnnotation } from '../../shared/annotations.ts';
 import { addTurn } from '../../shared/annotations-writers.ts';
 import { maxNotesUpdateBytes } from '../../shared/notes-rules.ts';
+import { docName } from '../../shared/doc-layout.ts';
+import { openSqliteStore } from '../../server/store/sqlite-store.ts';
 import { waitFor } from '../helpers/peer.ts';
 import { addAnnotation } from '../helpers/notes.ts';
 import { notesPeer, notesSummary, serverNotes, type Principal } from '../helpers/notes-peers.ts';
@@ -115,4 +117,46 @@ describe('forged notes over Yjs', () => {
     expect(closeCodes.length).toBeGreaterThanOrEqual(2);
     expect(new Set(closeCodes)).toEqual(new Set([4413]));
   });
+
+  it('[NOTES11] deletes, when the notes load, content stored outside the annotations before the guard refused it', async () => {
+    const doc = await watchedDoc();
+    doc.watcher.destroy();
+    await server.stop();
+    const stash = 'stowaway '.repeat(20_000);
+    await rewriteStoredNotes(doc.id, (ydoc) => ydoc.getText('stash').insert(0, stash));
+    await server.restart();
+
+    const reader = notesPeer(server, doc.id, { sub: 'vera', name: 'Vera', role: 'viewer' });
+    await reader.synced;
+    expect(readAnnotation(reader.ydoc, doc.comment).ok).toBe(true);
+    expect(reader.ydoc.getText('stash').toString()).toBe('');
+    expect(Y.encodeStateAsUpdate(reader.ydoc).length).toBeLessThan(5_000);
+    reader.destroy();
+    await server.restart();
+    const stored = await storedNotes(doc.id);
+    expect(stored.length).toBeLessThan(5_000);
+  });
 });
+
+/** Changes the notes of `docId` straight in the store of the stopped server. */
+async function rewriteStoredNotes(docId: string, change: (ydoc: Y.Doc) => void): Promise<void> {
+  const store = openSqliteStore(server.dataDir);
+  try {
+    const ydoc = new Y.Doc();
+    Y.applyUpdate(ydoc, (await store.loadState(docName(docId, 'notes')))!);
+    change(ydoc);
+    await store.saveState(docName(docId, 'notes'), Y.encodeStateAsUpdate(ydoc));
+  } finally {
+    await store.close();
+  }
+}
+
+/** The stored state of the notes of `docId`, read beside the running server. */
+async function storedNotes(docId: string): Promise<Uint8Array> {
+  const store = openSqliteStore(server.dataDir);
+  try {
+    return (await store.loadState(docName(docId, 'notes')))!;
+  } finally {
+    await store.close();
+  }
+}
