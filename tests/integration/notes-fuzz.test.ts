@@ -246,7 +246,7 @@ describe('notes under random updates', () => {
         const stillThere = new Set(notesParts(now).annotations.keys());
         for (const [id, held] of heldInstructions(was)) if (stillThere.has(id)) expect(heldInstructions(now).get(id)).toBe(held);
       }),
-      { numRuns: 800, endOnFailure: true },
+      { numRuns: 1500, endOnFailure: true },
     );
     expect(tally.accepted).toBeGreaterThan(50);
     expect(tally.refused).toBeGreaterThan(100);
