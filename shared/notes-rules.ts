@@ -11,8 +11,8 @@ import { parseAnnotation, type Annotation, type Author, type InstructionState, t
  *
  * - [NOTES1] Only editors and commenters write notes.
  * - [NOTES2] Every record added or changed parses (`parseAnnotation`), is stored under its own id
- *   as a Y.Map whose turns are a Y.Array of Y.Maps (the form the writers change), and carries no
- *   field the parser does not know.
+ *   as a Y.Map whose turns are a Y.Array of Y.Maps (the form the writers change) and whose other
+ *   values, like a turn's, are plain (no shared type), and carries no field the parser does not know.
  * - [NOTES3] A record's id, kind, author, createdAt, quote and fromCommentId never change.
  * - [NOTES4] Records and turns are added in the writer's own name: their `author.id` is the
  *   writer's id (the token's `sub`).
@@ -142,7 +142,7 @@ export function checkNotesChange(
   for (const id of ids) {
     const was = before.get(id);
     const now = after.get(id);
-    if (was !== undefined && now !== undefined && was.json === now.json) continue;
+    if (was !== undefined && now !== undefined && was.json === now.json && was.parsed.ok === now.parsed.ok) continue;
     const refusal =
       now === undefined
         ? checkDeletion(id, was!, writer)
@@ -274,11 +274,20 @@ function strictParse(key: string, value: unknown, plain: unknown, json: string):
   if (!parsed.ok) return parsed;
   if (parsed.annotation.id !== key) return { ok: false, reason: 'id does not match its key' };
   const turns = value instanceof Y.Map ? value.get('turns') : undefined;
-  if (!(turns instanceof Y.Array) || !turns.toArray().every((turn) => turn instanceof Y.Map)) {
+  if (!(turns instanceof Y.Array) || !turns.toArray().every((turn) => turn instanceof Y.Map && holdsPlainValues(turn))) {
     return { ok: false, reason: 'it is not stored as a Y.Map whose turns are a Y.Array of Y.Maps' };
   }
+  // A shared type in a field reads as plain JSON but can carry what JSON does not show (a
+  // Y.Text's formatting attributes and embeds): every other field is a plain value.
+  if (!holdsPlainValues(value as Y.Map<unknown>, 'turns')) return { ok: false, reason: 'a field other than turns is a shared type' };
   if (canonicalJson(parsed.annotation) !== json) return { ok: false, reason: 'it has fields the record format does not know' };
   return parsed;
+}
+
+/** Whether every value of `map`, but the one under `except`, is a plain value rather than a shared type. */
+function holdsPlainValues(map: Y.Map<unknown>, except?: string): boolean {
+  for (const [key, value] of map.entries()) if (key !== except && value instanceof Y.AbstractType) return false;
+  return true;
 }
 
 /** JSON with every object's keys sorted, so that equal values give equal strings. */

@@ -85,6 +85,18 @@ describe('checkNotesChange', () => {
       ['a field the format does not know', (ydoc) => record(ydoc, 'c-ed').set('colour', 'red')],
       ['a required field removed', (ydoc) => record(ydoc, 'c-ed').delete('resolved')],
       ['turns that are not a Y.Array', (ydoc) => record(ydoc, 'c-ed').set('turns', [{ author: ed, text: 'x', at: 1 }])],
+      [
+        'a quote stored as a Y.Text that hides data in its formatting',
+        (ydoc) => {
+          const quote = new Y.Text('brave');
+          record(ydoc, 'c-ed').set('quote', quote);
+          quote.format(0, 5, { hidden: 'x'.repeat(1000) });
+        },
+      ],
+      [
+        'a turn’s text stored as a Y.Text',
+        (ydoc) => ((record(ydoc, 'c-ed').get('turns') as Y.Array<Y.Map<unknown>>).get(0).set('text', new Y.Text('note'))),
+      ],
     ])('refuses %s, even from an editor', (_label, change) => {
       expect(verdict(ed, change)).toBe('NOTES2');
     });
