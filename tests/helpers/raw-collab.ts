@@ -30,6 +30,8 @@ type Waiter = (event: { kind: 'authenticated' } | { kind: 'status'; ok: boolean 
 export class RawCollabClient {
   private socket: WebSocket | null = null;
   private waiter: Waiter | null = null;
+  /** Whether the document is authenticated on the current socket (a refusal closes it, not the socket). */
+  private authenticated = false;
 
   constructor(
     private readonly wsUrl: string,
@@ -68,8 +70,6 @@ export class RawCollabClient {
     this.socket?.close();
     this.socket = null;
   }
-
-  private authenticated = false;
 
   /** An open socket with this document authenticated on it. */
   private async ready(): Promise<void> {
