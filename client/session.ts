@@ -6,7 +6,10 @@ export type { Claims, Role };
 export interface Session {
   token: string;
   claims: Claims;
-  /** The name others see; the token's `name` until the person picks another on this device. */
+  /**
+   * The name others see in presence; the token's `name` until the person picks another on this
+   * device. Annotations always carry the token's `name` (NOTES9).
+   */
   name: string;
   /** A `#rrggbb` colour (y-prosemirror accepts no other form) chosen once per device. */
   color: string;

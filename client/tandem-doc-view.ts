@@ -144,13 +144,15 @@ export class TandemDocView extends LitElement {
     return this.rightsFor.rights;
   }
 
-  /** This person as an annotation's author; the same object while their name stays. */
+  /**
+   * This person as an annotation's author: the token's id and name, never the name picked on this
+   * device, which is for presence only (the server refuses notes under any other name, NOTES9).
+   * The same object while the token stays.
+   */
   private currentAuthor(): Author | null {
-    const session = this.session;
-    if (!session) return null;
-    if (this.author?.id !== session.claims.sub || this.author.name !== session.name) {
-      this.author = { id: session.claims.sub, name: session.name };
-    }
+    const claims = this.session?.claims;
+    if (!claims) return null;
+    if (this.author?.id !== claims.sub || this.author.name !== claims.name) this.author = { id: claims.sub, name: claims.name };
     return this.author;
   }
 

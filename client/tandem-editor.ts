@@ -144,6 +144,7 @@ export class TandemEditor extends LitElement {
           .placements=${annotations?.placements ?? new Map()}
           .active=${annotations?.active ?? null}
           .rights=${this.rights}
+          .runs=${this.runs}
           @annotation-request=${this.onRequest}
         ></tandem-annotation-panel>
       </div>

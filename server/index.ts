@@ -12,6 +12,7 @@ import { AuditConnections } from './extensions/audit-connections.ts';
 import { persistence } from './extensions/persistence.ts';
 import { DocMetadata } from './extensions/doc-metadata.ts';
 import { NotesGuard } from './extensions/notes-guard.ts';
+import { NotesStrays } from './extensions/notes-strays.ts';
 import { AnnotationIndex } from './extensions/annotation-index.ts';
 import { RunMirrorLoad } from './extensions/run-mirror-load.ts';
 import { RunGc } from './extensions/run-gc.ts';
@@ -67,8 +68,9 @@ export async function startServer(given: Partial<ServerOptions> = {}): Promise<T
     extensions: [
       new Auth({ verifyToken: verify, store }),
       new AuditConnections({ audit: store.audit, onError: log }),
-      new NotesGuard(),
+      new NotesGuard({ docCreatedAt: async (docId) => (await store.getDoc(docId))?.createdAt ?? null }),
       persistence(store),
+      new NotesStrays(),
       new DocMetadata(store),
       new AnnotationIndex(store.annotationDocs, log),
       new RunMirrorLoad(store.runs),

@@ -217,6 +217,27 @@ export function setInstructionState(
 }
 
 /**
+ * Writes an instruction's state and run back to what the server holds (NOTES13), whatever they
+ * are now: used after an editor's update moved an instruction the server had sent or answered.
+ * A new set, made after the update merged, wins over every concurrent one on every replica.
+ * Does nothing when the record is gone, unreadable or already right.
+ */
+export function restoreInstructionState(
+  notesYdoc: Y.Doc,
+  held: { id: string; state: InstructionState; runId: string },
+  origin: Origin | null = null,
+): void {
+  const found = findRecord(notesYdoc, held.id);
+  if (!found.ok || found.annotation.kind !== 'instruction') return;
+  const { annotation, record } = found;
+  if (annotation.state === held.state && annotation.runId === held.runId) return;
+  notesYdoc.transact(() => {
+    record.set('state', held.state);
+    record.set('runId', held.runId);
+  }, origin);
+}
+
+/**
  * Re-pins a record, e.g. after `anchorAfterUndo` or when the editor has followed its text into a
  * new block. The quote stays what it was at creation.
  */

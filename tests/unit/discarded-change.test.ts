@@ -16,7 +16,8 @@ const anchor = {
   to: { type: { client: 1, clock: 1 }, item: { client: 1, clock: 12 }, assoc: -1 },
 };
 const ed: Author = { id: 'ed', name: 'Ed' };
-const editor = { id: 'ed', role: 'editor' as const };
+const editor = { id: 'ed', name: 'Ed', role: 'editor' as const };
+const clock = { now: 1_000_000, earliest: 0 };
 
 function draft(overrides: Partial<NewAnnotation> = {}): NewAnnotation {
   return { kind: 'instruction', anchor, blockId: 'b1', quote: 'brave', author: ed, text: 'Keep it short', now: 1000, state: 'draft', ...overrides };
@@ -53,14 +54,14 @@ describe('an instruction that records a discarded change', () => {
     createAnnotation(ydoc, draft({ id: 'i-reason', discardedChange: '' }));
     // NOTES6 is what stops a person here; the record itself is well formed.
     expect(snapshotNotes(ydoc).get('i-reason')?.parsed.ok).toBe(true);
-    expect(checkNotesChange(before, snapshotNotes(ydoc), editor)?.rule).toBe('NOTES6');
+    expect(checkNotesChange(before, snapshotNotes(ydoc), editor, clock)?.rule).toBe('NOTES6');
   });
 
   it('[NOTES6] refuses a person who creates an instruction recording a discarded change', () => {
     const ydoc = new Y.Doc();
     const before = snapshotNotes(ydoc);
     createAnnotation(ydoc, draft({ id: 'i-forged', discardedChange: 'anything' }));
-    expect(checkNotesChange(before, snapshotNotes(ydoc), editor)).toMatchObject({ rule: 'NOTES6', annotationId: 'i-forged' });
+    expect(checkNotesChange(before, snapshotNotes(ydoc), editor, clock)).toMatchObject({ rule: 'NOTES6', annotationId: 'i-forged' });
   });
 
   it('[NOTES3] refuses a change or removal of the discarded change, and allows re-pinning', () => {
@@ -71,11 +72,11 @@ describe('an instruction that records a discarded change', () => {
       const ydoc = withServerDraft();
       const before = snapshotNotes(ydoc);
       change(notesParts(ydoc).annotations.get('i-reason') as Y.Map<unknown>);
-      expect(checkNotesChange(before, snapshotNotes(ydoc), editor)?.rule).toBe('NOTES3');
+      expect(checkNotesChange(before, snapshotNotes(ydoc), editor, clock)?.rule).toBe('NOTES3');
     }
     const ydoc = withServerDraft();
     const before = snapshotNotes(ydoc);
     setAnchor(ydoc, 'i-reason', { anchor, blockId: 'b2' });
-    expect(checkNotesChange(before, snapshotNotes(ydoc), editor)).toBeNull();
+    expect(checkNotesChange(before, snapshotNotes(ydoc), editor, clock)).toBeNull();
   });
 });
