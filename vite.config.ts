@@ -1,44 +1,31 @@
-import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { defineConfig, type Plugin } from 'vite';
+import { defineConfig } from 'vite';
+import { VitePWA } from 'vite-plugin-pwa';
 
 const clientFile = (path: string) => fileURLToPath(new URL(`./client/${path}`, import.meta.url));
-
-/**
- * Gives the service worker (client/sw.ts, emitted as /sw.js) the list of every file of the
- * build, as `__TANDEM_PRECACHE__ = {version, files}` in front of its code. The version is a
- * hash of the file names, so each build yields a new worker and a fresh cache.
- */
-function precacheManifest(): Plugin {
-  return {
-    name: 'tandem-precache-manifest',
-    apply: 'build',
-    generateBundle(_options, bundle) {
-      const worker = bundle['sw.js'];
-      if (!worker || worker.type !== 'chunk') this.error('client/sw.ts was not emitted as sw.js');
-      const files = Object.keys(bundle)
-        .filter((name) => name !== 'sw.js' && !name.endsWith('.map') && !name.startsWith('.vite/'))
-        .map((name) => '/' + name)
-        .sort();
-      const version = createHash('sha256').update(files.join('\n')).digest('hex').slice(0, 12);
-      worker.code = `var __TANDEM_PRECACHE__ = ${JSON.stringify({ version, files })};\n${worker.code}`;
-    },
-  };
-}
 
 export default defineConfig({
   root: 'client',
   publicDir: 'public',
-  plugins: [precacheManifest()],
+  plugins: [
+    // The service worker (client/sw.ts → /sw.js) with the build's file list injected by Workbox;
+    // client/sw-register.ts registers it, so the plugin injects no script and no web manifest.
+    VitePWA({
+      strategies: 'injectManifest',
+      srcDir: '.',
+      filename: 'sw.ts',
+      injectRegister: false,
+      manifest: false,
+      injectManifest: { globPatterns: ['**/*.{js,css,html,svg,png,ico,woff2}'] },
+    }),
+  ],
   build: {
     outDir: '../dist',
     emptyOutDir: true,
-    sourcemap: true,
+    // No source maps in the served build.
+    sourcemap: false,
     rolldownOptions: {
-      input: { index: clientFile('index.html'), sw: clientFile('sw.ts') },
-      output: {
-        entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js'),
-      },
+      input: { index: clientFile('index.html') },
     },
   },
   resolve: {

@@ -1,5 +1,5 @@
 /**
- * 6. Real editing traces, read in place from `../shared/data/editing-traces`.
+ * 6. Real editing traces, read from `bench/data/editing-traces`.
  *
  * Sequential: `seq-automerge-paper` typed through one Node peer into the text (one Yjs
  * transaction, hence one update message, per recorded edit), into Tandem's server, a bare

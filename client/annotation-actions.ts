@@ -8,6 +8,7 @@ import {
   editInstructionText,
   escalateComment,
   setAnchor,
+  setInstructionState,
   setResolved,
   type WriteResult,
 } from '../shared/annotations-writers.ts';
@@ -15,7 +16,7 @@ import {
 /** What a card or the composer asks for; `text` for create, reply and edit. */
 export type AnnotationRequest =
   | { type: 'reply' | 'edit'; id: string; text: string }
-  | { type: 'resolve' | 'reopen' | 'escalate' | 'delete' | 'select'; id: string };
+  | { type: 'resolve' | 'reopen' | 'escalate' | 'delete' | 'ready' | 'select'; id: string };
 
 /**
  * The writes a person makes to a document's annotations (`<id>/notes`), as this person and at
@@ -47,6 +48,8 @@ export class AnnotationActions {
         return escalateComment(this.notes, request.id, this.author, this.now());
       case 'delete':
         return deleteAnnotation(this.notes, request.id);
+      case 'ready':
+        return setInstructionState(this.notes, request.id, 'queued', null);
       case 'select':
         return { ok: true };
     }

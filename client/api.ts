@@ -68,9 +68,11 @@ export function sendRun(token: string, docId: string): Promise<SentRun> {
 export type RunDecision = 'accept' | 'discard';
 
 /**
- * Accept run keeps the run's changes; Discard run undoes them. Fails with `NOT_IN_REVIEW` (409)
- * when the run is not (or no longer) in review.
+ * Accept run keeps the run's changes; Discard run undoes them, and a `reason` (discard only)
+ * becomes a draft instruction where each change was. Fails with `NOT_IN_REVIEW` (409) when the
+ * run is not (or no longer) in review, `INVALID_REASON` (422) for a reason over 2000 characters.
  */
-export function decideRun(token: string, runId: string, decision: RunDecision): Promise<{ state: string }> {
-  return request<{ state: string }>(token, 'POST', `/api/runs/${encodeURIComponent(runId)}/${decision}`, {});
+export function decideRun(token: string, runId: string, decision: RunDecision, reason?: string): Promise<{ state: string }> {
+  const body = decision === 'discard' && reason?.trim() ? { reason: reason.trim() } : {};
+  return request<{ state: string }>(token, 'POST', `/api/runs/${encodeURIComponent(runId)}/${decision}`, body);
 }

@@ -1,6 +1,7 @@
 import * as Y from 'yjs';
 import { IndexeddbPersistence } from 'y-indexeddb';
 import { HocuspocusProvider, type HocuspocusProviderWebsocket } from '@hocuspocus/provider';
+import { denialReasons } from '../shared/denials.ts';
 
 export interface DocPartOptions {
   /** The socket every part of a document shares (Hocuspocus multiplexes documents over it). */
@@ -125,7 +126,12 @@ export class DocPart extends EventTarget {
   };
 
   private readonly onAuthenticationFailed = ({ reason }: { reason: string }) => {
-    this.problem = `The server refused access to this document (${reason || 'permission denied'}).`;
+    this.problem =
+      reason === denialReasons.expiredToken
+        ? 'Your link has expired — ask for a new one.'
+        : reason === denialReasons.revokedToken
+          ? 'Your link has been revoked — ask for a new one.'
+          : `The server refused access to this document (${reason || 'permission denied'}).`;
     this.changed();
   };
 

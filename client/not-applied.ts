@@ -4,7 +4,7 @@ import { docParts } from '../shared/doc-layout.ts';
 import { pendingDeleteOf, writersSince } from '../shared/pending-delete-attr.ts';
 
 /**
- * The blocks runs deleted that people changed since (PROTOCOL.md REV5), as the review panel
+ * The blocks runs deleted that people changed since (PROTOCOL.md REV6), as the review panel
  * shows them while the run is in review: `"<runId> <blockId>"` → the names of those who wrote
  * in the block since, as awareness knows them (people not here are left out). The server
  * decides at Accept, by the block's content; a change undone again may show here and still

@@ -30,15 +30,15 @@ export class RunDecider implements ReactiveController {
     return this.problemFor === runId ? this.problem : null;
   }
 
-  /** Resolves true when the server carried out the decision. */
-  async decide(token: string, runId: string, decision: RunDecision): Promise<boolean> {
+  /** Resolves true when the server carried out the decision. `reason`: see `decideRun`. */
+  async decide(token: string, runId: string, decision: RunDecision, reason?: string): Promise<boolean> {
     if (this.busy || this.decided === runId) return false;
     this.busy = decision;
     this.problem = null;
     this.problemFor = null;
     this.host.requestUpdate();
     try {
-      await decideRun(token, runId, decision);
+      await decideRun(token, runId, decision, reason);
       this.decided = runId;
       return true;
     } catch (error) {

@@ -1,4 +1,5 @@
 import type * as Y from 'yjs';
+import type { Annotation } from '../shared/annotations.ts';
 import { outstandingRunStates, readRunRecords, type RunRecord, type RunState } from '../shared/run-record.ts';
 
 /**
@@ -31,6 +32,17 @@ export function runInProgress(runs: readonly RunRecord[]): RunRecord | null {
   const outstanding = outstandingRun(runs);
   if (outstanding) return outstanding.state === 'review' ? null : outstanding;
   return runs[0]?.state === 'failed' ? runs[0] : null;
+}
+
+/**
+ * The work order the run of `instruction` carried for it (copied at Send), or null when it has
+ * no run or the run is not known here. It differs from the instruction's text when the text was
+ * edited after Send (NOTES5).
+ */
+export function sentWorkOrder(runs: readonly RunRecord[], instruction: Annotation): string | null {
+  if (instruction.kind !== 'instruction' || instruction.runId === null) return null;
+  const run = runs.find((each) => each.runId === instruction.runId);
+  return run?.items.find((item) => item.instructionId === instruction.id)?.instruction ?? null;
 }
 
 /** The run in review, or null. */

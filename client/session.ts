@@ -1,4 +1,4 @@
-import { decodeClaims, type Claims, type Role } from '../shared/claims.ts';
+import { decodeClaims, hasExpired, type Claims, type Role } from '../shared/claims.ts';
 import { deviceKeys, readDevice, writeDevice } from './device-store.ts';
 
 export type { Claims, Role };
@@ -6,7 +6,10 @@ export type { Claims, Role };
 export interface Session {
   token: string;
   claims: Claims;
-  /** The name others see; the token's `name` until the person picks another on this device. */
+  /**
+   * The name others see in presence; the token's `name` until the person picks another on this
+   * device. Annotations always carry the token's `name` (NOTES9).
+   */
   name: string;
   /** A `#rrggbb` colour (y-prosemirror accepts no other form) chosen once per device. */
   color: string;
@@ -62,12 +65,26 @@ export function takeTokenFromAddress(): string | null {
   return token;
 }
 
+/** What is wrong with a link's token, if anything: unreadable, or past its expiry. */
+export function linkProblem(token: string | null): 'unreadable' | 'expired' | null {
+  if (token === null) return null;
+  const claims = decodeClaims(token);
+  if (!claims) return 'unreadable';
+  return hasExpired(claims, Date.now()) ? 'expired' : null;
+}
+
+/** Whether the session's token has expired (the app then asks for a new link). */
+export function sessionExpired(session: Session): boolean {
+  return hasExpired(session.claims, Date.now());
+}
+
 /**
- * The session of this device: a valid token from the address bar replaces the stored one.
- * Returns null when no usable token is known.
+ * The session of this device: a readable, unexpired token from the address bar replaces the
+ * stored one. Returns null when no readable token is known; the stored token may have expired
+ * (see `sessionExpired`).
  */
 export async function openSession(fromAddress: string | null): Promise<Session | null> {
-  let token = fromAddress !== null && decodeClaims(fromAddress) ? fromAddress : null;
+  let token = fromAddress !== null && linkProblem(fromAddress) === null ? fromAddress : null;
   if (token) await writeDevice(deviceKeys.token, token);
   else token = (await readDevice<string>(deviceKeys.token)) ?? null;
   const claims = token ? decodeClaims(token) : null;

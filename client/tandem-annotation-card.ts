@@ -35,6 +35,7 @@ export class TandemAnnotationCard extends LitElement {
     rights: { attribute: false },
     source: { attribute: false },
     derived: { attribute: false },
+    sentText: { attribute: false },
     mode: { state: true },
     error: { state: true },
   };
@@ -46,6 +47,8 @@ export class TandemAnnotationCard extends LitElement {
   declare source: Annotation | null;
   /** The instructions made from this comment. */
   declare derived: readonly Annotation[];
+  /** For a sent or answered instruction: the work order its run carried, or null if unknown. */
+  declare sentText: string | null;
   declare mode: 'view' | 'reply' | 'edit';
   declare error: string;
 
@@ -56,6 +59,7 @@ export class TandemAnnotationCard extends LitElement {
     this.rights = noAnnotationRights;
     this.source = null;
     this.derived = [];
+    this.sentText = null;
     this.mode = 'view';
     this.error = '';
   }
@@ -86,17 +90,17 @@ export class TandemAnnotationCard extends LitElement {
     >
       <header class="card-head">
         ${kindIcon(a.kind)}<span class="card-kind">${label}</span>
-        <span class="card-author">${a.author.name}</span>
+        <span class="card-author">${a.author.name || a.author.id}</span>
         ${a.kind === 'instruction'
           ? html`<span class="card-state state-${a.state}">${stateLabels[a.state]}</span>`
           : a.resolved
             ? html`<span class="card-state state-resolved">Resolved</span>`
             : ''}
       </header>
-      ${this.renderQuote(orphaned)} ${this.renderText()}
+      ${this.renderQuote(orphaned)} ${this.renderText()} ${this.renderDiscarded()}
       ${a.turns.length > 1
         ? html`<ol class="card-replies" aria-label="Replies">
-            ${a.turns.slice(1).map((turn) => html`<li><span class="reply-author">${turn.author.name}</span> ${turn.text}</li>`)}
+            ${a.turns.slice(1).map((turn) => html`<li><span class="reply-author">${turn.author.name || turn.author.id}</span> ${turn.text}</li>`)}
           </ol>`
         : ''}
       ${this.renderLinks()} ${this.renderActions()}
@@ -124,7 +128,18 @@ export class TandemAnnotationCard extends LitElement {
         @note-cancel=${() => this.close()}
       ></tandem-note-input>`;
     }
-    return html`<p class="card-text">${a.turns[0].text}</p>`;
+    const sent = this.sentText;
+    if (sent === null || sent === a.turns[0].text) return html`<p class="card-text">${a.turns[0].text}</p>`;
+    return html`<p class="card-text">${a.turns[0].text}</p>
+      <p class="card-edited">Edited after it was sent. The agent got: “${sent}”</p>`;
+  }
+
+  /** On an instruction made from a reason for discarding: what the discarded run had proposed. */
+  private renderDiscarded() {
+    const a = this.annotation;
+    if (a.kind !== 'instruction' || a.discardedChange === undefined) return '';
+    const change = a.discardedChange === '' ? 'deleted this text' : html`<del>${a.discardedChange}</del>`;
+    return html`<p class="card-discarded">Discarded change: ${change}</p>`;
   }
 
   private renderLinks() {
@@ -173,6 +188,7 @@ export class TandemAnnotationCard extends LitElement {
         buttons.push(this.button('Turn into an instruction', () => this.request({ type: 'escalate', id: a.id })));
       }
     } else if (rights.manageInstructions) {
+      if (a.state === 'draft') buttons.push(this.button('Mark ready', () => this.request({ type: 'ready', id: a.id })));
       if (a.state === 'queued' || a.state === 'draft') buttons.push(this.button('Edit', () => this.open('edit')));
       if (a.state !== 'sent') buttons.push(this.button('Delete', () => this.request({ type: 'delete', id: a.id })));
     }

@@ -3,6 +3,8 @@ import { repeat } from 'lit/directives/repeat.js';
 import type { Annotation } from '../shared/annotations.ts';
 import type { Placement } from './annotation-plugin.ts';
 import { noAnnotationRights, type AnnotationRights } from './session.ts';
+import type { RunRecord } from '../shared/run-record.ts';
+import { sentWorkOrder } from './run-status.ts';
 import './tandem-annotation-card.ts';
 
 /**
@@ -15,9 +17,12 @@ export class TandemAnnotationPanel extends LitElement {
     placements: { attribute: false },
     active: {},
     rights: { attribute: false },
+    runs: { attribute: false },
   };
   declare annotations: readonly Annotation[];
   declare placements: ReadonlyMap<string, Placement>;
+  /** The document's runs, for the work order each sent instruction went with. */
+  declare runs: readonly RunRecord[];
   declare active: string | null;
   declare rights: AnnotationRights;
 
@@ -27,6 +32,7 @@ export class TandemAnnotationPanel extends LitElement {
     this.placements = new Map();
     this.active = null;
     this.rights = noAnnotationRights;
+    this.runs = [];
   }
 
   protected createRenderRoot() {
@@ -55,6 +61,7 @@ export class TandemAnnotationPanel extends LitElement {
           .rights=${this.rights}
           .source=${a.kind === 'instruction' && a.fromCommentId ? (byId.get(a.fromCommentId) ?? null) : null}
           .derived=${a.kind === 'comment' ? derived(a.id) : []}
+          .sentText=${sentWorkOrder(this.runs, a)}
         ></tandem-annotation-card>`,
       )}
     </section>`;

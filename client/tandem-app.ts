@@ -1,17 +1,34 @@
 import { LitElement, html } from 'lit';
+import { repeat } from 'lit/directives/repeat.js';
 import { styleMap } from 'lit/directives/style-map.js';
+import { announceEvent } from './run-announcer.ts';
 import { RouterController, docPath, navigate } from './router.ts';
-import { decodeClaims } from '../shared/claims.ts';
-import { openSession, saveName, takeTokenFromAddress, type Session } from './session.ts';
+import { linkProblem, openSession, saveName, sessionExpired, takeTokenFromAddress, type Session } from './session.ts';
 import './tandem-doc-list.ts';
 import './tandem-doc-view.ts';
 
-/** The app: the session of this device and the page for the current address. */
+/** How many announcements the live region keeps (older ones have been read out). */
+const keptAnnouncements = 3;
+
+/**
+ * The app: the session of this device, the page for the current address, and the app's one
+ * polite live region (`.announcer`), which says each sentence an `announce` event from the page
+ * brings (e.g. a run accepted by someone else, client/run-announcer.ts).
+ */
 export class TandemApp extends LitElement {
-  static properties = { session: { state: true }, ready: { state: true }, badLink: { state: true } };
+  static properties = {
+    session: { state: true },
+    ready: { state: true },
+    badLink: { state: true },
+    announcements: { state: true },
+  };
   declare session: Session | null;
   declare ready: boolean;
-  declare badLink: boolean;
+  /** What was wrong with the token of the address bar, if anything. */
+  declare badLink: 'unreadable' | 'expired' | null;
+  /** The latest sentences for the live region, each with its own key so that each is new to it. */
+  declare announcements: readonly { key: number; text: string }[];
+  private announced = 0;
 
   private readonly router = new RouterController(this);
 
@@ -19,7 +36,14 @@ export class TandemApp extends LitElement {
     super();
     this.session = null;
     this.ready = false;
-    this.badLink = false;
+    this.badLink = null;
+    this.announcements = [];
+    this.addEventListener(announceEvent, (event) => this.announce((event as CustomEvent<string>).detail));
+  }
+
+  private announce(text: string) {
+    this.announced += 1;
+    this.announcements = [...this.announcements, { key: this.announced, text }].slice(-keptAnnouncements);
   }
 
   protected createRenderRoot() {
@@ -29,7 +53,7 @@ export class TandemApp extends LitElement {
   connectedCallback(): void {
     super.connectedCallback();
     const fromAddress = takeTokenFromAddress();
-    this.badLink = fromAddress !== null && decodeClaims(fromAddress) === null;
+    this.badLink = linkProblem(fromAddress);
     openSession(fromAddress)
       .then((session) => {
         this.session = session;
@@ -42,7 +66,14 @@ export class TandemApp extends LitElement {
 
   render() {
     if (!this.ready) return html``;
-    return html`<div class="app-bar">
+    return html`<div class="announcer visually-hidden" aria-live="polite">
+        ${repeat(
+          this.announcements,
+          (each) => each.key,
+          (each) => html`<p>${each.text}</p>`,
+        )}
+      </div>
+      <div class="app-bar">
         <a class="brand" href="/">Tandem</a>
         ${this.session
           ? html`<span class="me">
@@ -56,10 +87,13 @@ export class TandemApp extends LitElement {
 
   private renderPage() {
     const session = this.session;
-    if (!session) {
+    const expired = session !== null && sessionExpired(session);
+    if (!session || expired) {
+      const problem = expired ? 'expired' : this.badLink;
       return html`<main class="signin">
         <h1>Sign in to Tandem</h1>
-        ${this.badLink ? html`<p class="message error" role="alert">The link's token could not be read.</p>` : ''}
+        ${problem === 'expired' ? html`<p class="message error" role="alert">Your link has expired — ask for a new one.</p>` : ''}
+        ${problem === 'unreadable' ? html`<p class="message error" role="alert">The link's token could not be read.</p>` : ''}
         <p>Open the link printed by <code>npm start</code> in the terminal. It looks like
           <code>http://127.0.0.1:8787/?token=…</code> and signs this browser in.</p>
       </main>`;

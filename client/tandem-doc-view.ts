@@ -17,6 +17,7 @@ import {
 } from './run-status.ts';
 import type { RunRecord } from '../shared/run-record.ts';
 import { readyInstructions } from './instruction-queue.ts';
+import { RunAnnouncer } from './run-announcer.ts';
 import './tandem-editor.ts';
 import './tandem-title.ts';
 import './tandem-status.ts';
@@ -38,6 +39,13 @@ export class TandemDocView extends LitElement {
     [],
   );
   private readonly runs = new YDocReader<readonly RunRecord[]>(this, () => this.link.connection?.runs.ydoc ?? null, readRuns, []);
+  // After `runs`, whose value it reads before each render.
+  private readonly announcer = new RunAnnouncer(
+    this,
+    () => this.link.connection?.runs.ydoc ?? null,
+    () => this.runs.value,
+    () => this.session?.claims.sub ?? '',
+  );
   private orphaned: ReadonlySet<string> = new Set();
   private rightsFor: { key: string; rights: AnnotationRights } | null = null;
   private author: Author | null = null;
@@ -108,6 +116,7 @@ export class TandemDocView extends LitElement {
       .token=${session.token}
       .ready=${readyInstructions(this.notes.value)}
       .orphaned=${this.orphaned}
+      .textYdoc=${connection.ydoc}
       .blocker=${blocker}
       .canSend=${this.rights(connection).manageInstructions}
       .progress=${runProgress(runInProgress(runs), this.agents())}
@@ -135,13 +144,15 @@ export class TandemDocView extends LitElement {
     return this.rightsFor.rights;
   }
 
-  /** This person as an annotation's author; the same object while their name stays. */
+  /**
+   * This person as an annotation's author: the token's id and name, never the name picked on this
+   * device, which is for presence only (the server refuses notes under any other name, NOTES9).
+   * The same object while the token stays.
+   */
   private currentAuthor(): Author | null {
-    const session = this.session;
-    if (!session) return null;
-    if (this.author?.id !== session.claims.sub || this.author.name !== session.name) {
-      this.author = { id: session.claims.sub, name: session.name };
-    }
+    const claims = this.session?.claims;
+    if (!claims) return null;
+    if (this.author?.id !== claims.sub || this.author.name !== claims.name) this.author = { id: claims.sub, name: claims.name };
     return this.author;
   }
 

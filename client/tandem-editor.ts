@@ -149,6 +149,7 @@ export class TandemEditor extends LitElement {
           .placements=${annotations?.placements ?? new Map()}
           .active=${annotations?.active ?? null}
           .rights=${this.rights}
+          .runs=${this.runs}
           @annotation-request=${this.onRequest}
         ></tandem-annotation-panel>
       </div>

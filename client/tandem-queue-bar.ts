@@ -1,4 +1,5 @@
 import { LitElement, html, nothing } from 'lit';
+import type * as Y from 'yjs';
 import type { Instruction } from '../shared/annotations.ts';
 import { readyText, sendLabel } from './instruction-queue.ts';
 import { RunSender } from './run-sender.ts';
@@ -17,6 +18,7 @@ export class TandemQueueBar extends LitElement {
     token: {},
     ready: { attribute: false },
     orphaned: { attribute: false },
+    textYdoc: { attribute: false },
     blocker: {},
     canSend: { type: Boolean },
     progress: { attribute: false },
@@ -27,6 +29,8 @@ export class TandemQueueBar extends LitElement {
   declare ready: readonly Instruction[];
   /** Ids of instructions whose text is deleted. */
   declare orphaned: ReadonlySet<string>;
+  /** The document's text, for the send dialog's drift marks. */
+  declare textYdoc: Y.Doc | null;
   /** Why sending cannot happen now (`Sending needs a connection`, `A run is in review`…), or null. */
   declare blocker: string | null;
   declare canSend: boolean;
@@ -41,6 +45,7 @@ export class TandemQueueBar extends LitElement {
     this.token = '';
     this.ready = [];
     this.orphaned = new Set();
+    this.textYdoc = null;
     this.blocker = null;
     this.canSend = false;
     this.progress = null;
@@ -89,6 +94,7 @@ export class TandemQueueBar extends LitElement {
             .open=${this.dialogOpen}
             .instructions=${this.ready}
             .orphaned=${this.orphaned}
+            .textYdoc=${this.textYdoc}
             .blocker=${this.blocker}
             .sending=${this.sender.sending}
             .problem=${this.sender.problem}

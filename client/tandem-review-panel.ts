@@ -5,6 +5,9 @@ import type { RunDecision } from './api.ts';
 import { textDiff, type TextDiffPart } from '../shared/text-diff.ts';
 import { notAppliedNote } from '../shared/pending-delete-attr.ts';
 
+/** The longest reason the server takes (PROTOCOL.md REV5). */
+const maxReasonLength = 2000;
+
 /** In review an instruction still `pending` was left alone, like an `unchanged` one. */
 export const outcomeLabels: Record<ItemOutcome, string> = {
   changed: 'Changed',
@@ -23,8 +26,9 @@ export interface ReviewSelectDetail {
  * The review of a run (a region named `Review run`): each instruction by its number, what
  * happened to it (changed, refused with the agent's reason, unchanged), the text it removed
  * struck through and the text it added, a note on each delete or replacement that Accept will
- * not apply because people changed the block meanwhile (REV5), the agent's summary, and for editors `Accept run` and
- * `Discard run`. Others see the same, read-only. Fires `review-select` (ReviewSelectDetail),
+ * not apply because people changed the block meanwhile (REV6), the agent's summary, and for
+ * editors `Accept run` and `Discard run` with a textbox `Reason for discarding (optional)`.
+ * Others see the same, read-only. Fires `review-select` (ReviewSelectDetail),
  * and `review-closed` when the run this person decided on has left review (the buttons that
  * held the focus are gone; the owner puts it somewhere useful).
  */
@@ -46,6 +50,8 @@ export class TandemReviewPanel extends LitElement {
   declare notApplied: ReadonlyMap<string, string[]>;
 
   private readonly decider = new RunDecider(this);
+  /** What this person typed as the reason for discarding, and the run it is for. */
+  private reason = { runId: '', text: '' };
 
   constructor() {
     super();
@@ -110,7 +116,7 @@ export class TandemReviewPanel extends LitElement {
     </li>`;
   }
 
-  /** Why a change is not applied (REV5): the server's note after Accept, else what the text shows now. */
+  /** Why a change is not applied (REV6): the server's note after Accept, else what the text shows now. */
   private noteOf(run: RunRecord, change: RunChange): string | null {
     if (change.note) return change.note;
     if (change.op === 'insert_after') return null;
@@ -127,6 +133,19 @@ export class TandemReviewPanel extends LitElement {
         <button type="button" ?disabled=${disabled} @click=${() => this.decide(run, 'discard')}>Discard run</button>
         ${busy ? html`<span class="review-busy muted">${busy === 'accept' ? 'Accepting…' : 'Discarding…'}</span>` : ''}
       </div>
+      <div class="review-reason-box">
+        <label for="discard-reason">Reason for discarding (optional)</label>
+        <textarea
+          id="discard-reason"
+          rows="2"
+          maxlength=${maxReasonLength}
+          aria-describedby="discard-reason-hint"
+          .value=${this.reason.runId === run.runId ? this.reason.text : ''}
+          ?disabled=${disabled}
+          @input=${(event: InputEvent) => (this.reason = { runId: run.runId, text: (event.target as HTMLTextAreaElement).value })}
+        ></textarea>
+        <p id="discard-reason-hint" class="muted">With a reason, Discard run leaves it as a draft instruction where each change was.</p>
+      </div>
       ${this.blocker ? html`<p class="offline-note">${this.blocker}</p>` : ''}
       ${problem ? html`<p class="message error" role="alert">${problem}</p>` : ''}`;
   }
@@ -139,7 +158,8 @@ export class TandemReviewPanel extends LitElement {
   }
 
   private decide(run: RunRecord, decision: RunDecision) {
-    void this.decider.decide(this.token, run.runId, decision);
+    const reason = decision === 'discard' && this.reason.runId === run.runId ? this.reason.text : undefined;
+    void this.decider.decide(this.token, run.runId, decision, reason);
   }
 
   private select(runId: string, instructionId: string) {

@@ -1,17 +1,22 @@
-import { LitElement, html } from 'lit';
+import { LitElement, html, type PropertyValues } from 'lit';
+import type * as Y from 'yjs';
 import type { Instruction } from '../shared/annotations.ts';
+import { detectDrift, type Drift } from '../shared/drift.ts';
 import { kindIcon } from './annotation-icons.ts';
 
 /**
  * The send dialog: a modal `dialog` listing exactly the instructions that will go (text and
- * quoted target), with `Send` and `Cancel`. Focus stays inside while it is open; Escape closes
- * it. Fires `send-confirm` and `dialog-close`.
+ * quoted target), with `Send` and `Cancel`. An instruction whose text changed since it was
+ * pinned (RUN5) says what it was and what it is now, read from `textYdoc` when the dialog opens
+ * or its list changes. Focus stays inside while it is open; Escape closes it. Fires
+ * `send-confirm` and `dialog-close`.
  */
 export class TandemSendDialog extends LitElement {
   static properties = {
     open: { type: Boolean },
     instructions: { attribute: false },
     orphaned: { attribute: false },
+    textYdoc: { attribute: false },
     blocker: {},
     sending: { type: Boolean },
     problem: {},
@@ -20,6 +25,8 @@ export class TandemSendDialog extends LitElement {
   declare instructions: readonly Instruction[];
   /** Ids of instructions whose text is deleted. */
   declare orphaned: ReadonlySet<string>;
+  /** The document's text, against which the instructions' quotes are checked for drift. */
+  declare textYdoc: Y.Doc | null;
   /** Why sending cannot happen now, or null. */
   declare blocker: string | null;
   declare sending: boolean;
@@ -30,6 +37,7 @@ export class TandemSendDialog extends LitElement {
     this.open = false;
     this.instructions = [];
     this.orphaned = new Set();
+    this.textYdoc = null;
     this.blocker = null;
     this.sending = false;
     this.problem = null;
@@ -37,6 +45,14 @@ export class TandemSendDialog extends LitElement {
 
   protected createRenderRoot() {
     return this;
+  }
+
+  private drifts: ReadonlyMap<string, Drift> = new Map();
+
+  protected willUpdate(changed: PropertyValues<this>): void {
+    if (!this.open || !(changed.has('open') || changed.has('instructions') || changed.has('textYdoc'))) return;
+    const found = this.textYdoc ? detectDrift(this.textYdoc, this.instructions) : [];
+    this.drifts = new Map(this.instructions.flatMap((instruction, index) => (found[index] ? [[instruction.id, found[index]!]] : [])));
   }
 
   private get dialog(): HTMLDialogElement | null {
@@ -66,6 +82,7 @@ export class TandemSendDialog extends LitElement {
             ${kindIcon('instruction')}
             <span class="send-text">${instruction.turns[0].text}</span>
             <span class="send-target">on “${instruction.quote}”${gone ? html` <span class="orphan-note">original text deleted</span>` : ''}</span>
+            ${renderDrift(this.drifts.get(instruction.id))}
           </li>`;
         })}
       </ol>
@@ -118,6 +135,13 @@ export class TandemSendDialog extends LitElement {
       first.focus();
     }
   }
+}
+
+function renderDrift(drift: Drift | undefined) {
+  if (!drift) return '';
+  return html`<span class="send-drift"
+    >The text changed since you pinned this: was «${drift.was}», now ${drift.now === null ? 'deleted' : `«${drift.now}»`}</span
+  >`;
 }
 
 customElements.define('tandem-send-dialog', TandemSendDialog);

@@ -3,8 +3,10 @@ import { isRole, type Role } from '../shared/claims.ts';
 import { isDocId } from '../shared/doc-layout.ts';
 import { randomId } from '../shared/ids.ts';
 import { isOpKind, opKinds, type OpKind } from '../shared/op-kinds.ts';
-import { loadSecret } from './auth/secret.ts';
+import { addKey, openKeyRing } from './auth/keys.ts';
 import { signToken } from './auth/tokens.ts';
+import { defaultTokenSeconds, parseLifetime } from './auth/expiry.ts';
+import { revokeInDataDir, tokenIdOf } from './auth/revoke.ts';
 import { ensureClientBuilt } from './build-client.ts';
 import { dataDirFromEnv, resolveServerOptions } from './config.ts';
 import { startServer, type TandemServer } from './index.ts';
@@ -14,9 +16,15 @@ const usage = `Usage: tandem <command> [options]
 
 Commands:
   start                          build the client if needed and start the server
-  token --role ROLE [--name NAME] [--doc ID] [--ops LIST]
+  token --role ROLE [--name NAME] [--doc ID] [--ops LIST] [--expires TIME]
                                  print a token; ROLE is editor, commenter, viewer or agent;
-                                 --ops (agents) is a comma list of ${opKinds.join(', ')}
+                                 --ops (agents) is a comma list of ${opKinds.join(', ')};
+                                 --expires is a count and a unit s, m, h or d (default 30d),
+                                 or never
+  revoke TOKEN_OR_ID             revoke a token (the whole token, or its id); a running server
+                                 refuses it from then on and closes its open connections
+  rotate-key                     add a new signing key to DATA_DIR/keys: new tokens are signed
+                                 with it, older tokens still verify while their key file is kept
   agent --url URL --token TOKEN  run the reference agent against a server
 
 Environment: PORT (8787), HOST (127.0.0.1), DATA_DIR (./data), LEASE_MS (30000),
@@ -42,6 +50,7 @@ export async function main(argv: string[]): Promise<number | null> {
         ops: { type: 'string' },
         url: { type: 'string' },
         token: { type: 'string' },
+        expires: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -51,9 +60,11 @@ export async function main(argv: string[]): Promise<number | null> {
       return 0;
     }
     if (command === undefined) throw new UsageError('Name a command.');
+    if (command === 'revoke') return await revoke(extra);
     if (extra.length > 0) throw new UsageError(`Unexpected argument: ${extra[0]}`);
     if (command === 'start') return await start();
-    if (command === 'token') return token(values);
+    if (command === 'token') return await token(values);
+    if (command === 'rotate-key') return rotateKey();
     if (command === 'agent') return agent(values);
     throw new UsageError(`Unknown command: ${command}`);
   } catch (error) {
@@ -65,16 +76,38 @@ export async function main(argv: string[]): Promise<number | null> {
   }
 }
 
-function token(values: { role?: string; name?: string; doc?: string; ops?: string }): number {
+async function token(values: { role?: string; name?: string; doc?: string; ops?: string; expires?: string }): Promise<number> {
   const role = values.role;
   if (!isRole(role)) throw new UsageError(`--role must be editor, commenter, viewer or agent${role ? `, not "${role}"` : ''}`);
   if (values.doc !== undefined && !isDocId(values.doc)) throw new UsageError(`--doc is not a document id: "${values.doc}"`);
   const ops = parseOps(role, values.ops);
   const name = values.name ?? role[0].toUpperCase() + role.slice(1);
   if (name.length === 0 || name.length > 200) throw new UsageError('--name must have 1 to 200 characters');
-  const secret = loadSecret(dataDirFromEnv());
-  const claims = { sub: `${role}-${randomId(8)}`, name, role, doc: values.doc, ops };
-  process.stdout.write(signToken(secret, claims) + '\n');
+  let lifetime: number | null;
+  try {
+    lifetime = values.expires === undefined ? defaultTokenSeconds : parseLifetime(values.expires);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const exp = lifetime === null ? undefined : Math.floor(Date.now() / 1000) + lifetime;
+  const claims = { sub: `${role}-${randomId(8)}`, name, role, doc: values.doc, ops, exp };
+  process.stdout.write((await signToken(openKeyRing(dataDirFromEnv()), claims)) + '\n');
+  return 0;
+}
+
+async function revoke(args: string[]): Promise<number> {
+  if (args.length !== 1) throw new UsageError('revoke needs one token or token id');
+  const target = tokenIdOf(args[0]);
+  if (!target) throw new UsageError('That is neither a Tandem token nor a token id.');
+  const added = await revokeInDataDir(dataDirFromEnv(), target.jti, target.claims?.doc ?? null);
+  const who = target.claims ? ` (${target.claims.name}, ${target.claims.role})` : '';
+  process.stdout.write(`${added ? 'Revoked' : 'Already revoked:'} token ${target.jti}${who}\n`);
+  return 0;
+}
+
+function rotateKey(): number {
+  const kid = addKey(dataDirFromEnv());
+  process.stdout.write(`New signing key ${kid}; new tokens are signed with it\n`);
   return 0;
 }
 

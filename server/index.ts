@@ -2,13 +2,17 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Hocuspocus } from '@hocuspocus/server';
 import { resolveServerOptions, type ServerOptions } from './config.ts';
-import { loadSecret } from './auth/secret.ts';
-import { signToken, type ClaimsInput } from './auth/tokens.ts';
+import { openKeyRing } from './auth/keys.ts';
+import { signToken, verifyToken, type ClaimsInput, type TokenVerifier } from './auth/tokens.ts';
+import { startTokenSweeper } from './auth/token-sweeper.ts';
+import { ownerLinkSeconds } from './auth/expiry.ts';
 import { openSqliteStore } from './store/sqlite-store.ts';
 import { Auth } from './extensions/auth.ts';
+import { AuditConnections } from './extensions/audit-connections.ts';
 import { persistence } from './extensions/persistence.ts';
 import { DocMetadata } from './extensions/doc-metadata.ts';
 import { NotesGuard } from './extensions/notes-guard.ts';
+import { NotesStrays } from './extensions/notes-strays.ts';
 import { AnnotationIndex } from './extensions/annotation-index.ts';
 import { RunMirrorLoad } from './extensions/run-mirror-load.ts';
 import { RunGc } from './extensions/run-gc.ts';
@@ -17,13 +21,14 @@ import { AgentStateless } from './extensions/agent-stateless.ts';
 import { RunMirror } from './runs/run-mirror.ts';
 import { RunScopes } from './runs/run-scopes.ts';
 import { createRunServices, type RunServices } from './runs/run-services.ts';
-import { startBuiltInAgent, localUrl } from './agents/built-in-agent.ts';
+import { builtInAgentClaims, startBuiltInAgent, localUrl } from './agents/built-in-agent.ts';
 import { Router } from './http/router.ts';
 import { createApiHandler, type RouteHandler } from './http/api.ts';
 import { addDocRoutes } from './http/docs-routes.ts';
 import { addAnnotationRoutes } from './http/annotations-routes.ts';
 import { addRunRoutes } from './http/runs-routes.ts';
 import { addAgentRoutes } from './http/agent-routes.ts';
+import { addAuditRoutes } from './http/audit-routes.ts';
 import { createStaticHandler } from './http/static-files.ts';
 import { createRequestHandler } from './http/app.ts';
 import { attachCollabSocket } from './collab-socket.ts';
@@ -37,9 +42,10 @@ export interface TandemServer {
   url: string;
   port: number;
   dataDir: string;
-  /** An editor token for the principal "Owner". */
+  /** An editor token for the principal "Owner", made at start; it expires after 7 days. */
   ownerToken: string;
-  signToken(claims: ClaimsInput): string;
+  /** Signs a token with the data directory's newest key (jose, so asynchronous). */
+  signToken(claims: ClaimsInput): Promise<string>;
   /** Closes connections, stores every open document and releases the port and the database. */
   close(): Promise<void>;
 }
@@ -52,8 +58,9 @@ export interface TandemServer {
 export async function startServer(given: Partial<ServerOptions> = {}): Promise<TandemServer> {
   const options = resolveServerOptions(given);
   const log = (error: unknown) => console.error('[tandem]', error);
-  const secret = loadSecret(options.dataDir);
+  const keys = openKeyRing(options.dataDir);
   const store = openSqliteStore(options.dataDir);
+  const verify: TokenVerifier = (token) => verifyToken(keys, token, (jti) => store.revocations.isRevoked(jti));
   const scopes = new RunScopes(store.runs);
   const writers = new TextWriters();
   let runs: RunServices | undefined;
@@ -61,9 +68,11 @@ export async function startServer(given: Partial<ServerOptions> = {}): Promise<T
   const hocuspocus = new Hocuspocus({
     quiet: true,
     extensions: [
-      new Auth({ secret, store }),
-      new NotesGuard(),
+      new Auth({ verifyToken: verify, store }),
+      new AuditConnections({ audit: store.audit, onError: log }),
+      new NotesGuard({ docCreatedAt: async (docId) => (await store.getDoc(docId))?.createdAt ?? null }),
       persistence(store),
+      new NotesStrays(),
       new DocMetadata(store),
       new AnnotationIndex(store.annotationDocs, log),
       new RunMirrorLoad(store.runs),
@@ -80,10 +89,11 @@ export async function startServer(given: Partial<ServerOptions> = {}): Promise<T
   addAnnotationRoutes(router, { store, hocuspocus });
   addRunRoutes(router, { store, hocuspocus, mirror, runs });
   addAgentRoutes(router, runs.agents);
+  addAuditRoutes(router, store);
 
   const httpServer = createServer(
     createRequestHandler({
-      api: createApiHandler({ router, secret, onError: log }),
+      api: createApiHandler({ router, verifyToken: verify, onError: log }),
       static: createStaticHandler(options.distDir),
       onError: log,
     }),
@@ -106,18 +116,24 @@ export async function startServer(given: Partial<ServerOptions> = {}): Promise<T
   }
 
   const { port } = httpServer.address() as AddressInfo;
-  const sign = (claims: ClaimsInput) => signToken(secret, claims);
+  const sign = (claims: ClaimsInput) => signToken(keys, claims);
+  const sweeper = startTokenSweeper({ hocuspocus, revocations: store.revocations, onError: log });
+  const ownerToken = await sign({ sub: 'owner', name: 'Owner', role: 'editor', exp: Math.floor(Date.now() / 1000) + ownerLinkSeconds });
   let closing: Promise<void> | undefined;
-  const agent = options.agent === 'reference' ? startBuiltInAgent({ url: localUrl(options.host, port), sign, quiet: options.quiet }) : null;
+  const agent =
+    options.agent === 'reference'
+      ? startBuiltInAgent({ url: localUrl(options.host, port), token: await sign(builtInAgentClaims), quiet: options.quiet })
+      : null;
 
   return {
     url: `http://${urlHost(options.host)}:${port}`,
     port,
     dataDir: options.dataDir,
-    ownerToken: sign({ sub: 'owner', name: 'Owner', role: 'editor' }),
+    ownerToken,
     signToken: sign,
     close() {
       closing ??= (async () => {
+        sweeper.stop();
         await agent?.stop();
         await runs.close();
         const httpClosed = new Promise<void>((resolve) => httpServer.close(() => resolve()));

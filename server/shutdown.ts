@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Hocuspocus } from '@hocuspocus/server';
 
 /**
@@ -14,7 +15,7 @@ export async function closeHocuspocus(hocuspocus: Hocuspocus, timeoutMs = 10_000
       console.error('[tandem] some documents were still open at shutdown:', [...hocuspocus.documents.keys()]);
       break;
     }
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await delay(10);
     hocuspocus.flushPendingStores();
   }
   await hocuspocus.hooks('onDestroy', { instance: hocuspocus });

@@ -183,7 +183,8 @@ function textBetween(doc: Node, from: number, to: number): string {
   return doc.textBetween(from, to, '\n', (leaf) => (leaf.type.name === 'hard_break' ? '\n' : ''));
 }
 
-function quoteOf(text: string): string {
+/** The quote of a text: itself, or its first `maxQuoteLength - 1` characters and `…`. */
+export function quoteOf(text: string): string {
   return text.length <= maxQuoteLength ? text : text.slice(0, maxQuoteLength - 1) + '…';
 }
 

@@ -9,6 +9,7 @@ import {
   checkText,
   isRecordId,
   maxQuoteLength,
+  maxTextLength,
   parseAnnotation,
   type Annotation,
   type AnnotationKind,
@@ -60,6 +61,8 @@ export interface NewAnnotation {
   state?: 'draft' | 'queued';
   /** Instructions only: the comment this instruction was made from. */
   fromCommentId?: string | null;
+  /** Instructions only: the change a discarded run proposed here (see `Instruction`). */
+  discardedChange?: string;
 }
 
 /** Adds a record; returns its id. */
@@ -83,6 +86,7 @@ export function createAnnotation(notesYdoc: Y.Doc, input: NewAnnotation, origin:
     record.set('state', input.state ?? 'queued');
     record.set('runId', null);
     record.set('fromCommentId', input.fromCommentId ?? null);
+    if (input.discardedChange !== undefined) record.set('discardedChange', input.discardedChange);
   }
   notesYdoc.transact(() => notesParts(notesYdoc).annotations.set(id, record), origin);
   return { ok: true, id };
@@ -213,6 +217,27 @@ export function setInstructionState(
 }
 
 /**
+ * Writes an instruction's state and run back to what the server holds (NOTES13), whatever they
+ * are now: used after an editor's update moved an instruction the server had sent or answered.
+ * A new set, made after the update merged, wins over every concurrent one on every replica.
+ * Does nothing when the record is gone, unreadable or already right.
+ */
+export function restoreInstructionState(
+  notesYdoc: Y.Doc,
+  held: { id: string; state: InstructionState; runId: string },
+  origin: Origin | null = null,
+): void {
+  const found = findRecord(notesYdoc, held.id);
+  if (!found.ok || found.annotation.kind !== 'instruction') return;
+  const { annotation, record } = found;
+  if (annotation.state === held.state && annotation.runId === held.runId) return;
+  notesYdoc.transact(() => {
+    record.set('state', held.state);
+    record.set('runId', held.runId);
+  }, origin);
+}
+
+/**
  * Re-pins a record, e.g. after `anchorAfterUndo` or when the editor has followed its text into a
  * new block. The quote stays what it was at creation.
  */
@@ -267,6 +292,12 @@ function refuseNew(notesYdoc: Y.Doc, id: string, input: NewAnnotation): { ok: fa
     return error('INVALID_QUOTE', `The quote must be a string of at most ${maxQuoteLength} characters.`);
   }
   if (input.fromCommentId != null && !isRecordId(input.fromCommentId)) return error('INVALID_ID', 'fromCommentId is malformed.');
+  if (input.discardedChange !== undefined) {
+    if (input.kind !== 'instruction') throw new RangeError('Only an instruction records a discarded change');
+    if (typeof input.discardedChange !== 'string' || input.discardedChange.length > maxTextLength) {
+      return error('INVALID_TEXT', `The discarded change must be a string of at most ${maxTextLength} characters.`);
+    }
+  }
   return null;
 }
 

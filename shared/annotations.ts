@@ -13,6 +13,7 @@ import type { Anchor, RelativePositionJSON } from './anchors.ts';
  *     id, kind, anchor: {from, to}, blockId, quote, author: {id, name}, createdAt, resolved,
  *     turns: Y.Array<Y.Map {author: {id, name}, text, at}>,
  *     state, runId, fromCommentId            (instructions only)
+ *     discardedChange                        (instructions made by Discard run with a reason only)
  *   }>
  *
  * `anchor` and `author` are plain JSON values, written once. Turns are a Y.Array so that replies
@@ -61,6 +62,12 @@ export interface Instruction extends AnnotationBase {
   state: InstructionState;
   runId: string | null;
   fromCommentId: string | null;
+  /**
+   * On an instruction that Discard run made from the discarder's reason: the change the
+   * discarded run had proposed for this text (the agent's Markdown; empty when it proposed
+   * deleting the text). Absent on every other instruction; only the server writes it (NOTES6).
+   */
+  discardedChange?: string;
 }
 
 export type Annotation = Comment | Instruction;
@@ -153,16 +160,19 @@ export function parseAnnotation(value: unknown): ParseResult {
   if (!(record.fromCommentId === null || isRecordId(record.fromCommentId))) {
     return fail('fromCommentId must be null or an id');
   }
-  return {
-    ok: true,
-    annotation: {
-      ...base,
-      kind,
-      state: record.state as InstructionState,
-      runId: record.runId,
-      fromCommentId: record.fromCommentId,
-    },
+  const discarded = record.discardedChange;
+  if (discarded !== undefined && (typeof discarded !== 'string' || discarded.length > maxTextLength)) {
+    return fail(`discardedChange must be a string of at most ${maxTextLength} characters`);
+  }
+  const instruction: Instruction = {
+    ...base,
+    kind,
+    state: record.state as InstructionState,
+    runId: record.runId,
+    fromCommentId: record.fromCommentId,
   };
+  if (discarded !== undefined) instruction.discardedChange = discarded;
+  return { ok: true, annotation: instruction };
 }
 
 /** Every valid annotation of a notes Y.Doc, oldest first, and every invalid record with why. */

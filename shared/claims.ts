@@ -2,8 +2,9 @@ import { isDocId } from './doc-layout.ts';
 import { isOpKind, type OpKind } from './op-kinds.ts';
 
 /**
- * The claims a token carries. A token is `base64url(JSON claims).base64url(signature)`: the
- * browser decodes the claims to know who it is and what it may do; only the server verifies.
+ * The claims a token carries. A token is a JWT, `header.claims.signature` in base64url
+ * (server/auth/tokens.ts): the browser decodes the claims to know who it is, what it may do and
+ * until when; only the server verifies.
  */
 
 export const roles = ['editor', 'commenter', 'viewer', 'agent'] as const;
@@ -25,6 +26,10 @@ export interface Claims {
   ops?: OpKind[];
   /** Issued at, in seconds since the epoch. */
   iat: number;
+  /** Expires at, in seconds since the epoch; absent for a token that never expires. */
+  exp?: number;
+  /** The token's id, by which it can be revoked. Every token the server verifies has one. */
+  jti?: string;
 }
 
 const maxText = 200;
@@ -32,9 +37,10 @@ const maxText = 200;
 /** The claims in `value` with unknown fields dropped, or null when their shape is wrong. */
 export function parseClaims(value: unknown): Claims | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  const { sub, name, role, doc, ops, iat } = value as Record<string, unknown>;
+  const { sub, name, role, doc, ops, iat, exp, jti } = value as Record<string, unknown>;
   if (!isShortText(sub) || sub === '' || !isShortText(name) || !isRole(role)) return null;
-  if (typeof iat !== 'number' || !Number.isSafeInteger(iat) || iat < 0) return null;
+  if (!isSeconds(iat) || (exp !== undefined && !isSeconds(exp))) return null;
+  if (jti !== undefined && !isTokenId(jti)) return null;
   if (doc !== undefined && !isDocId(doc)) return null;
   if (ops !== undefined) {
     if (role !== 'agent' || !Array.isArray(ops) || !ops.every(isOpKind)) return null;
@@ -43,18 +49,34 @@ export function parseClaims(value: unknown): Claims | null {
   const claims: Claims = { sub, name, role, iat };
   if (doc !== undefined) claims.doc = doc;
   if (ops !== undefined) claims.ops = [...ops];
+  if (exp !== undefined) claims.exp = exp as number;
+  if (jti !== undefined) claims.jti = jti;
   return claims;
+}
+
+/** Whether `value` has the form of a token id (`jti`). */
+export function isTokenId(value: unknown): value is string {
+  return typeof value === 'string' && /^[0-9A-Za-z_-]{1,64}$/.test(value);
+}
+
+/** Whether the token of `claims` has expired at `nowMs` (milliseconds since the epoch). */
+export function hasExpired(claims: Claims, nowMs: number): boolean {
+  return claims.exp !== undefined && claims.exp * 1000 <= nowMs;
 }
 
 /** The claims of a token, read without verifying its signature (for display only). */
 export function decodeClaims(token: string): Claims | null {
-  const [payload, signature, ...rest] = token.split('.');
-  if (!payload || !signature || rest.length > 0) return null;
+  const [header, payload, signature, ...rest] = token.split('.');
+  if (!header || !payload || !signature || rest.length > 0) return null;
   try {
     return parseClaims(JSON.parse(base64UrlToText(payload)));
   } catch {
     return null;
   }
+}
+
+function isSeconds(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
 function isShortText(value: unknown): value is string {

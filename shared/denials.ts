@@ -5,6 +5,10 @@
 export const denialReasons = {
   /** No token, a malformed one, or one not signed by this server. */
   invalidToken: 'Invalid token',
+  /** The token was valid but its `exp` has passed. */
+  expiredToken: 'Token expired',
+  /** The token's id is on the server's revocation list. */
+  revokedToken: 'Token revoked',
   /** The document name is malformed or no such document exists. */
   unknownDocument: 'Unknown document',
   /** The token is limited to another document, or its role may not read documents. */

@@ -1,13 +1,7 @@
-const alphabet = '0123456789abcdefghijklmnopqrstuvwxyz';
+import { customAlphabet } from 'nanoid';
 
 /**
- * A random id of `length` base-36 characters from the platform's CSPRNG (Web Crypto, present
- * in browsers and in Node 20).
+ * A random id of `length` base-36 characters (lowercase letters and digits) from the platform's
+ * CSPRNG, uniform over the alphabet (nanoid rejects the bytes a plain modulo would skew).
  */
-export function randomId(length = 10): string {
-  const bytes = new Uint8Array(length);
-  globalThis.crypto.getRandomValues(bytes);
-  let id = '';
-  for (const byte of bytes) id += alphabet[byte % alphabet.length];
-  return id;
-}
+export const randomId: (length?: number) => string = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 10);

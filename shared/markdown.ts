@@ -1,15 +1,20 @@
 import MarkdownIt from 'markdown-it';
-import { MarkdownParser, MarkdownSerializer, defaultMarkdownSerializer } from 'prosemirror-markdown';
+import { MarkdownParser, MarkdownSerializer, defaultMarkdownSerializer, type MarkdownSerializerState } from 'prosemirror-markdown';
 import { Fragment, type Mark, type Node } from 'prosemirror-model';
 import { schema } from './schema.ts';
 import { withBlockIds } from './block-ids.ts';
+import { isSafeLinkHref } from './safe-url.ts';
 
 /**
  * Markdown import and export over the Tandem schema (CommonMark plus `~~strike~~`). Raw HTML
- * and images have no place in the schema: HTML is dropped, an image keeps its alt text.
+ * and images have no place in the schema: HTML is dropped, an image keeps its alt text. A link
+ * or image whose target shared/safe-url.ts refuses is not parsed as one (markdown-it leaves its
+ * source as literal text), and a link mark holding such a target exports as its text alone.
  */
 
 const tokenizer = MarkdownIt('commonmark', { html: false }).enable('strikethrough');
+// markdown-it hands this hook the decoded and normalised destination of every link and image.
+tokenizer.validateLink = isSafeLinkHref;
 
 const parser = new MarkdownParser(schema, tokenizer, {
   blockquote: { block: 'blockquote' },
@@ -37,11 +42,29 @@ function isTight(tokens: { hidden: boolean }[], i: number): boolean {
   return tokens[i + 2]?.hidden === true;
 }
 
+type MarkText = (state: MarkdownSerializerState, mark: Mark, parent: Node, index: number) => string;
+const defaultLink = defaultMarkdownSerializer.marks.link as { open: MarkText; close: MarkText };
+
+/**
+ * The Markdown around a link's text: none for a refused target (LINK3). A mark written as raw
+ * Yjs may hold a title that is no string, which the default serialiser would throw on.
+ */
+function linkText(write: MarkText, state: MarkdownSerializerState, mark: Mark, parent: Node, index: number): string {
+  if (!isSafeLinkHref(mark.attrs.href)) return '';
+  const title: unknown = mark.attrs.title;
+  const clean = title === null || typeof title === 'string' ? mark : mark.type.create({ href: mark.attrs.href, title: null });
+  return write(state, clean, parent, index);
+}
+
 const serializer = new MarkdownSerializer(
   defaultMarkdownSerializer.nodes,
   {
     ...defaultMarkdownSerializer.marks,
     strike: { open: '~~', close: '~~', mixable: true, expelEnclosingWhitespace: true },
+    link: {
+      open: (state, mark, parent, index) => linkText(defaultLink.open, state, mark, parent, index),
+      close: (state, mark, parent, index) => linkText(defaultLink.close, state, mark, parent, index),
+    },
     // Never reached (docToMarkdown strips the mark first); present so that no path can throw.
     change: { open: '', close: '', mixable: true },
   },

@@ -1,7 +1,7 @@
 import * as Y from 'yjs';
 import type { Role } from './claims.ts';
 import { notesParts } from './doc-layout.ts';
-import { parseAnnotation, type Annotation, type InstructionState, type ParseResult } from './annotations.ts';
+import { parseAnnotation, type Annotation, type Author, type InstructionState, type ParseResult } from './annotations.ts';
 
 /**
  * Who may change what in a document's `<id>/notes` Y.Doc over Yjs. The server checks every
@@ -11,25 +11,66 @@ import { parseAnnotation, type Annotation, type InstructionState, type ParseResu
  *
  * - [NOTES1] Only editors and commenters write notes.
  * - [NOTES2] Every record added or changed parses (`parseAnnotation`), is stored under its own id
- *   as a Y.Map whose turns are a Y.Array of Y.Maps (the form the writers change), and carries no
- *   field the parser does not know.
- * - [NOTES3] A record's id, kind, author, createdAt, quote and fromCommentId never change.
+ *   as a Y.Map whose turns are a Y.Array of Y.Maps (the form the writers change) and whose other
+ *   values, like a turn's, are plain (no shared type), and carries no field the parser does not know.
+ * - [NOTES3] A record's id, kind, author, createdAt, quote, fromCommentId and discardedChange
+ *   never change.
  * - [NOTES4] Records and turns are added in the writer's own name: their `author.id` is the
  *   writer's id (the token's `sub`).
  * - [NOTES5] Turns are only appended; a turn keeps its author and time. A turn's text is changed
- *   by its author only, except an instruction's work order (its first turn), which editors may
- *   change while the instruction is draft or queued, and nobody after.
+ *   by its author only, except an instruction's work order (its first turn), which only editors
+ *   change. After Send the run keeps the text it copied; a later edit stays on the instruction.
  * - [NOTES6] Writers create instructions draft or queued without a run, and move them between
- *   draft and queued only: `sent`, `answered` and `runId` are the server's.
+ *   draft and queued only: `sent`, `answered`, `runId` and `discardedChange` are the server's. An
+ *   editor's change to the state or run of an instruction that is already sent or answered is not
+ *   refused but undone by the server (NOTES13, `heldInstructions`).
  * - [NOTES7] Commenters create comments, never instructions, and change an instruction only by
  *   appending replies.
  * - [NOTES8] Commenters never set `resolved`; they re-pin, edit or delete only their own
  *   comments; on other people's comments they only append replies.
+ * - [NOTES9] Records and turns are added under the writer's own display name: their
+ *   `author.name` is the token's `name`.
+ * - [NOTES10] A record's `createdAt` and an added turn's `at` lie between `clock.earliest` and
+ *   `clock.now + maxClockSkewMs`.
  *
  * Editors may resolve, re-pin and delete any record, invalid ones included.
+ *
+ * NOTES11 (nothing outside the annotations map) and NOTES12 (size) are about an update as a
+ * whole and are checked where updates are seen, in server/extensions/notes-shadow.ts.
  */
 
-export type NotesRule = 'NOTES1' | 'NOTES2' | 'NOTES3' | 'NOTES4' | 'NOTES5' | 'NOTES6' | 'NOTES7' | 'NOTES8';
+export type NotesRule =
+  | 'NOTES1'
+  | 'NOTES2'
+  | 'NOTES3'
+  | 'NOTES4'
+  | 'NOTES5'
+  | 'NOTES6'
+  | 'NOTES7'
+  | 'NOTES8'
+  | 'NOTES9'
+  | 'NOTES10'
+  | 'NOTES11'
+  | 'NOTES12';
+
+/**
+ * How far ahead of the server's clock a new record or turn may be dated (NOTES10). A device whose
+ * clock runs further ahead is refused until the server's clock catches up with its times.
+ */
+export const maxClockSkewMs = 2 * 60_000;
+
+/**
+ * How long before its document was created a record may be dated (NOTES10). Refusing a time in
+ * the past is final (the record only grows older), so this is loose: it keeps out absurd dates,
+ * not comments written offline hours or days ago, nor those of a device whose clock runs late.
+ */
+export const maxBackdatingMs = 24 * 60 * 60_000;
+
+/** The largest Yjs update one connection may send to `<id>/notes`, in bytes (NOTES12). */
+export const maxNotesUpdateBytes = 1024 * 1024;
+
+/** The largest a notes document may grow to through its writers, in bytes of its state (NOTES12). */
+export const maxNotesDocBytes = 8 * 1024 * 1024;
 
 /** One record of a notes Y.Doc as the rules see it. */
 export interface NotesEntry {
@@ -44,7 +85,24 @@ export type NotesSnapshot = ReadonlyMap<string, NotesEntry>;
 export interface NotesWriter {
   /** The principal's id (`sub`), which authors what it writes. */
   id: string;
+  /** The principal's display name (the token's `name`), under which it writes. */
+  name: string;
   role: Role;
+}
+
+/** The times NOTES10 allows, in milliseconds since the epoch. */
+export interface NotesClock {
+  /** The server's time now. */
+  now: number;
+  /** The earliest time a new record or turn may carry. */
+  earliest: number;
+}
+
+/** An instruction the server holds as sent or answered, as it must stay (NOTES6, NOTES13). */
+export interface HeldInstruction {
+  id: string;
+  state: InstructionState;
+  runId: string;
 }
 
 export interface NotesRefusal {
@@ -72,7 +130,12 @@ export function snapshotNotes(notesYdoc: Y.Doc, keys?: Iterable<string>): NotesS
  * Null when `writer` may turn the records `before` into `after`, else the first rule broken
  * (records visited in id order, so the answer does not depend on the order of the maps).
  */
-export function checkNotesChange(before: NotesSnapshot, after: NotesSnapshot, writer: NotesWriter): NotesRefusal | null {
+export function checkNotesChange(
+  before: NotesSnapshot,
+  after: NotesSnapshot,
+  writer: NotesWriter,
+  clock: NotesClock,
+): NotesRefusal | null {
   if (writer.role !== 'editor' && writer.role !== 'commenter') {
     return refuse('NOTES1', '', `A ${writer.role} may not change annotations.`);
   }
@@ -80,31 +143,51 @@ export function checkNotesChange(before: NotesSnapshot, after: NotesSnapshot, wr
   for (const id of ids) {
     const was = before.get(id);
     const now = after.get(id);
-    if (was !== undefined && now !== undefined && was.json === now.json) continue;
+    if (was !== undefined && now !== undefined && was.json === now.json && was.parsed.ok === now.parsed.ok) continue;
     const refusal =
       now === undefined
         ? checkDeletion(id, was!, writer)
         : was === undefined || !was.parsed.ok
-          ? checkAddition(id, now, writer)
-          : checkChange(id, was.parsed.annotation, now, writer);
+          ? checkAddition(id, now, writer, clock)
+          : checkChange(id, was.parsed.annotation, now, writer, clock);
     if (refusal) return refusal;
   }
   return null;
 }
 
+/**
+ * The instructions that were sent or answered in `before` and whose state or run differs in
+ * `after`: an editor's change the rules let through (NOTES6) that the server must write back.
+ */
+export function heldInstructions(before: NotesSnapshot, after: NotesSnapshot): HeldInstruction[] {
+  const held: HeldInstruction[] = [];
+  for (const [id, was] of before) {
+    const a = was.parsed.ok ? was.parsed.annotation : null;
+    const nowEntry = after.get(id);
+    const b = nowEntry?.parsed.ok ? nowEntry.parsed.annotation : null;
+    if (a?.kind !== 'instruction' || b?.kind !== 'instruction' || openStates.includes(a.state) || a.runId === null) continue;
+    if (a.state !== b.state || a.runId !== b.runId) held.push({ id, state: a.state, runId: a.runId });
+  }
+  return held;
+}
+
 const openStates: readonly InstructionState[] = ['draft', 'queued'];
 
-function checkAddition(id: string, now: NotesEntry, writer: NotesWriter): NotesRefusal | null {
+function checkAddition(id: string, now: NotesEntry, writer: NotesWriter, clock: NotesClock): NotesRefusal | null {
   if (!now.parsed.ok) return refuse('NOTES2', id, `This annotation is malformed: ${now.parsed.reason}.`);
   const record = now.parsed.annotation;
   if (record.author.id !== writer.id || record.turns.some((turn) => turn.author.id !== writer.id)) {
     return refuse('NOTES4', id, 'Annotations and replies are added in your own name only.');
   }
+  const authors = [record.author, ...record.turns.map((turn) => turn.author)];
+  const addedRefusal = checkAdded(id, authors, [record.createdAt, ...record.turns.map((turn) => turn.at)], writer, clock);
+  if (addedRefusal) return addedRefusal;
   if (record.kind === 'instruction') {
     if (writer.role !== 'editor') return refuse('NOTES7', id, 'Commenters may not create instructions.');
     if (!openStates.includes(record.state) || record.runId !== null) {
       return refuse('NOTES6', id, 'A new instruction is draft or queued and belongs to no run.');
     }
+    if (record.discardedChange !== undefined) return refuse('NOTES6', id, 'Only the server records a discarded change.');
   }
   if (writer.role === 'commenter' && record.resolved) return refuse('NOTES8', id, 'Commenters may not resolve annotations.');
   return null;
@@ -117,17 +200,26 @@ function checkDeletion(id: string, was: NotesEntry, writer: NotesWriter): NotesR
   return refuse(record?.kind === 'instruction' ? 'NOTES7' : 'NOTES8', id, 'Commenters may delete only their own comments.');
 }
 
-function checkChange(id: string, a: Annotation, now: NotesEntry, writer: NotesWriter): NotesRefusal | null {
+function checkChange(id: string, a: Annotation, now: NotesEntry, writer: NotesWriter, clock: NotesClock): NotesRefusal | null {
   if (!now.parsed.ok) return refuse('NOTES2', id, `This change leaves the annotation malformed: ${now.parsed.reason}.`);
   const b = now.parsed.annotation;
   const fixed = (x: Annotation) =>
-    canonicalJson([x.id, x.kind, x.author, x.createdAt, x.quote, x.kind === 'instruction' ? x.fromCommentId : null]);
+    canonicalJson([
+      x.id,
+      x.kind,
+      x.author,
+      x.createdAt,
+      x.quote,
+      x.kind === 'instruction' ? x.fromCommentId : null,
+      x.kind === 'instruction' ? (x.discardedChange ?? null) : null,
+    ]);
   if (fixed(a) !== fixed(b)) {
-    return refuse('NOTES3', id, 'The id, kind, author, time, quote and origin of an annotation never change.');
+    return refuse('NOTES3', id, 'The id, kind, author, time, quote, origin and discarded change of an annotation never change.');
   }
-  const turnsRefusal = checkTurns(id, a, b, writer);
+  const turnsRefusal = checkTurns(id, a, b, writer, clock);
   if (turnsRefusal) return turnsRefusal;
-  if (a.kind === 'instruction' && b.kind === 'instruction') {
+  const heldByServer = a.kind === 'instruction' && !openStates.includes(a.state) && a.runId !== null;
+  if (a.kind === 'instruction' && b.kind === 'instruction' && !(heldByServer && writer.role === 'editor')) {
     if (a.runId !== b.runId) return refuse('NOTES6', id, 'Only the server assigns an instruction to a run.');
     if (a.state !== b.state && !(openStates.includes(a.state) && openStates.includes(b.state))) {
       return refuse('NOTES6', id, `Only the server moves an instruction from ${a.state} to ${b.state}.`);
@@ -149,8 +241,8 @@ function checkChange(id: string, a: Annotation, now: NotesEntry, writer: NotesWr
   return null;
 }
 
-/** NOTES4 and NOTES5 for one changed record. */
-function checkTurns(id: string, a: Annotation, b: Annotation, writer: NotesWriter): NotesRefusal | null {
+/** NOTES4, NOTES5, NOTES9 and NOTES10 for one changed record. */
+function checkTurns(id: string, a: Annotation, b: Annotation, writer: NotesWriter, clock: NotesClock): NotesRefusal | null {
   if (b.turns.length < a.turns.length) return refuse('NOTES5', id, 'Replies are never removed.');
   for (const [index, turn] of a.turns.entries()) {
     const next = b.turns[index];
@@ -161,13 +253,27 @@ function checkTurns(id: string, a: Annotation, b: Annotation, writer: NotesWrite
     const isWorkOrder = index === 0 && a.kind === 'instruction';
     if (isWorkOrder) {
       if (writer.role !== 'editor') return refuse('NOTES7', id, 'Commenters may only reply to an instruction.');
-      if (!openStates.includes(a.state)) return refuse('NOTES5', id, `This instruction is ${a.state} and can no longer be edited.`);
     } else if (turn.author.id !== writer.id) {
       return refuse('NOTES5', id, 'Only its author edits a reply.');
     }
   }
-  if (b.turns.slice(a.turns.length).some((turn) => turn.author.id !== writer.id)) {
+  const added = b.turns.slice(a.turns.length);
+  if (added.some((turn) => turn.author.id !== writer.id)) {
     return refuse('NOTES4', id, 'Replies are added in your own name only.');
+  }
+  return checkAdded(id, added.map((turn) => turn.author), added.map((turn) => turn.at), writer, clock);
+}
+
+/** NOTES9 and NOTES10 for the authors and times of what a writer adds. */
+function checkAdded(id: string, authors: Author[], times: number[], writer: NotesWriter, clock: NotesClock): NotesRefusal | null {
+  if (authors.some((author) => author.name !== writer.name)) {
+    return refuse('NOTES9', id, 'Annotations and replies are added under the name your token gives.');
+  }
+  if (times.some((time) => time > clock.now + maxClockSkewMs)) {
+    return refuse('NOTES10', id, 'Annotations and replies may not be dated in the future; check this device’s clock.');
+  }
+  if (times.some((time) => time < clock.earliest)) {
+    return refuse('NOTES10', id, 'Annotations and replies may not be dated before their document existed.');
   }
   return null;
 }
@@ -178,11 +284,20 @@ function strictParse(key: string, value: unknown, plain: unknown, json: string):
   if (!parsed.ok) return parsed;
   if (parsed.annotation.id !== key) return { ok: false, reason: 'id does not match its key' };
   const turns = value instanceof Y.Map ? value.get('turns') : undefined;
-  if (!(turns instanceof Y.Array) || !turns.toArray().every((turn) => turn instanceof Y.Map)) {
+  if (!(turns instanceof Y.Array) || !turns.toArray().every((turn) => turn instanceof Y.Map && holdsPlainValues(turn))) {
     return { ok: false, reason: 'it is not stored as a Y.Map whose turns are a Y.Array of Y.Maps' };
   }
+  // A shared type in a field reads as plain JSON but can carry what JSON does not show (a
+  // Y.Text's formatting attributes and embeds): every other field is a plain value.
+  if (!holdsPlainValues(value as Y.Map<unknown>, 'turns')) return { ok: false, reason: 'a field other than turns is a shared type' };
   if (canonicalJson(parsed.annotation) !== json) return { ok: false, reason: 'it has fields the record format does not know' };
   return parsed;
+}
+
+/** Whether every value of `map`, but the one under `except`, is a plain value rather than a shared type. */
+function holdsPlainValues(map: Y.Map<unknown>, except?: string): boolean {
+  for (const [key, value] of map.entries()) if (key !== except && value instanceof Y.AbstractType) return false;
+  return true;
 }
 
 /** JSON with every object's keys sorted, so that equal values give equal strings. */

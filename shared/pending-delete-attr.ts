@@ -49,7 +49,7 @@ export function writersSince(yblock: Y.XmlElement, pending: PendingDelete): numb
 
 /**
  * What the review says of a delete or replacement that Accept does not apply because people
- * changed the block meanwhile (REV5), naming them when known.
+ * changed the block meanwhile (REV6), naming them when known.
  */
 export function notAppliedNote(names: readonly string[], op: 'replace_block' | 'delete_block'): string {
   const who = names.length === 0 ? 'someone' : names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;

@@ -9,7 +9,7 @@ import { forEachOwnItem, pendingDeleteAttr, pendingDeleteOf, writersSince, type 
 export { notAppliedNote, parsePendingDelete, pendingDeleteAttr, pendingDeleteOf, type PendingDelete } from './pending-delete-attr.ts';
 
 /**
- * Deletion on Accept (PROTOCOL.md OP7, REV5): a run never removes a top-level block. It marks
+ * Deletion on Accept (PROTOCOL.md OP7, REV6): a run never removes a top-level block. It marks
  * it with the `deleting` attribute (shared/schema.ts) and the block stays in the text, shown
  * struck through, until the run is decided:
  * - Discard undoes the run, which takes the attribute off again: nothing was removed, so every
@@ -81,7 +81,7 @@ function settlePendingDeletes(ydoc: Y.Doc, states: readonly PendingState[]): voi
 }
 
 /**
- * Accept run's writes to the text (REV1, REV5), as one transaction with `origin`: the run's
+ * Accept run's writes to the text (REV1, REV6), as one transaction with `origin`: the run's
  * unchanged pending deletes are carried out, the changed ones kept, and the run's change marks
  * removed. Returns the pending deletes as it found them (`changed` ones were kept).
  */

@@ -8,13 +8,16 @@ import { isOpKind, type OpKind } from './op-kinds.ts';
  * plain JSON value, under the run's id in `runsParts(ydoc).runs` of a document's read-only
  * `<id>/runs` Y.Doc. Only the server writes them; every reader goes through `parseRunRecord`.
  *
- *   {runId, docId, state, items: [{instructionId, blockId, instruction, quote, outcome, reason}],
+ *   {runId, docId, state,
+ *    items: [{instructionId, blockId, instruction, quote, currentText, drifted, outcome, reason}],
  *    changes: [{op, blockId, instructionId, before, after, note?}], createdAt, createdBy: {id, name},
- *    updatedAt, summary, error, claimedBy: {id, name} | null, lease: {expiresAt} | null}
+ *    updatedAt, summary, error, claimedBy: {id, name} | null, lease: {expiresAt} | null,
+ *    decidedBy: {id, name} | null}
  *
  * Times are ISO 8601 strings, as elsewhere in the HTTP API. `claimedBy` names the agent that
  * holds (claimed) or held (review, accepted, discarded, failed) the run's claim; `lease` is set
- * only while the run is claimed. Records written before these two fields existed read as null.
+ * only while the run is claimed. `decidedBy` names the editor who accepted or discarded it.
+ * Records written before these fields existed read as null (`drifted` as false).
  */
 
 export const runStates = ['queued', 'claimed', 'review', 'accepted', 'discarded', 'failed'] as const;
@@ -38,8 +41,12 @@ export interface RunItem {
   blockId: string;
   /** The instruction's work order at send time. */
   instruction: string;
-  /** The quoted text of its target at send time. */
+  /** The instruction's quote: its target text as it was when the instruction was pinned. */
   quote: string;
+  /** The text its anchors covered at send time (as a quote); null when it was deleted. */
+  currentText: string | null;
+  /** The target text changed between pinning and Send (RUN5): `currentText` is not `quote`. */
+  drifted: boolean;
   outcome: ItemOutcome;
   /** Why the agent refused, or what it says about its change; null when it said nothing. */
   reason: string | null;
@@ -54,7 +61,7 @@ export interface RunChange {
   after: string | null;
   /**
    * Why the change was not applied, when it was not: set by Accept for a delete or replacement
-   * of a block that people changed meanwhile, which is kept (REV5). Absent otherwise.
+   * of a block that people changed meanwhile, which is kept (REV6). Absent otherwise.
    */
   note?: string;
 }
@@ -74,6 +81,8 @@ export interface RunRecord {
   claimedBy: Author | null;
   /** While claimed: when the claim runs out unless the agent renews it. */
   lease: { expiresAt: string } | null;
+  /** The editor who accepted or discarded the run. */
+  decidedBy: Author | null;
 }
 
 export type RunParseResult = { ok: true; record: RunRecord } | { ok: false; reason: string };
@@ -101,6 +110,11 @@ export function parseRunRecord(value: unknown): RunParseResult {
   if (claimedBy !== null) {
     const claimantReason = checkAuthor(claimedBy);
     if (claimantReason !== null) return fail(`claimedBy ${claimantReason}`);
+  }
+  const decidedBy = record.decidedBy ?? null;
+  if (decidedBy !== null) {
+    const deciderReason = checkAuthor(decidedBy);
+    if (deciderReason !== null) return fail(`decidedBy ${deciderReason}`);
   }
   const lease = record.lease ?? null;
   if (lease !== null && !(isObject(lease) && isIsoTime(lease.expiresAt))) return fail('lease must be {expiresAt} with an ISO time, or null');
@@ -132,6 +146,7 @@ export function parseRunRecord(value: unknown): RunParseResult {
       error: record.error as string | null,
       claimedBy: claimedBy === null ? null : { id: (claimedBy as Author).id, name: (claimedBy as Author).name },
       lease: lease === null ? null : { expiresAt: (lease as { expiresAt: string }).expiresAt },
+      decidedBy: decidedBy === null ? null : { id: (decidedBy as Author).id, name: (decidedBy as Author).name },
     },
   };
 }
@@ -156,6 +171,10 @@ function parseItem(item: unknown): RunItem | string {
   if (!isRecordId(item.blockId)) return 'blockId must be an id';
   if (typeof item.instruction !== 'string') return 'instruction must be a string';
   if (typeof item.quote !== 'string') return 'quote must be a string';
+  const currentText = item.currentText ?? null;
+  if (!isNullableString(currentText)) return 'currentText must be a string or null';
+  const drifted = item.drifted ?? false;
+  if (typeof drifted !== 'boolean') return 'drifted must be a boolean';
   if (!(itemOutcomes as readonly unknown[]).includes(item.outcome)) return `outcome must be one of ${itemOutcomes.join(', ')}`;
   if (!isNullableString(item.reason)) return 'reason must be a string or null';
   return {
@@ -163,6 +182,8 @@ function parseItem(item: unknown): RunItem | string {
     blockId: item.blockId,
     instruction: item.instruction,
     quote: item.quote,
+    currentText,
+    drifted,
     outcome: item.outcome as ItemOutcome,
     reason: item.reason,
   };

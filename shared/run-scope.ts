@@ -71,7 +71,7 @@ export function keepRunDeletions(scopes: readonly SavedRunScope[]): (item: Y.Ite
 /**
  * Discard run: takes back every change in the scope as one transaction (origin: the undo
  * manager), except that nodes the run inserted and people typed in stay, with what people
- * typed (REV6, undo-keeps-typing.ts); such a block that now repeats the id of the block the
+ * typed (REV7, undo-keeps-typing.ts); such a block that now repeats the id of the block the
  * undo gave back gets a fresh id (a second transaction, `serverOrigin`). Returns false when
  * there was nothing to take back.
  */

@@ -1,4 +1,5 @@
 import { Schema, type NodeSpec, type MarkSpec } from 'prosemirror-model';
+import { safeLinkHref } from './safe-url.ts';
 
 /**
  * The one ProseMirror schema of Tandem, imported by the client, the server and the applier.
@@ -129,19 +130,28 @@ const marks: Record<string, MarkSpec> = {
     parseDOM: [{ tag: 's' }, { tag: 'del' }],
     toDOM: () => ['s', 0],
   },
+  /**
+   * A link keeps only a target that shared/safe-url.ts accepts: pasted or dropped HTML with any
+   * other href gives plain text (the rule does not match), and a mark that holds another href
+   * anyway (written as raw Yjs by an old or hostile client) renders as an `<a>` without href,
+   * which is not a link.
+   */
   link: {
     attrs: { href: { default: '' }, title: { default: null } },
     inclusive: false,
     parseDOM: [
       {
         tag: 'a[href]',
-        getAttrs: (dom: HTMLElement) => ({
-          href: dom.getAttribute('href') ?? '',
-          title: dom.getAttribute('title'),
-        }),
+        getAttrs: (dom: HTMLElement) => {
+          const href = safeLinkHref(dom.getAttribute('href'));
+          return href === null ? false : { href, title: dom.getAttribute('title') };
+        },
       },
     ],
-    toDOM: (mark) => ['a', { href: safeHref(mark.attrs.href), title: mark.attrs.title }, 0],
+    toDOM: (mark) => {
+      const href = safeLinkHref(mark.attrs.href);
+      return ['a', href === null ? { title: mark.attrs.title } : { href, title: mark.attrs.title }, 0];
+    },
   },
   /**
    * Text a run inserted, linked to the instruction it answers (see shared/applier.ts). Only the
@@ -184,9 +194,4 @@ function idAttr(id: string | null): Record<string, string> {
 
 function clampLevel(level: unknown): number {
   return level === 2 || level === 3 ? level : 1;
-}
-
-/** Links that could run script are rendered inert. */
-export function safeHref(href: string): string {
-  return /^\s*(javascript|data|vbscript):/i.test(href) ? '#' : href;
 }

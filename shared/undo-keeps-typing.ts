@@ -4,7 +4,7 @@ import type { Origin } from './origins.ts';
 import { pendingDeleteAttr } from './pending-delete-attr.ts';
 
 /**
- * Taking a run back never takes people's typing with it (PROTOCOL.md REV6). Undoing a run
+ * Taking a run back never takes people's typing with it (PROTOCOL.md REV7). Undoing a run
  * deletes every item it inserted; when people typed inside a block the run inserted, their
  * characters are children of the run's Yjs nodes and would go too. So, before the undo, the
  * nodes on the way from the text root to anything people wrote are taken out of the run's

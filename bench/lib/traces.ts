@@ -19,12 +19,9 @@ export interface ConcurrentTrace {
   txns: { parents: number[]; agent: number; patches: Patch[] }[];
 }
 
-/**
- * Where the recorded editing traces live: `../shared/data/editing-traces` from the repository
- * root, read in place (they are not part of the project; see their README for the licence).
- */
+/** Where the recorded editing traces live: `bench/data/editing-traces` (see its README for the licence). */
 export function traceDir(repoRoot: string): string {
-  return resolve(repoRoot, '..', 'shared', 'data', 'editing-traces');
+  return resolve(repoRoot, 'bench', 'data', 'editing-traces');
 }
 
 export function traceAvailable(repoRoot: string, name: string): boolean {

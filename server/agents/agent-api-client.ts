@@ -11,6 +11,10 @@ export interface RunItem {
   instructionId: string;
   blockId: string;
   instruction: string;
+  /** The target text as pinned, and as it read at send time (null: deleted) when it changed in between. */
+  quote?: string;
+  currentText?: string | null;
+  drifted?: boolean;
 }
 
 export interface QueuedRun {

@@ -15,7 +15,8 @@ export type Action =
   | 'instructions.create'
   | 'runs.send'
   | 'runs.review'
-  | 'runs.work';
+  | 'runs.work'
+  | 'audit.read';
 
 const permissions: Record<Role, ReadonlySet<Action>> = {
   editor: new Set<Action>([
@@ -27,6 +28,7 @@ const permissions: Record<Role, ReadonlySet<Action>> = {
     'instructions.create',
     'runs.send',
     'runs.review',
+    'audit.read',
   ]),
   commenter: new Set<Action>(['docs.read', 'notes.write', 'comments.create']),
   viewer: new Set<Action>(['docs.read']),

@@ -1,20 +1,22 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { ensurePrivateDir } from '../private-files.ts';
 
-const secretLength = 32;
+export const secretLength = 32;
 
 /**
  * The signing secret of a data directory: 32 random bytes in `<dataDir>/secret` (mode 0600),
- * created with the directory on first use. Throws when the file exists but is not a secret.
+ * created with the directory (mode 0700) on first use. Throws when the file exists but is not a secret.
  */
 export function loadSecret(dataDir: string): Buffer {
-  mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   const file = join(dataDir, 'secret');
   try {
     writeFileSync(file, randomBytes(secretLength), { mode: 0o600, flag: 'wx' });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    chmodSync(file, 0o600);
   }
   const secret = readFileSync(file);
   if (secret.length !== secretLength) {

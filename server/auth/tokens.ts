@@ -1,44 +1,79 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { errors, jwtVerify, SignJWT, type JWTHeaderParameters } from 'jose';
 import { parseClaims, type Claims } from '../../shared/claims.ts';
+import { randomId } from '../../shared/ids.ts';
+import type { KeyRing } from './keys.ts';
 
 /**
- * Signed tokens: `base64url(JSON claims).base64url(HMAC-SHA256(secret, first part))`. The claims
- * are readable without the secret (see shared/claims.ts); only a holder of the secret can make
- * a token that verifies.
+ * Tokens are JWTs (RFC 7519) signed with HS256 by jose: header `{alg: "HS256", typ: "JWT",
+ * kid}`, payload the Claims (shared/claims.ts) with `iat`, a unique `jti` and, unless the
+ * token never expires, `exp`. The claims are readable without a key (the browser reads its
+ * name and role from them); only a holder of a kept key makes a token that verifies.
  */
 
-export type ClaimsInput = Omit<Claims, 'iat'> & { iat?: number };
+export type ClaimsInput = Omit<Claims, 'iat' | 'exp' | 'jti'> & {
+  /** Issued at, seconds since the epoch; now when absent. */
+  iat?: number;
+  /** Expires at, seconds since the epoch; the token never expires when absent. */
+  exp?: number;
+  /** The token's id; a fresh random one when absent. */
+  jti?: string;
+};
 
-/** Signs `claims`; throws a RangeError when they do not have the shape of Claims. */
-export function signToken(secret: Uint8Array, input: ClaimsInput): string {
-  const claims = parseClaims({ ...input, iat: input.iat ?? Math.floor(Date.now() / 1000) });
+/** Why a token was refused: malformed or not signed by a kept key, past its `exp`, or revoked. */
+export type TokenRefusal = 'invalid' | 'expired' | 'revoked';
+
+export type TokenCheck = { ok: true; claims: Claims } | { ok: false; reason: TokenRefusal };
+
+/** Verifies a token for the server: one function every entry point (HTTP, WebSocket) calls. */
+export type TokenVerifier = (token: unknown) => Promise<TokenCheck>;
+
+const maxTokenLength = 4096;
+
+/** Signs `input` with the newest key; throws a RangeError when it does not have the shape of Claims. */
+export async function signToken(keys: KeyRing, input: ClaimsInput): Promise<string> {
+  const claims = parseClaims({ ...input, iat: input.iat ?? Math.floor(Date.now() / 1000), jti: input.jti ?? newTokenId() });
   if (!claims) throw new RangeError('Token claims are malformed');
-  const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
-  return payload + '.' + sign(secret, payload).toString('base64url');
+  const key = keys.newest();
+  return new SignJWT({ ...claims }).setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: key.kid }).sign(key.secret);
 }
 
-/** The claims of `token` if it was signed with `secret` and is well formed, else null. */
-export function verifyToken(secret: Uint8Array, token: unknown): Claims | null {
-  if (typeof token !== 'string' || token.length > 4096) return null;
-  const parts = token.split('.');
-  if (parts.length !== 2 || !isBase64Url(parts[0]) || !isBase64Url(parts[1])) return null;
-  const [payload, signature] = parts;
-  // Compared as text, not as decoded bytes: base64url's last character carries padding bits,
-  // and a token must have exactly one accepted spelling.
-  const expected = Buffer.from(sign(secret, payload).toString('base64url'));
-  const given = Buffer.from(signature);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+/**
+ * TOKEN1–TOKEN3: the claims of `token` when a kept key signed it (HS256 only, found by `kid`), its claims have
+ * the shape of Claims with a `jti`, it has not expired and `isRevoked` says no; else the reason.
+ */
+export async function verifyToken(
+  keys: KeyRing,
+  token: unknown,
+  isRevoked: (jti: string) => Promise<boolean> | boolean = () => false,
+): Promise<TokenCheck> {
+  if (typeof token !== 'string' || token.length === 0 || token.length > maxTokenLength) return refuse('invalid');
+  let payload: unknown;
   try {
-    return parseClaims(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')));
-  } catch {
-    return null;
+    ({ payload } = await jwtVerify(token, (header: JWTHeaderParameters) => keyFor(keys, header), {
+      algorithms: ['HS256'],
+      typ: 'JWT',
+      requiredClaims: ['iat', 'jti'],
+    }));
+  } catch (error) {
+    return refuse(error instanceof errors.JWTExpired ? 'expired' : 'invalid');
   }
+  const claims = parseClaims(payload);
+  if (!claims?.jti) return refuse('invalid');
+  if (await isRevoked(claims.jti)) return refuse('revoked');
+  return { ok: true, claims };
 }
 
-function sign(secret: Uint8Array, payload: string): Buffer {
-  return createHmac('sha256', secret).update(payload).digest();
+/** A token id: 20 base-36 characters (about 103 bits). */
+export function newTokenId(): string {
+  return randomId(20);
 }
 
-function isBase64Url(value: string): boolean {
-  return value.length > 0 && /^[A-Za-z0-9_-]+$/.test(value);
+function keyFor(keys: KeyRing, header: JWTHeaderParameters): Uint8Array {
+  const key = typeof header.kid === 'string' ? keys.find(header.kid) : undefined;
+  if (!key) throw new errors.JWSSignatureVerificationFailed('Unknown key id');
+  return key.secret;
+}
+
+function refuse(reason: TokenRefusal): TokenCheck {
+  return { ok: false, reason };
 }

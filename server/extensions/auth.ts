@@ -2,7 +2,7 @@ import type { Extension, onAuthenticatePayload } from '@hocuspocus/server';
 import type { Claims } from '../../shared/claims.ts';
 import { parseDocName } from '../../shared/doc-layout.ts';
 import { denialReasons, type DenialReason } from '../../shared/denials.ts';
-import { verifyToken } from '../auth/tokens.ts';
+import type { TokenRefusal, TokenVerifier } from '../auth/tokens.ts';
 import { may, mayWritePart } from '../auth/roles.ts';
 import type { Store } from '../store/store.ts';
 
@@ -25,6 +25,12 @@ export class ConnectionDenied extends Error {
   }
 }
 
+const denialOf: Record<TokenRefusal, DenialReason> = {
+  invalid: denialReasons.invalidToken,
+  expired: denialReasons.expiredToken,
+  revoked: denialReasons.revokedToken,
+};
+
 /**
  * Admits a connection to a document part when its token verifies, the document exists and the
  * token may see it; makes the connection read-only unless the role may write that part.
@@ -32,11 +38,12 @@ export class ConnectionDenied extends Error {
 export class Auth implements Extension {
   extensionName = 'TandemAuth';
 
-  constructor(private readonly options: { secret: Uint8Array; store: Store }) {}
+  constructor(private readonly options: { verifyToken: TokenVerifier; store: Store }) {}
 
   async onAuthenticate({ token, documentName, connectionConfig }: onAuthenticatePayload): Promise<AuthContext> {
-    const principal = verifyToken(this.options.secret, token);
-    if (!principal) throw new ConnectionDenied(denialReasons.invalidToken);
+    const check = await this.options.verifyToken(token);
+    if (!check.ok) throw new ConnectionDenied(denialOf[check.reason]);
+    const principal = check.claims;
     const target = parseDocName(documentName);
     if (!target) throw new ConnectionDenied(denialReasons.unknownDocument);
     if (principal.doc !== undefined && principal.doc !== target.docId) {

@@ -6,7 +6,7 @@ import type { AuthContext } from './auth.ts';
 /**
  * Who writes the text of each document, by Yjs client id: every update a connection sends to
  * `<id>` is noted under the connection's name, so that Accept can say who changed a block the
- * run deleted meanwhile (REV5). Held in memory for as long as the process runs: after a restart,
+ * run deleted meanwhile (REV6). Held in memory for as long as the process runs: after a restart,
  * writers not heard from since are unknown (`names` leaves them out).
  */
 export class TextWriters implements Extension {

@@ -1,6 +1,7 @@
 import { Rejection } from '../rejection.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Claims } from '../../shared/claims.ts';
+import type { TokenVerifier } from '../auth/tokens.ts';
 import { maxBodyBytes } from '../../shared/limits.ts';
 
 import { principalOf } from './bearer.ts';
@@ -27,12 +28,12 @@ export type RouteHandler = (ctx: RequestContext) => Promise<Reply>;
  */
 export function createApiHandler(options: {
   router: Router<RouteHandler>;
-  secret: Uint8Array;
+  verifyToken: TokenVerifier;
   onError: (error: unknown) => void;
 }) {
   return async function handleApi(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      const principal = principalOf(req, options.secret);
+      const principal = await principalOf(req, options.verifyToken);
       const url = new URL(req.url ?? '/', 'http://localhost');
       const { handler, params } = options.router.match(req.method ?? 'GET', url.pathname);
       const body = (options?: { optional: boolean }) => readJsonBody(req, maxBodyBytes, options?.optional);

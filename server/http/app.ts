@@ -1,11 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { json, sendReply } from './reply.ts';
+import { setSecurityHeaders } from './security-headers.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
-/** Splits HTTP requests: `/healthz`, the JSON API under `/api/`, and the app's static files. */
+/**
+ * Splits HTTP requests: `/healthz`, the JSON API under `/api/`, and the app's static files.
+ * Every reply, whatever answers it, carries the security headers.
+ */
 export function createRequestHandler(handlers: { api: Handler; static: Handler; onError: (error: unknown) => void }) {
   return function handleRequest(req: IncomingMessage, res: ServerResponse): void {
+    setSecurityHeaders(res);
     const path = (req.url ?? '/').split('?')[0];
     const handler: Handler =
       path === '/healthz'

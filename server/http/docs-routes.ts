@@ -10,6 +10,7 @@ import { docMarkdown } from '../docs/doc-markdown.ts';
 import { readDocState } from '../docs/read-doc.ts';
 import { toRunRecord } from '../store/run-store.ts';
 import type { Store } from '../store/store.ts';
+import { recordAudit } from '../audit/record-audit.ts';
 import { forbidden } from './api-error.ts';
 import { readableDoc } from './doc-access.ts';
 import type { RouteHandler } from './api.ts';
@@ -28,6 +29,7 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
       throw forbidden('Only editors may create documents.');
     }
     const record = await createDoc(store, parseNewDoc(await body()));
+    await recordAudit(store.audit, principal, 'doc.created', record.id);
     return json(201, { id: record.id, title: record.title, kind: record.kind });
   });
 

@@ -4,9 +4,11 @@ import { isRecordId } from '../../shared/annotations.ts';
 import { may } from '../auth/roles.ts';
 import type { RunMirror } from '../runs/run-mirror.ts';
 import type { RunServices } from '../runs/run-services.ts';
+import { parseDiscardReason, pinDiscardReason } from '../runs/discard-reason.ts';
 import { sendRun } from '../runs/send-run.ts';
 import { toRunRecord } from '../store/run-store.ts';
 import type { Store } from '../store/store.ts';
+import { recordAudit } from '../audit/record-audit.ts';
 import { forbidden, notFound } from './api-error.ts';
 import type { RouteHandler } from './api.ts';
 import { readableDoc } from './doc-access.ts';
@@ -15,7 +17,8 @@ import type { Router } from './router.ts';
 
 /**
  * Send (`POST /api/docs/:id/runs`), reading a run (`GET /api/runs/:runId`) and review
- * (`POST /api/runs/:runId/accept`, `/discard`, through the ReviewService).
+ * (`POST /api/runs/:runId/accept`, `/discard {reason?}`, through the ReviewService; a discard's
+ * reason becomes draft instructions, server/runs/discard-reason.ts).
  */
 export function addRunRoutes(
   router: Router<RouteHandler>,
@@ -29,7 +32,15 @@ export function addRunRoutes(
     const result = await sendRun(deps, doc, { id: principal.sub, name: principal.name });
     if (result.ok) {
       runs.notifier.notify();
-      const items = result.run.items.map(({ instructionId, blockId, instruction }) => ({ instructionId, blockId, instruction }));
+      await recordAudit(store.audit, principal, 'run.sent', doc.id, result.run.id);
+      const items = result.run.items.map(({ instructionId, blockId, instruction, quote, currentText, drifted }) => ({
+        instructionId,
+        blockId,
+        instruction,
+        quote,
+        currentText,
+        drifted,
+      }));
       return json(201, { runId: result.run.id, items });
     }
     if (result.code === 'NOTHING_TO_SEND') {
@@ -52,11 +63,23 @@ export function addRunRoutes(
     return json(200, toRunRecord(run));
   });
 
-  router.add('POST', '/api/runs/:runId/accept', async ({ principal, params }) =>
-    json(200, await runs.review.decide(principal, params.runId, 'accepted')),
-  );
+  router.add('POST', '/api/runs/:runId/accept', async ({ principal, params }) => {
+    const decided = await runs.review.decide(principal, params.runId, 'accepted');
+    const run = await store.runs.getRun(params.runId);
+    if (run) await recordAudit(store.audit, principal, 'run.accepted', run.docId, run.id);
+    return json(200, decided);
+  });
 
-  router.add('POST', '/api/runs/:runId/discard', async ({ principal, params }) =>
-    json(200, await runs.review.decide(principal, params.runId, 'discarded')),
-  );
+  // A reason is checked before anything changes; its drafts are made once the discard is done.
+  router.add('POST', '/api/runs/:runId/discard', async ({ principal, params, body }) => {
+    if (!may(principal.role, 'runs.review')) throw forbidden('Only editors may accept or discard a run.');
+    const reason = parseDiscardReason(await body({ optional: true }));
+    const decided = await runs.review.decide(principal, params.runId, 'discarded');
+    const run = await store.runs.getRun(params.runId);
+    if (!run) return json(200, decided);
+    await recordAudit(store.audit, principal, 'run.discarded', run.docId, run.id);
+    if (reason === null) return json(200, decided);
+    const draftIds = await pinDiscardReason(deps, run, reason, { id: principal.sub, name: principal.name });
+    return json(200, { ...decided, draftIds });
+  });
 }

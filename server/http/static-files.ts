@@ -9,7 +9,6 @@ const contentTypes: Record<string, string> = {
   '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
   '.webmanifest': 'application/manifest+json; charset=utf-8',
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
@@ -79,7 +78,6 @@ function sendFile(
     'Content-Type': contentTypes[extname(file).toLowerCase()] ?? 'application/octet-stream',
     'Content-Length': size,
     'Cache-Control': cacheControl,
-    'X-Content-Type-Options': 'nosniff',
   });
   if (req.method === 'HEAD') {
     res.end();

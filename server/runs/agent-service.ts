@@ -14,12 +14,18 @@ import { parseCompleteInput, parseFailInput, parseOpsInput } from './agent-input
 import { invalidInput, notClaimed, runNotFound } from './run-error.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { applyBatch, takeBack } from './run-text.ts';
+import { recordAudit } from '../audit/record-audit.ts';
 
 export interface AgentItemView {
   instructionId: string;
   blockId: string;
   instruction: string;
+  /** The target text as it was pinned. */
   quote: string;
+  /** The target text at send time; null when it was deleted (RUN5). */
+  currentText: string | null;
+  /** The target text changed between pinning and Send. */
+  drifted: boolean;
 }
 
 export interface QueuedRunView {
@@ -79,6 +85,7 @@ export class AgentService {
       throw new Rejection(409, 'NOT_QUEUED', `This run is ${current?.state ?? 'gone'}; only a queued run can be claimed.`);
     }
     await mirror.refresh(run.docId);
+    await recordAudit(store.audit, principal, 'run.claimed', run.docId, run.id);
     const blocks = await readDocState(hocuspocus, store, docName(run.docId), readBlocks);
     return { ...queuedView(run), lease: { expiresAt: iso(now + leaseMs) }, document: { blocks } };
   }
@@ -140,6 +147,7 @@ export class AgentService {
       if (!(await store.runs.completeRun(run.id, principal.sub, Date.now(), { summary: input.summary, refusals }))) throw notClaimed();
     });
     await mirror.refresh(run.docId);
+    await recordAudit(store.audit, principal, 'run.completed', run.docId, run.id);
     return { state: 'review' };
   }
 
@@ -162,6 +170,7 @@ export class AgentService {
       if (!failed) throw notClaimed();
     });
     await mirror.refresh(run.docId);
+    await recordAudit(store.audit, principal, 'run.failed', run.docId, run.id);
     return { state: 'failed' };
   }
 
@@ -194,7 +203,14 @@ function queuedView(run: StoredRun): QueuedRunView {
   return {
     runId: run.id,
     docId: run.docId,
-    items: run.items.map(({ instructionId, blockId, instruction, quote }) => ({ instructionId, blockId, instruction, quote })),
+    items: run.items.map(({ instructionId, blockId, instruction, quote, currentText, drifted }) => ({
+      instructionId,
+      blockId,
+      instruction,
+      quote,
+      currentText,
+      drifted,
+    })),
     createdAt: iso(run.createdAt),
   };
 }

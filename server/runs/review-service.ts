@@ -13,7 +13,7 @@ import { keepRun, takeBack } from './run-text.ts';
 export type Decision = 'accepted' | 'discarded';
 
 /**
- * Review (PROTOCOL.md REV1–REV6): an editor accepts a run in review (its changes stay, their
+ * Review (PROTOCOL.md REV1–REV7): an editor accepts a run in review (its changes stay, their
  * marks go, the blocks it deleted go unless people changed them meanwhile, which is noted on the
  * change) or discards it (every change of the run is undone and nothing else, people's typing
  * included; the annotations whose text comes back are pinned to it again). Either way the run's instructions
@@ -35,7 +35,8 @@ export class ReviewService {
     await locks.run(run.id, async () => {
       const current = (await store.runs.getRun(run.id)) ?? run;
       if (current.state !== 'review') throw notInReview(current.state);
-      const transition = (notes?: ReadonlyMap<number, string>) => store.runs.decideRun(run.id, decision, Date.now(), notes);
+      const decidedBy = { id: principal.sub, name: principal.name };
+      const transition = (notes?: ReadonlyMap<number, string>) => store.runs.decideRun(run.id, decision, Date.now(), decidedBy, notes);
       const answer = answerInstructions(current);
       const done = decision === 'accepted' ? await keepRun(this.deps, current, transition, answer) : await takeBack(this.deps, current, transition, answer);
       if (!done) throw notInReview((await store.runs.getRun(run.id))?.state ?? 'gone');

@@ -105,7 +105,7 @@ export async function takeBack(
 /**
  * Accept: if `transition` succeeds (given the notes of the changes Accept does not apply, by
  * change position), carries out the run's pending deletes but those of blocks people changed
- * meanwhile (REV5), removes the run's change marks from the text, and calls `inNotes` in one
+ * meanwhile (REV6), removes the run's change marks from the text, and calls `inNotes` in one
  * notes transaction. The run's changes stay; its scope is forgotten.
  */
 export async function keepRun(

@@ -1,7 +1,9 @@
 import type { Hocuspocus } from '@hocuspocus/server';
 import { readAnnotations, type Author, type Instruction } from '../../shared/annotations.ts';
 import { setInstructionState } from '../../shared/annotations-writers.ts';
+import { resolveAnchors } from '../../shared/anchors.ts';
 import { docName } from '../../shared/doc-layout.ts';
+import { currentQuote, driftOf } from '../../shared/drift.ts';
 import { randomId } from '../../shared/ids.ts';
 import { serverOrigin } from '../../shared/origins.ts';
 import { docMarkdown } from '../docs/doc-markdown.ts';
@@ -14,7 +16,8 @@ export type SendResult = { ok: true; run: StoredRun } | { ok: false; code: 'NOTH
 
 /**
  * Send: makes one run of every queued, unresolved instruction of a document (in creation
- * order), with the whole document as Markdown for context; marks those instructions `sent`
+ * order), with the whole document as Markdown for context and, per instruction, the text its
+ * anchors cover now beside its quote (drift, RUN5); marks those instructions `sent`
  * with the run's id; mirrors the run into `<id>/runs`.
  *
  * The run store decides which of concurrent sends wins (one outstanding run per document, a
@@ -40,17 +43,25 @@ export async function sendRun(
       const outstanding = await store.runs.outstandingRun(doc.id);
       return { ok: false, code: outstanding ? 'RUN_OUTSTANDING' : 'NOTHING_TO_SEND' };
     }
+    const pinned = await readDocState(hocuspocus, store, docName(doc.id), (ydoc) =>
+      resolveAnchors(
+        ydoc,
+        queued.map((instruction) => instruction.anchor),
+      ),
+    );
     const created = await store.runs.createRun({
       id: 'r' + randomId(11),
       docId: doc.id,
       createdBy: { id: sender.id, name: sender.name },
       createdAt: now,
       contextMarkdown,
-      items: queued.map((instruction) => ({
+      items: queued.map((instruction, index) => ({
         instructionId: instruction.id,
         blockId: instruction.blockId,
         instruction: instruction.turns[0].text,
         quote: instruction.quote,
+        currentText: currentQuote(pinned[index]),
+        drifted: driftOf(instruction.quote, pinned[index]) !== null,
       })),
     });
     if (!created.ok) return { ok: false, code: 'RUN_OUTSTANDING' };

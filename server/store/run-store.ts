@@ -10,7 +10,8 @@ export interface NewRun {
   createdAt: number;
   /** The whole document as Markdown at send time: the agent's context. */
   contextMarkdown: string;
-  items: { instructionId: string; blockId: string; instruction: string; quote: string }[];
+  /** `currentText` and `drifted` (RUN5) default to null and false. */
+  items: { instructionId: string; blockId: string; instruction: string; quote: string; currentText?: string | null; drifted?: boolean }[];
 }
 
 /** A run as the store keeps it: the public record's fields plus the bookkeeping of its lifecycle. */
@@ -25,6 +26,8 @@ export interface StoredRun {
   claimedBy: Author | null;
   /** Set while claimed only. */
   leaseExpiresAt: number | null;
+  /** The editor who accepted or discarded the run. */
+  decidedBy: Author | null;
   summary: string | null;
   error: string | null;
   contextMarkdown: string;
@@ -102,10 +105,11 @@ export interface RunStore {
   /** claimed by `agentId` → failed with `message`; changes, batches and scope dropped, items pending. */
   failRun(id: string, agentId: string, now: number, message: string): Promise<boolean>;
   /**
-   * review → accepted or discarded; the scope is dropped. `notes` (change position → why it was
-   * not applied) are written on the run's changes in the same step.
+   * review → accepted or discarded by `by` (kept as `decidedBy`); the scope is dropped. `notes`
+   * (change position → why it was not applied, REV6) are written on the run's changes in the
+   * same step.
    */
-  decideRun(id: string, state: 'accepted' | 'discarded', now: number, notes?: ReadonlyMap<number, string>): Promise<boolean>;
+  decideRun(id: string, state: 'accepted' | 'discarded', now: number, by?: Author, notes?: ReadonlyMap<number, string>): Promise<boolean>;
   /** The undo scope stored for a run, or null. */
   loadScope(runId: string): Promise<SavedRunScope | null>;
   /** The stored scopes of a document's runs that are claimed or in review. */
@@ -136,5 +140,6 @@ export function toRunRecord(run: StoredRun): RunRecord {
     error: run.error,
     claimedBy: run.claimedBy && { id: run.claimedBy.id, name: run.claimedBy.name },
     lease: run.state === 'claimed' && run.leaseExpiresAt !== null ? { expiresAt: new Date(run.leaseExpiresAt).toISOString() } : null,
+    decidedBy: run.decidedBy && { id: run.decidedBy.id, name: run.decidedBy.name },
   };
 }

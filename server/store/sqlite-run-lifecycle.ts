@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { Author } from '../../shared/annotations.ts';
 import type { SavedRunScope } from '../../shared/run-scope.ts';
 import type { AppliedBatch, Completion, RunStore } from './run-store.ts';
 
@@ -39,7 +40,9 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
     `UPDATE runs SET state = 'failed', lease_expires_at = NULL, error = @message, updated_at = @now
      WHERE id = @id AND state = 'claimed' AND claimed_by = @agentId`,
   );
-  const decide = db.prepare(`UPDATE runs SET state = @state, updated_at = @now WHERE id = @id AND state = 'review'`);
+  const decide = db.prepare(
+    `UPDATE runs SET state = @state, decided_by = @byId, decided_by_name = @byName, updated_at = @now WHERE id = @id AND state = 'review'`,
+  );
 
   const resetItems = db.prepare(`UPDATE run_items SET outcome = 'pending', reason = NULL WHERE run_id = ?`);
   const markChanged = db.prepare(`UPDATE run_items SET outcome = 'changed' WHERE run_id = ? AND instruction_id = ?`);
@@ -115,8 +118,8 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
     return true;
   });
 
-  const decideRun = db.transaction((id: string, state: 'accepted' | 'discarded', now: number, notes: ReadonlyMap<number, string>) => {
-    if (decide.run({ id, state, now }).changes === 0) return false;
+  const decideRun = db.transaction((id: string, state: 'accepted' | 'discarded', now: number, by: Author | null, notes: ReadonlyMap<number, string>) => {
+    if (decide.run({ id, state, now, byId: by?.id ?? null, byName: by?.name ?? null }).changes === 0) return false;
     for (const [position, note] of notes) noteChange.run({ runId: id, position, note });
     deleteScope.run(id);
     return true;
@@ -145,8 +148,8 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
     async failRun(id, agentId, now, message) {
       return failRun(id, agentId, now, message);
     },
-    async decideRun(id, state, now, notes = new Map()) {
-      return decideRun(id, state, now, notes);
+    async decideRun(id, state, now, by, notes = new Map()) {
+      return decideRun(id, state, now, by ?? null, notes);
     },
     async loadScope(runId) {
       const row = selectScope.get(runId);

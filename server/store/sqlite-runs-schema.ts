@@ -20,6 +20,8 @@ CREATE TABLE IF NOT EXISTS runs (
   claimed_by TEXT,
   claimed_by_name TEXT,
   lease_expires_at INTEGER,
+  decided_by TEXT,
+  decided_by_name TEXT,
   summary TEXT,
   error TEXT,
   context_markdown TEXT NOT NULL
@@ -34,6 +36,8 @@ CREATE TABLE IF NOT EXISTS run_items (
   block_id TEXT NOT NULL,
   instruction_text TEXT NOT NULL,
   quote TEXT NOT NULL,
+  current_text TEXT,
+  drifted INTEGER NOT NULL DEFAULT 0,
   outcome TEXT NOT NULL DEFAULT 'pending' CHECK (outcome IN ('pending', 'changed', 'refused', 'unchanged')),
   reason TEXT,
   PRIMARY KEY (run_id, position)
@@ -62,24 +66,38 @@ CREATE TABLE IF NOT EXISTS run_scopes (
 );
 `;
 
+/** Columns added after the first version, each with the type it is added with. */
+const addedColumns: Record<string, Record<string, string>> = {
+  runs: { claimed_by_name: 'TEXT', decided_by: 'TEXT', decided_by_name: 'TEXT' },
+  run_items: { current_text: 'TEXT', drifted: 'INTEGER NOT NULL DEFAULT 0' },
+  run_changes: { note: 'TEXT' },
+};
+
 /**
  * Creates the run tables, and brings tables made by an earlier version up to this schema: the
- * `claimed_by_name` and `run_changes.note` columns, and the `unchanged` outcome (SQLite cannot change a CHECK
- * constraint in place, so `run_items` is copied into a new table).
+ * `unchanged` outcome (SQLite cannot change a CHECK constraint in place, so `run_items` is
+ * copied into a new table, column by column), then the columns added since.
  */
 export function migrateRunTables(db: Database.Database): void {
   db.exec(schema);
-  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(runs)').all();
-  if (!columns.some((column) => column.name === 'claimed_by_name')) db.exec('ALTER TABLE runs ADD COLUMN claimed_by_name TEXT');
-  const changeColumns = db.prepare<[], { name: string }>('PRAGMA table_info(run_changes)').all();
-  if (!changeColumns.some((column) => column.name === 'note')) db.exec('ALTER TABLE run_changes ADD COLUMN note TEXT');
   const items = db.prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'run_items'").get();
   if (items && !items.sql.includes("'unchanged'")) {
     db.transaction(() => {
+      const kept = columnsOf(db, 'run_items').join(', ');
       db.exec('ALTER TABLE run_items RENAME TO run_items_old');
       db.exec(schema);
-      db.exec('INSERT INTO run_items SELECT * FROM run_items_old');
+      db.exec(`INSERT INTO run_items (${kept}) SELECT ${kept} FROM run_items_old`);
       db.exec('DROP TABLE run_items_old');
     })();
   }
+  for (const [table, columns] of Object.entries(addedColumns)) {
+    const present = columnsOf(db, table);
+    for (const [column, type] of Object.entries(columns)) {
+      if (!present.includes(column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
+    }
+  }
+}
+
+function columnsOf(db: Database.Database, table: string): string[] {
+  return db.prepare<[], { name: string }>(`PRAGMA table_info(${table})`).all().map((column) => column.name);
 }

@@ -16,6 +16,8 @@ interface RunRow {
   claimed_by: string | null;
   claimed_by_name: string | null;
   lease_expires_at: number | null;
+  decided_by: string | null;
+  decided_by_name: string | null;
   summary: string | null;
   error: string | null;
   context_markdown: string;
@@ -26,6 +28,8 @@ interface ItemRow {
   block_id: string;
   instruction_text: string;
   quote: string;
+  current_text: string | null;
+  drifted: number;
   outcome: string;
   reason: string | null;
 }
@@ -48,8 +52,8 @@ export function sqliteRunStore(db: Database.Database): RunStore {
      VALUES (@id, @docId, 'queued', @createdById, @createdByName, @createdAt, @createdAt, @contextMarkdown)`,
   );
   const insertItem = db.prepare(
-    `INSERT INTO run_items (run_id, position, instruction_id, block_id, instruction_text, quote)
-     VALUES (@runId, @position, @instructionId, @blockId, @instruction, @quote)`,
+    `INSERT INTO run_items (run_id, position, instruction_id, block_id, instruction_text, quote, current_text, drifted)
+     VALUES (@runId, @position, @instructionId, @blockId, @instruction, @quote, @currentText, @drifted)`,
   );
   const selectRun = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
   const selectRunsOfDoc = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE doc_id = ? ORDER BY created_at DESC, id DESC');
@@ -72,7 +76,9 @@ export function sqliteRunStore(db: Database.Database): RunStore {
       createdAt: run.createdAt,
       contextMarkdown: run.contextMarkdown,
     });
-    run.items.forEach((item, position) => insertItem.run({ runId: run.id, position, ...item }));
+    run.items.forEach((item, position) =>
+      insertItem.run({ runId: run.id, position, ...item, currentText: item.currentText ?? null, drifted: item.drifted ? 1 : 0 }),
+    );
   });
 
   function load(row: RunRow): StoredRun {
@@ -85,6 +91,7 @@ export function sqliteRunStore(db: Database.Database): RunStore {
       updatedAt: row.updated_at,
       claimedBy: row.claimed_by === null ? null : { id: row.claimed_by, name: row.claimed_by_name ?? row.claimed_by },
       leaseExpiresAt: row.lease_expires_at,
+      decidedBy: row.decided_by === null ? null : { id: row.decided_by, name: row.decided_by_name ?? row.decided_by },
       summary: row.summary,
       error: row.error,
       contextMarkdown: row.context_markdown,
@@ -142,6 +149,8 @@ function toItem(row: ItemRow): RunItem {
     blockId: row.block_id,
     instruction: row.instruction_text,
     quote: row.quote,
+    currentText: row.current_text,
+    drifted: row.drifted === 1,
     outcome: row.outcome as ItemOutcome,
     reason: row.reason,
   };

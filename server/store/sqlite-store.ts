@@ -4,6 +4,9 @@ import type { DocKind } from '../../shared/doc-layout.ts';
 import type { DocRecord, Store } from './store.ts';
 import { sqliteRunStore } from './sqlite-runs.ts';
 import { sqliteAnnotationDocIndex } from './sqlite-annotation-docs.ts';
+import { sqliteRevocationList } from './sqlite-revocations.ts';
+import { sqliteAuditLog } from './sqlite-audit.ts';
+import { ensurePrivateFile, restrictFiles } from '../private-files.ts';
 
 const schema = `
 CREATE TABLE IF NOT EXISTS docs (
@@ -30,13 +33,19 @@ interface DocRow {
 
 /** The store in `<dataDir>/tandem.sqlite`, through one better-sqlite3 handle in WAL mode. */
 export function openSqliteStore(dataDir: string): Store {
-  const db = new Database(join(dataDir, 'tandem.sqlite'));
+  const file = join(dataDir, 'tandem.sqlite');
+  // SQLite gives the -wal and -shm files it creates the mode of the database file.
+  ensurePrivateFile(file);
+  const db = new Database(file);
   db.pragma('journal_mode = WAL');
+  restrictFiles([`${file}-wal`, `${file}-shm`]);
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.exec(schema);
   const runs = sqliteRunStore(db);
   const annotationDocs = sqliteAnnotationDocIndex(db);
+  const revocations = sqliteRevocationList(db);
+  const audit = sqliteAuditLog(db);
 
   const insertDoc = db.prepare(
     'INSERT INTO docs (id, title, kind, created_at, updated_at) VALUES (@id, @title, @kind, @createdAt, @updatedAt)',
@@ -57,6 +66,8 @@ export function openSqliteStore(dataDir: string): Store {
   return {
     runs,
     annotationDocs,
+    revocations,
+    audit,
     async createDoc(record, states) {
       createDoc(record, states);
     },

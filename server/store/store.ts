@@ -1,5 +1,7 @@
 import type { DocKind } from '../../shared/doc-layout.ts';
 import type { AnnotationDocIndex, RunStore } from './run-store.ts';
+import type { AuditLog } from './sqlite-audit.ts';
+import type { RevocationList } from './sqlite-revocations.ts';
 
 export type { AnnotationDocIndex, NewRun, RunStore, StoredRun } from './run-store.ts';
 
@@ -32,5 +34,9 @@ export interface Store {
   readonly runs: RunStore;
   /** Which document each annotation id belongs to. */
   readonly annotationDocs: AnnotationDocIndex;
+  /** The ids of revoked tokens. */
+  readonly revocations: RevocationList;
+  /** Who did what to which document. */
+  readonly audit: AuditLog;
   close(): Promise<void>;
 }

@@ -7,7 +7,7 @@ import { useBrowser, readText, reviewPanel, waitForStatus, type Person } from '.
 /*
  * A block a run deletes stays in the text, struck through for everyone, until the run is
  * decided (shared/PROTOCOL.md OP7); when a person changes it meanwhile, the review panel says
- * Accept will not apply the delete, and Accept keeps the block (REV5).
+ * Accept will not apply the delete, and Accept keeps the block (REV6).
  */
 
 const server = useTestServer();
@@ -22,7 +22,7 @@ async function open(id: string, name: string): Promise<Person> {
 const pendingBlock = (page: Page, blockId: string) => page.locator(`.ProseMirror [data-block-id="${blockId}"]`);
 
 describe('a block the run deletes', () => {
-  it('[OP7][REV5] is struck through for everyone; changed by a person, the panel says the delete is not applied and Accept keeps it', async () => {
+  it('[OP7][REV6] is struck through for everyone; changed by a person, the panel says the delete is not applied and Accept keeps it', async () => {
     const doc = await sentRun(server, 'Keep this one.\n\nDrop this one.\n\nLast words.', ['uppercase', 'delete']);
     const alice = await open(doc.docId, 'Alice');
     const bob = await open(doc.docId, 'Bob');

@@ -23,11 +23,19 @@ export interface Person {
 
 /**
  * A person on their own device (a fresh browser context: its own IndexedDB and service worker)
- * who opens `path` with `token` in the URL, as the link printed by `npm start` does.
+ * who opens `path` with `token` in the URL, as the link printed by `npm start` does. `prepare`
+ * runs before the first navigation (to add init scripts or listen to the page from the start).
  */
-export async function openAs(browser: Browser, baseUrl: string, path: string, token: string): Promise<Person> {
+export async function openAs(
+  browser: Browser,
+  baseUrl: string,
+  path: string,
+  token: string,
+  prepare?: (person: Person) => Promise<void>,
+): Promise<Person> {
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
   const page = await context.newPage();
+  await prepare?.({ context, page });
   await page.goto(`${baseUrl}${path}?token=${encodeURIComponent(token)}`);
   return { context, page };
 }
@@ -36,7 +44,9 @@ export async function openAs(browser: Browser, baseUrl: string, path: string, to
  * One Chromium for the tests of a file, launched before them and closed after them; `open`
  * makes a person (a fresh context) who opens `path` on `server` with `token`.
  */
-export function useBrowser(server: { readonly url: string }): { open(path: string, token: string): Promise<Person> } {
+export function useBrowser(server: { readonly url: string }): {
+  open(path: string, token: string, prepare?: (person: Person) => Promise<void>): Promise<Person>;
+} {
   let browser: Browser | undefined;
   beforeAll(async () => {
     browser = await launchBrowser();
@@ -45,9 +55,9 @@ export function useBrowser(server: { readonly url: string }): { open(path: strin
     await browser?.close();
   });
   return {
-    open(path, token) {
+    open(path, token, prepare) {
       if (!browser) throw new Error('The browser starts in beforeAll: open people inside tests.');
-      return openAs(browser, server.url, path, token);
+      return openAs(browser, server.url, path, token, prepare);
     },
   };
 }

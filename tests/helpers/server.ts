@@ -4,6 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { startServer, type TandemServer } from '../../server/index.ts';
 import type { ClaimsInput } from '../../server/auth/tokens.ts';
+import { signTestToken } from './test-tokens.ts';
 import type { AgentChoice } from '../../server/config.ts';
 import type { Role } from '../../shared/claims.ts';
 
@@ -58,7 +59,7 @@ export async function startTestServer(
   const start = (port: number) =>
     startServer({ port, host: '127.0.0.1', dataDir, distDir: opts.distDir, quiet: true, leaseMs: opts.leaseMs ?? 30_000, agent: opts.agent ?? 'off' });
   let server: TandemServer | null = await start(opts.port ?? 0);
-  const signer = server;
+  const first = server;
   const port = server.port;
   const url = server.url;
 
@@ -73,13 +74,13 @@ export async function startTestServer(
     wsUrl: `ws://127.0.0.1:${port}/collab`,
     port,
     dataDir,
-    ownerToken: signer.ownerToken,
+    ownerToken: first.ownerToken,
     token(role, extra = {}) {
       principals += 1;
-      return signer.signToken({ sub: `${role}-${principals}`, name: `${role} ${principals}`, role, ...extra });
+      return signTestToken(dataDir, { sub: `${role}-${principals}`, name: `${role} ${principals}`, role, ...extra });
     },
     async api(path, request = {}) {
-      const token = request.token === undefined ? signer.ownerToken : request.token;
+      const token = request.token === undefined ? first.ownerToken : request.token;
       const headers: Record<string, string> = { ...request.headers };
       if (token !== null) headers.authorization = `Bearer ${token}`;
       let body: string | undefined;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signToken } from '../../server/auth/tokens.ts';
+import { fixedKeyRing } from '../../server/auth/keys.ts';
 import type { Role } from '../../shared/claims.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -51,8 +52,9 @@ describe('HTTP access by role', () => {
   it.each([
     ['no token', null],
     ['a malformed token', 'not-a-token'],
-    ['a token signed by another server', signToken(randomBytes(32), { sub: 'x', name: 'X', role: 'editor' })],
-  ])('answers 401 to a request with %s', async (_label, token) => {
+    ['a token signed by another server', signToken(fixedKeyRing([{ kid: 'other', secret: randomBytes(32) }]), { sub: 'x', name: 'X', role: 'editor' })],
+  ])('answers 401 to a request with %s', async (_label, given) => {
+    const token = await given;
     for (const [method, path] of [
       ['GET', '/api/docs'],
       ['POST', '/api/docs'],

@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /*
  * What people type while a run changes the text survives the review (shared/PROTOCOL.md OP7,
- * REV5, REV6), through the real server, real providers and SQLite: typing inside a block the
+ * REV6, REV7), through the real server, real providers and SQLite: typing inside a block the
  * agent deletes, made on a tab that was offline while the batch applied (or racing it), and
  * typing inside the blocks the agent wrote.
  */
@@ -83,7 +83,7 @@ describe('typing inside a block the run deletes', () => {
     expect(textOf(online.ydoc)).toEqual(['Title', 'alpha one and Ana’s words', 'beta two']);
   });
 
-  it('[REV5] Accept keeps a block a person changed after the run read it, and says who changed it', async () => {
+  it('[REV6] Accept keeps a block a person changed after the run read it, and says who changed it', async () => {
     const { doc, online } = await deleteWhileAnaTypesOffline();
     expect((await server.api(`/api/runs/${doc.runId}/accept`, { method: 'POST' })).status).toBe(200);
     expect(await markdownOf(server, doc.docId)).toBe('# Title\n\nalpha one and Ana’s words\n\nbeta two');
@@ -95,7 +95,7 @@ describe('typing inside a block the run deletes', () => {
     ]);
   });
 
-  it('[REV5] keeps the note after a restart, and Accept after a restart still keeps the changed block', async () => {
+  it('[REV6] keeps the note after a restart, and Accept after a restart still keeps the changed block', async () => {
     const { doc } = await deleteWhileAnaTypesOffline();
     await server.restart();
     expect((await server.api(`/api/runs/${doc.runId}/accept`, { method: 'POST' })).status).toBe(200);
@@ -126,7 +126,7 @@ describe('typing inside a block the run deletes', () => {
 });
 
 describe('typing inside the blocks the run writes', () => {
-  it('[REV6] Discard keeps what a person typed in a block the run inserted, and nothing of the run', async () => {
+  it('[REV7] Discard keeps what a person typed in a block the run inserted, and nothing of the run', async () => {
     const doc = await sentRun(server, markdown, ['add a paragraph', 'rewrite as a heading']);
     const person = connect(doc.docId, server.token('editor', { name: 'Cy' }));
     await person.synced;

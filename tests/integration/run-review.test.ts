@@ -143,7 +143,7 @@ describe('POST /api/runs/:runId/accept', () => {
     const accepted = await server.api(`/api/runs/${doc.runId}/accept`, { method: 'POST' });
     expect(accepted).toMatchObject({ status: 200, body: { state: 'accepted' } });
     await waitFor(() => changeMarks(readProseMirrorDoc(viewer.ydoc)).length === 0);
-    // The deleted block, unchanged since the agent read it, is removed now (REV5).
+    // The deleted block, unchanged since the agent read it, is removed now (REV6).
     await waitFor(() => readProseMirrorDoc(viewer.ydoc).childCount === 3);
     expect(await markdownOf(server, doc.docId)).toBe('# TITLE\n\nbeta two\n\ngamma three');
     expect((await answered(server, doc.docId)).map((note) => note.state)).toEqual(['answered', 'answered']);

@@ -143,9 +143,11 @@ describe('the run lifecycle in SQLite', () => {
         instruction_id TEXT NOT NULL, block_id TEXT NOT NULL, instruction_text TEXT NOT NULL, quote TEXT NOT NULL,
         outcome TEXT NOT NULL DEFAULT 'pending' CHECK (outcome IN ('pending', 'changed', 'refused')), reason TEXT,
         PRIMARY KEY (run_id, position));
-      INSERT INTO run_items SELECT * FROM run_items_new;
+      INSERT INTO run_items SELECT run_id, position, instruction_id, block_id, instruction_text, quote, outcome, reason FROM run_items_new;
       DROP TABLE run_items_new;
       ALTER TABLE runs DROP COLUMN claimed_by_name;
+      ALTER TABLE runs DROP COLUMN decided_by;
+      ALTER TABLE runs DROP COLUMN decided_by_name;
     `);
     db.close();
     store = openSqliteStore(dataDir);
@@ -154,5 +156,17 @@ describe('the run lifecycle in SQLite', () => {
     await store.runs.completeRun('r1', 'bot', 3000, { summary: null, refusals: new Map() });
     expect((await store.runs.getRun('r1'))?.items.map((item) => item.outcome)).toEqual(['unchanged', 'unchanged', 'unchanged']);
     expect((await store.runs.getRun('r1'))?.claimedBy).toEqual(bot);
+    expect((await store.runs.getRun('r1'))?.items.map((item) => [item.currentText, item.drifted])).toEqual([
+      [null, false],
+      [null, false],
+      [null, false],
+    ]);
+  });
+
+  it('keeps who decided a run', async () => {
+    await store.runs.claimRun('r1', bot, 2000, 5000);
+    await store.runs.completeRun('r1', 'bot', 3000, { summary: null, refusals: new Map() });
+    expect(await store.runs.decideRun('r1', 'discarded', 4000, { id: 'ed', name: 'Ed' })).toBe(true);
+    expect((await store.runs.getRun('r1'))?.decidedBy).toEqual({ id: 'ed', name: 'Ed' });
   });
 });

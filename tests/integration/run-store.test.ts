@@ -58,12 +58,13 @@ describe('the SQLite run store', () => {
       updatedAt: 1000,
       claimedBy: null,
       leaseExpiresAt: null,
+      decidedBy: null,
       summary: null,
       error: null,
       contextMarkdown: '# Title\n\ntext\n',
       items: [
-        { instructionId: 'i1', blockId: 'b1', instruction: 'uppercase', quote: 'text', outcome: 'pending', reason: null },
-        { instructionId: 'i2', blockId: 'b2', instruction: 'delete', quote: 'more', outcome: 'pending', reason: null },
+        { instructionId: 'i1', blockId: 'b1', instruction: 'uppercase', quote: 'text', currentText: null, drifted: false, outcome: 'pending', reason: null },
+        { instructionId: 'i2', blockId: 'b2', instruction: 'delete', quote: 'more', currentText: null, drifted: false, outcome: 'pending', reason: null },
       ],
       changes: [],
     });

@@ -57,8 +57,15 @@ describe('POST /api/docs/:id/runs', () => {
     expect(response.body).toEqual({
       runId: expect.stringMatching(/^r[a-z0-9]{11}$/),
       items: [
-        { instructionId: first, blockId: doc.blocks[2], instruction: 'uppercase' },
-        { instructionId: second, blockId: doc.blocks[0], instruction: 'replace "one" with "1"' },
+        { instructionId: first, blockId: doc.blocks[2], instruction: 'uppercase', quote: 'gamma three', currentText: 'gamma three', drifted: false },
+        {
+          instructionId: second,
+          blockId: doc.blocks[0],
+          instruction: 'replace "one" with "1"',
+          quote: 'alpha one',
+          currentText: 'alpha one',
+          drifted: false,
+        },
       ],
     });
     const run = await server.api(`/api/runs/${response.body.runId}`);
@@ -68,8 +75,8 @@ describe('POST /api/docs/:id/runs', () => {
       docId: doc.id,
       state: 'queued',
       items: [
-        { instructionId: first, blockId: doc.blocks[2], instruction: 'uppercase', quote: 'gamma three', outcome: 'pending', reason: null },
-        { instructionId: second, blockId: doc.blocks[0], instruction: 'replace "one" with "1"', quote: 'alpha one', outcome: 'pending', reason: null },
+        { ...response.body.items[0], outcome: 'pending', reason: null },
+        { ...response.body.items[1], outcome: 'pending', reason: null },
       ],
       changes: [],
       createdAt: expect.any(String),
@@ -79,6 +86,7 @@ describe('POST /api/docs/:id/runs', () => {
       error: null,
       claimedBy: null,
       lease: null,
+      decidedBy: null,
     });
     expect(Date.parse(run.body.createdAt)).toBeGreaterThan(Date.now() - 60_000);
     expect((await server.api(`/api/docs/${doc.id}`)).body.runs).toEqual([run.body]);

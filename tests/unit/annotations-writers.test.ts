@@ -9,6 +9,7 @@ import {
   escalateComment,
   setAnchor,
   setInstructionState,
+  restoreInstructionState,
   setResolved,
   type NewAnnotation,
 } from '../../shared/annotations-writers.ts';
@@ -288,6 +289,38 @@ describe('setInstructionState', () => {
     expect(() => setInstructionState(ydoc, id, 'sent', null)).toThrow(RangeError);
     expect(() => setInstructionState(ydoc, id, 'queued', 'run1')).toThrow(RangeError);
     expect(() => setInstructionState(ydoc, id, 'done' as never, null)).toThrow(RangeError);
+  });
+});
+
+describe('restoreInstructionState', () => {
+  it('[NOTES13] wins over a concurrent state set on every replica, whichever client id is higher', () => {
+    for (const [serverId, editorId] of [
+      [1, 2],
+      [2, 1],
+    ]) {
+      const live = new Y.Doc();
+      live.clientID = serverId;
+      const id = created(live, { kind: 'instruction', text: 'uppercase' });
+      const editor = replicaOf(live);
+      editor.clientID = editorId;
+      setInstructionState(live, id, 'sent', 'run1', serverOrigin);
+      setInstructionState(editor, id, 'draft', null);
+      Y.applyUpdate(live, Y.encodeStateAsUpdate(editor, Y.encodeStateVector(live)));
+      restoreInstructionState(live, { id, state: 'sent', runId: 'run1' }, serverOrigin);
+      sync(live, editor);
+      expect(read(live, id)).toMatchObject({ state: 'sent', runId: 'run1' });
+      expect(read(editor, id)).toEqual(read(live, id));
+    }
+  });
+
+  it('writes nothing when the record already holds the state, or is gone', () => {
+    const ydoc = new Y.Doc();
+    const id = created(ydoc, { kind: 'instruction', text: 'uppercase' });
+    setInstructionState(ydoc, id, 'sent', 'run1', serverOrigin);
+    const before = Y.encodeStateAsUpdate(ydoc);
+    restoreInstructionState(ydoc, { id, state: 'sent', runId: 'run1' });
+    restoreInstructionState(ydoc, { id: 'gone', state: 'sent', runId: 'run1' });
+    expect(Y.encodeStateAsUpdate(ydoc)).toEqual(before);
   });
 });
 

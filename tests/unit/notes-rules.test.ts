@@ -14,7 +14,7 @@ import {
 import type { Author } from '../../shared/annotations.ts';
 import type { Role } from '../../shared/claims.ts';
 import { notesParts } from '../../shared/doc-layout.ts';
-import { checkNotesChange, snapshotNotes, type NotesRule } from '../../shared/notes-rules.ts';
+import { checkNotesChange, heldInstructions, maxClockSkewMs, snapshotNotes, type NotesRule } from '../../shared/notes-rules.ts';
 import { serverOrigin } from '../../shared/origins.ts';
 
 const anchor = {
@@ -29,6 +29,8 @@ const ed: Author = { id: 'ed', name: 'Ed' };
 const cora: Author = { id: 'cora', name: 'Cora' };
 const carl: Author = { id: 'carl', name: 'Carl' };
 const roles: Record<string, Role> = { ed: 'editor', cora: 'commenter', carl: 'commenter' };
+/** The server's time for these tests: every fixture time lies well inside NOTES10's window. */
+const clock = { now: 1_000_000, earliest: 0 };
 
 function add(ydoc: Y.Doc, author: Author, overrides: Partial<NewAnnotation> = {}): string {
   const result = createAnnotation(ydoc, { kind: 'comment', anchor, blockId: 'b1', quote: 'brave', author, text: 'note', now: 1000, ...overrides });
@@ -52,7 +54,7 @@ function verdict(who: Author, change: (ydoc: Y.Doc) => void): NotesRule | null {
   const ydoc = fixture();
   const before = snapshotNotes(ydoc);
   change(ydoc);
-  return checkNotesChange(before, snapshotNotes(ydoc), { id: who.id, role: roles[who.id] })?.rule ?? null;
+  return checkNotesChange(before, snapshotNotes(ydoc), { ...who, role: roles[who.id] }, clock)?.rule ?? null;
 }
 
 const annotations = (ydoc: Y.Doc) => notesParts(ydoc).annotations;
@@ -64,7 +66,7 @@ describe('checkNotesChange', () => {
       const ydoc = fixture();
       const before = snapshotNotes(ydoc);
       add(ydoc, { id: 'v', name: 'V' });
-      expect(checkNotesChange(before, snapshotNotes(ydoc), { id: 'v', role })?.rule).toBe('NOTES1');
+      expect(checkNotesChange(before, snapshotNotes(ydoc), { id: 'v', name: 'V', role }, clock)?.rule).toBe('NOTES1');
     }
   });
 
@@ -72,7 +74,7 @@ describe('checkNotesChange', () => {
     const ydoc = fixture();
     const copy = new Y.Doc();
     Y.applyUpdate(copy, Y.encodeStateAsUpdate(ydoc));
-    expect(checkNotesChange(snapshotNotes(ydoc), snapshotNotes(copy), { id: 'cora', role: 'commenter' })).toBeNull();
+    expect(checkNotesChange(snapshotNotes(ydoc), snapshotNotes(copy), { ...cora, role: 'commenter' }, clock)).toBeNull();
   });
 
   describe('[NOTES2] records are valid', () => {
@@ -83,6 +85,18 @@ describe('checkNotesChange', () => {
       ['a field the format does not know', (ydoc) => record(ydoc, 'c-ed').set('colour', 'red')],
       ['a required field removed', (ydoc) => record(ydoc, 'c-ed').delete('resolved')],
       ['turns that are not a Y.Array', (ydoc) => record(ydoc, 'c-ed').set('turns', [{ author: ed, text: 'x', at: 1 }])],
+      [
+        'a quote stored as a Y.Text that hides data in its formatting',
+        (ydoc) => {
+          const quote = new Y.Text('brave');
+          record(ydoc, 'c-ed').set('quote', quote);
+          quote.format(0, 5, { hidden: 'x'.repeat(1000) });
+        },
+      ],
+      [
+        'a turn’s text stored as a Y.Text',
+        (ydoc) => ((record(ydoc, 'c-ed').get('turns') as Y.Array<Y.Map<unknown>>).get(0).set('text', new Y.Text('note'))),
+      ],
     ])('refuses %s, even from an editor', (_label, change) => {
       expect(verdict(ed, change)).toBe('NOTES2');
     });
@@ -93,8 +107,8 @@ describe('checkNotesChange', () => {
       const before = snapshotNotes(ydoc);
       annotations(ydoc).delete('junk');
       const after = snapshotNotes(ydoc);
-      expect(checkNotesChange(before, after, { id: 'ed', role: 'editor' })).toBeNull();
-      expect(checkNotesChange(before, after, { id: 'cora', role: 'commenter' })?.rule).toBe('NOTES8');
+      expect(checkNotesChange(before, after, { ...ed, role: 'editor' }, clock)).toBeNull();
+      expect(checkNotesChange(before, after, { ...cora, role: 'commenter' }, clock)?.rule).toBe('NOTES8');
     });
   });
 
@@ -140,7 +154,7 @@ describe('checkNotesChange', () => {
         withReply(ydoc);
         const before = snapshotNotes(ydoc);
         change(ydoc);
-        expect(checkNotesChange(before, snapshotNotes(ydoc), { id: 'ed', role: 'editor' })?.rule).toBe('NOTES5');
+        expect(checkNotesChange(before, snapshotNotes(ydoc), { ...ed, role: 'editor' }, clock)?.rule).toBe('NOTES5');
       }
     });
 
@@ -151,10 +165,11 @@ describe('checkNotesChange', () => {
       expect(verdict(carl, edit)).toBe('NOTES5');
     });
 
-    it('lets editors edit an instruction’s work order while it is queued, and nobody once it is sent', () => {
+    it('lets editors edit an instruction’s work order, also once it is sent (the run keeps its copy)', () => {
       expect(verdict(ed, (ydoc) => editInstructionText(ydoc, 'i-queued', 'lowercase'))).toBeNull();
       const editSent = (ydoc: Y.Doc) => (record(ydoc, 'i-sent').get('turns') as Y.Array<Y.Map<unknown>>).get(0).set('text', 'x');
-      expect(verdict(ed, editSent)).toBe('NOTES5');
+      expect(verdict(ed, editSent)).toBeNull();
+      expect(verdict(cora, editSent)).toBe('NOTES7');
     });
   });
 
@@ -165,8 +180,6 @@ describe('checkNotesChange', () => {
 
     it.each<[string, (ydoc: Y.Doc) => void]>([
       ['mark it sent', (ydoc) => setInstructionState(ydoc, 'i-queued', 'sent', 'r9')],
-      ['mark it answered', (ydoc) => setInstructionState(ydoc, 'i-sent', 'answered', 'r1')],
-      ['put a sent one back in the queue', (ydoc) => setInstructionState(ydoc, 'i-sent', 'queued', null)],
       ['give it a run', (ydoc) => record(ydoc, 'i-queued').set('runId', 'r9')],
     ])('refuses an editor who tries to %s', (_label, change) => {
       expect(verdict(ed, change)).toBe('NOTES6');
@@ -180,7 +193,72 @@ describe('checkNotesChange', () => {
         record(ydoc, id).set('state', 'sent');
         record(ydoc, id).set('runId', 'r9');
       });
-      expect(checkNotesChange(before, snapshotNotes(ydoc), { id: 'ed', role: 'editor' })?.rule).toBe('NOTES6');
+      expect(checkNotesChange(before, snapshotNotes(ydoc), { ...ed, role: 'editor' }, clock)?.rule).toBe('NOTES6');
+    });
+  });
+
+  describe('[NOTES13] instructions the server holds', () => {
+    const held = { id: 'i-sent', state: 'sent', runId: 'r1' };
+    it.each<[string, (ydoc: Y.Doc) => void]>([
+      ['marks it answered', (ydoc) => setInstructionState(ydoc, 'i-sent', 'answered', 'r1')],
+      ['puts it back in the queue', (ydoc) => setInstructionState(ydoc, 'i-sent', 'queued', null)],
+      ['gives it another run', (ydoc) => record(ydoc, 'i-sent').set('runId', 'r9')],
+      ['moves it to draft, keeping the run', (ydoc) => record(ydoc, 'i-sent').set('state', 'draft')],
+    ])('lets an editor’s update through when it %s, and names the state the server must write back', (_label, change) => {
+      const ydoc = fixture();
+      const before = snapshotNotes(ydoc);
+      change(ydoc);
+      const after = snapshotNotes(ydoc);
+      expect(checkNotesChange(before, after, { ...ed, role: 'editor' }, clock)).toBeNull();
+      expect(heldInstructions(before, after)).toEqual([held]);
+      expect(checkNotesChange(before, after, { ...cora, role: 'commenter' }, clock)?.rule).toBe('NOTES6');
+    });
+
+    it('holds nothing for open instructions, comments or records left as they were', () => {
+      const ydoc = fixture();
+      const before = snapshotNotes(ydoc);
+      setInstructionState(ydoc, 'i-queued', 'draft', null);
+      setResolved(ydoc, 'c-ed', true);
+      addTurn(ydoc, 'i-sent', { author: ed, text: 'and the title', now: 2000 });
+      expect(heldInstructions(before, snapshotNotes(ydoc))).toEqual([]);
+    });
+  });
+
+  describe('[NOTES9] names', () => {
+    it.each<[string, Author, (ydoc: Y.Doc) => void]>([
+      ['an editor adds a comment under another name', ed, (ydoc) => add(ydoc, { id: 'ed', name: 'Cora' })],
+      ['a commenter adds a comment under another name', cora, (ydoc) => add(ydoc, { id: 'cora', name: 'The Owner' })],
+      ['a commenter replies under another name', cora, (ydoc) => addTurn(ydoc, 'c-ed', { author: { id: 'cora', name: 'Ed' }, text: 'yes', now: 2 })],
+    ])('refuses when %s', (_label, who, change) => {
+      expect(verdict(who, change)).toBe('NOTES9');
+    });
+
+    it('leaves alone the names of records already there', () => {
+      const ydoc = fixture();
+      const before = snapshotNotes(ydoc);
+      setResolved(ydoc, 'c-cora', true);
+      expect(checkNotesChange(before, snapshotNotes(ydoc), { id: 'ed', name: 'Edward', role: 'editor' }, clock)).toBeNull();
+    });
+  });
+
+  describe('[NOTES10] times', () => {
+    const skewed = (now: number) => (ydoc: Y.Doc) => add(ydoc, ed, { now });
+    const reply = (now: number) => (ydoc: Y.Doc) => addTurn(ydoc, 'c-cora', { author: ed, text: 'later', now });
+    it('refuses a record or a reply dated beyond the allowed skew into the future', () => {
+      expect(verdict(ed, skewed(clock.now + maxClockSkewMs + 1))).toBe('NOTES10');
+      expect(verdict(ed, reply(clock.now + maxClockSkewMs + 1))).toBe('NOTES10');
+      expect(verdict(ed, skewed(clock.now + maxClockSkewMs))).toBeNull();
+    });
+
+    it('accepts a record or a reply written offline long ago, but not before the earliest time', () => {
+      const ydoc = fixture();
+      const before = snapshotNotes(ydoc);
+      add(ydoc, ed, { now: 5000 });
+      addTurn(ydoc, 'c-cora', { author: ed, text: 'written on a plane', now: 5000 });
+      const after = snapshotNotes(ydoc);
+      const writer = { ...ed, role: 'editor' as const };
+      expect(checkNotesChange(before, after, writer, { now: 5000 + 3 * 3600_000, earliest: 5000 })).toBeNull();
+      expect(checkNotesChange(before, after, writer, { now: 5000 + 3 * 3600_000, earliest: 5001 })?.rule).toBe('NOTES10');
     });
   });
 
@@ -229,7 +307,7 @@ describe('checkNotesChange', () => {
     const before = snapshotNotes(ydoc);
     deleteAnnotation(ydoc, 'i-sent');
     setResolved(ydoc, 'c-ed', true);
-    expect(checkNotesChange(before, snapshotNotes(ydoc), { id: 'cora', role: 'commenter' })).toEqual({
+    expect(checkNotesChange(before, snapshotNotes(ydoc), { ...cora, role: 'commenter' }, clock)).toEqual({
       rule: 'NOTES8',
       annotationId: 'c-ed',
       message: expect.any(String),
@@ -289,7 +367,7 @@ describe('checkNotesChange against the writers', () => {
         steps.forEach(({ who, action: next }, index) => {
           const before = snapshotNotes(ydoc);
           allowedAction(ydoc, who, roles[who.id], next, 2000 + index);
-          expect(checkNotesChange(before, snapshotNotes(ydoc), { id: who.id, role: roles[who.id] })).toBeNull();
+          expect(checkNotesChange(before, snapshotNotes(ydoc), { ...who, role: roles[who.id] }, clock)).toBeNull();
         });
       }),
       { numRuns: 150 },

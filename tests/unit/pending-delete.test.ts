@@ -46,8 +46,8 @@ describe('deletion on Accept (OP7)', () => {
   });
 });
 
-describe('Accept (REV5)', () => {
-  it('[REV5] removes unchanged pending blocks and keeps one a person typed in, naming the writer', () => {
+describe('Accept (REV6)', () => {
+  it('[REV6] removes unchanged pending blocks and keeps one a person typed in, naming the writer', () => {
     const { ydoc, blocks, run, origin } = setup(source);
     const [, alpha, gamma] = blocks;
     const person = new Y.Doc();
@@ -68,14 +68,14 @@ describe('Accept (REV5)', () => {
     expect(markdowns(ydoc)).toEqual(['# Title', 'Alpha beta typed offline', 'Outside the fence']);
   });
 
-  it('[REV5] words the note of a change it does not apply', () => {
+  it('[REV6] words the note of a change it does not apply', () => {
     expect(notAppliedNote(['Ana'], 'delete_block')).toBe('Not applied: changed by Ana meanwhile; the block is kept.');
     expect(notAppliedNote(['Ana', 'Bo', 'Cy'], 'replace_block')).toBe('Not applied: changed by Ana, Bo and Cy meanwhile; the block is kept beside the new text.');
     expect(notAppliedNote([], 'delete_block')).toBe('Not applied: changed by someone meanwhile; the block is kept.');
   });
 });
 
-describe('Discard (REV2, REV6)', () => {
+describe('Discard (REV2, REV7)', () => {
   it('[REV2][OP7] brings a deleted block back with what a person typed in it concurrently', () => {
     const { ydoc, blocks, run, origin } = setup(source);
     const alpha = blocks[1];
@@ -90,7 +90,7 @@ describe('Discard (REV2, REV6)', () => {
     expect(topIds(ydoc)).toEqual(blocks.map((block) => block.id));
   });
 
-  it('[REV6] keeps a block the run wrote that a person typed in, with only the person’s text and an id of its own', () => {
+  it('[REV7] keeps a block the run wrote that a person typed in, with only the person’s text and an id of its own', () => {
     const { ydoc, blocks, run, origin } = setup(source);
     const alpha = blocks[1];
     const manager = runUndoManager(ydoc, origin);

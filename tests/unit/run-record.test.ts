@@ -8,8 +8,17 @@ const record: RunRecord = {
   docId: 'doc1',
   state: 'review',
   items: [
-    { instructionId: 'i1', blockId: 'b1', instruction: 'uppercase', quote: 'text', outcome: 'changed', reason: null },
-    { instructionId: 'i2', blockId: 'b2', instruction: 'sing', quote: 'more', outcome: 'refused', reason: 'I did not understand.' },
+    { instructionId: 'i1', blockId: 'b1', instruction: 'uppercase', quote: 'text', currentText: 'text', drifted: false, outcome: 'changed', reason: null },
+    {
+      instructionId: 'i2',
+      blockId: 'b2',
+      instruction: 'sing',
+      quote: 'more',
+      currentText: 'more or less',
+      drifted: true,
+      outcome: 'refused',
+      reason: 'I did not understand.',
+    },
   ],
   changes: [{ op: 'replace_block', blockId: 'b1', instructionId: 'i1', before: 'text', after: 'TEXT' }],
   createdAt: '2025-01-02T03:04:05.000Z',
@@ -19,6 +28,7 @@ const record: RunRecord = {
   error: null,
   claimedBy: { id: 'reference-agent', name: 'Reference agent' },
   lease: null,
+  decidedBy: null,
 };
 
 describe('parseRunRecord', () => {
@@ -34,6 +44,21 @@ describe('parseRunRecord', () => {
   it('reads a record written before claims were recorded as unclaimed', () => {
     const { claimedBy: _claimedBy, lease: _lease, ...older } = record;
     expect(parseRunRecord(older)).toEqual({ ok: true, record: { ...record, claimedBy: null, lease: null } });
+  });
+
+  it('[RUN5] reads items written before drift was kept as without current text, not drifted', () => {
+    const items = record.items.map(({ currentText: _currentText, drifted: _drifted, ...item }) => item);
+    expect(parseRunRecord({ ...record, items })).toEqual({
+      ok: true,
+      record: { ...record, items: record.items.map((item) => ({ ...item, currentText: null, drifted: false })) },
+    });
+  });
+
+  it('reads a decided record with who decided it, and an older one as decided by nobody known', () => {
+    const decided = { ...record, state: 'accepted', decidedBy: { id: 'ed', name: 'Ed' } };
+    expect(parseRunRecord(decided)).toEqual({ ok: true, record: decided });
+    const { decidedBy: _decidedBy, ...older } = decided;
+    expect(parseRunRecord(older)).toEqual({ ok: true, record: { ...decided, decidedBy: null } });
   });
 
   it('reads a claimed record with its lease', () => {
@@ -57,6 +82,9 @@ describe('parseRunRecord', () => {
     ['an error that is not text', { error: { code: 'X' } }, 'error must be a string or null'],
     ['a claimant without a name', { claimedBy: { id: 'a' } }, 'claimedBy name must be'],
     ['a lease without a time', { lease: { expiresAt: 'soon' } }, 'lease must be'],
+    ['a decider without an id', { decidedBy: { name: 'Ed' } }, 'decidedBy id must be'],
+    ['an item whose drift is not a boolean', { items: [{ ...record.items[0], drifted: 'yes' }] }, 'items[0] drifted must be a boolean'],
+    ['an item whose current text is a number', { items: [{ ...record.items[0], currentText: 3 }] }, 'items[0] currentText must be'],
   ])('refuses %s', (_label, patch, reason) => {
     const result = parseRunRecord({ ...record, ...patch });
     expect(result.ok).toBe(false);

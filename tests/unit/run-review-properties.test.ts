@@ -13,7 +13,7 @@ import { keepRunDeletions, restoreRunScope, runUndoManager, saveRunScope, undoRu
 import { schema } from '../../shared/schema.ts';
 
 /*
- * Nothing a person types is lost to a run's review (OP7, REV5, REV6), over random documents,
+ * Nothing a person types is lost to a run's review (OP7, REV6, REV7), over random documents,
  * random runs of several batches and random typing on three replicas that exchange updates in
  * a random order, one of them offline for the whole run. Every update reaches every replica
  * before the run is decided (an edit that reaches the server only after a decision removed its
@@ -235,7 +235,7 @@ function copyOf(source: Y.Doc, clientID: number): Y.Doc {
 }
 
 describe('review keeps what people type (fast-check)', () => {
-  it('[OP7][REV5][REV6] keeps every character people type through Discard and Accept, with or without a restart, on every replica', () => {
+  it('[OP7][REV6][REV7] keeps every character people type through Discard and Accept, with or without a restart, on every replica', () => {
     fc.assert(
       fc.property(
         fc.array(blockSpec, { minLength: 2, maxLength: 5 }),

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { AgentApiClient, type ClaimedRun, type Refusal } from '../agent-api-client.ts';
 import { Rejection } from '../../rejection.ts';
 import { planInstruction } from './plan.ts';
@@ -163,12 +164,7 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Waits `ms`, or less when `signal` aborts; never rejects. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
+  return delay(ms, undefined, { signal }).catch(() => undefined);
 }

@@ -1,0 +1,39 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { decodeClaims, isTokenId, type Claims } from '../../shared/claims.ts';
+import { sqliteAuditLog } from '../store/sqlite-audit.ts';
+import { sqliteRevocationList } from '../store/sqlite-revocations.ts';
+
+/** Who revokes: the person at the command line of the server's machine. */
+export const commandLineActor = { id: 'command-line', name: 'Command line', role: 'operator' };
+
+/**
+ * The token id (`jti`) that `tokenOrId` names, with the token's claims when a whole token was
+ * given (read, not verified: revoking any id is harmless); null when it is neither.
+ */
+export function tokenIdOf(tokenOrId: string): { jti: string; claims: Claims | null } | null {
+  if (!tokenOrId.includes('.')) return isTokenId(tokenOrId) ? { jti: tokenOrId, claims: null } : null;
+  const claims = decodeClaims(tokenOrId);
+  return claims?.jti ? { jti: claims.jti, claims } : null;
+}
+
+/**
+ * Adds `jti` to the revocation list in `<dataDir>/tandem.sqlite` and writes the audit entry
+ * (for the token's document, or for every document). Works while a server uses the database
+ * (SQLite WAL; a busy database is waited for). False when it was revoked before.
+ */
+export async function revokeInDataDir(dataDir: string, jti: string, doc: string | null): Promise<boolean> {
+  mkdirSync(dataDir, { recursive: true });
+  const db = new Database(join(dataDir, 'tandem.sqlite'));
+  try {
+    db.pragma('busy_timeout = 5000');
+    db.pragma('journal_mode = WAL');
+    const now = Date.now();
+    const added = await sqliteRevocationList(db).revoke(jti, now);
+    if (added) await sqliteAuditLog(db).record({ action: 'token.revoked', docId: doc, actor: commandLineActor, tokenId: jti, at: now });
+    return added;
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,101 @@
+import type { Hocuspocus } from '@hocuspocus/server';
+import { anchorForBlock, type PinnedRange } from '../../shared/anchors.ts';
+import { maxTextLength, readAnnotation, type Author } from '../../shared/annotations.ts';
+import { createAnnotation } from '../../shared/annotations-writers.ts';
+import { docName } from '../../shared/doc-layout.ts';
+import { serverOrigin } from '../../shared/origins.ts';
+import type { RunChange, RunItem } from '../../shared/run-record.ts';
+import { withDocument } from '../docs/with-document.ts';
+import { Rejection } from '../rejection.ts';
+import type { Store, StoredRun } from '../store/store.ts';
+
+/**
+ * Discard with a reason (PROTOCOL.md REV5): after Discard run has taken the run back, the
+ * discarder's reason becomes a new `draft` instruction for each instruction of the run that had
+ * a change, so the next run can try again with what was wrong. Each is pinned to the whole
+ * target block as Discard restored it (its quote is that text) and records, as
+ * `discardedChange`, what the agent had proposed there. When the block is gone (a person
+ * deleted it meanwhile) the draft takes the anchor, block and quote of the instruction it
+ * follows; when that is gone too, none is made for it.
+ *
+ * This step runs after the run is `discarded` and is not part of Discard's all-or-nothing
+ * transition: a server stopped between the two keeps the discard and loses the reason.
+ */
+
+export const maxReasonLength = 2000;
+
+/** The reason of `POST /api/runs/:runId/discard` (`{reason?}`, trimmed), or null when none was given. */
+export function parseDiscardReason(body: unknown): string | null {
+  if (body === undefined) return null;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new Rejection(422, 'INVALID_BODY', 'The body must be a JSON object {reason?}.');
+  }
+  const reason = (body as { reason?: unknown }).reason;
+  if (reason === undefined) return null;
+  if (typeof reason !== 'string') throw invalidReason('The reason must be a string.');
+  const trimmed = reason.trim();
+  if (trimmed === '') throw invalidReason('The reason must not be empty; leave it out to discard without one.');
+  if (trimmed.length > maxReasonLength) throw invalidReason(`The reason must be at most ${maxReasonLength} characters.`);
+  return trimmed;
+}
+
+/** Creates the draft instructions of a discarded run's reason; their ids, in the run's order. */
+export async function pinDiscardReason(
+  deps: { hocuspocus: Hocuspocus; store: Store },
+  run: StoredRun,
+  reason: string,
+  author: Author,
+  now = Date.now(),
+): Promise<string[]> {
+  const changed = run.items.filter((item) => run.changes.some((change) => change.instructionId === item.instructionId));
+  if (changed.length === 0) return [];
+  const { hocuspocus, store } = deps;
+  const ids = await withDocument(hocuspocus, docName(run.docId), (text) =>
+    withDocument(hocuspocus, docName(run.docId, 'notes'), (notes) => {
+      const created: string[] = [];
+      notes.transact(() => {
+        for (const item of changed) {
+          const pin = anchorForBlock(text, item.blockId) ?? pinOfInstruction(notes, item);
+          if (!pin) continue;
+          const result = createAnnotation(
+            notes,
+            {
+              kind: 'instruction',
+              ...pin,
+              author,
+              text: reason,
+              now,
+              state: 'draft',
+              discardedChange: proposedChange(run.changes, item.instructionId),
+            },
+            serverOrigin,
+          );
+          if (result.ok) created.push(result.id);
+        }
+      }, serverOrigin);
+      return created;
+    }),
+  );
+  if (ids.length > 0) await store.annotationDocs.add(run.docId, ids);
+  return ids;
+}
+
+/** What the run wrote for one instruction: the Markdown of its changes, empty for deletions only. */
+function proposedChange(changes: readonly RunChange[], instructionId: string): string {
+  const written = changes
+    .filter((change) => change.instructionId === instructionId && change.after !== null)
+    .map((change) => change.after as string)
+    .join('\n\n');
+  return written.length <= maxTextLength ? written : written.slice(0, maxTextLength - 1) + '…';
+}
+
+function pinOfInstruction(notes: Parameters<typeof readAnnotation>[0], item: RunItem): PinnedRange | null {
+  const found = readAnnotation(notes, item.instructionId);
+  if (!found.ok) return null;
+  const { anchor, blockId, quote } = found.annotation;
+  return { anchor, blockId, quote };
+}
+
+function invalidReason(message: string): Rejection {
+  return new Rejection(422, 'INVALID_REASON', message);
+}
