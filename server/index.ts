@@ -13,6 +13,7 @@ import { persistence } from './extensions/persistence.ts';
 import { DocMetadata } from './extensions/doc-metadata.ts';
 import { NotesGuard } from './extensions/notes-guard.ts';
 import { NotesStrays } from './extensions/notes-strays.ts';
+import { PresenceGuard } from './extensions/presence-guard.ts';
 import { AnnotationIndex } from './extensions/annotation-index.ts';
 import { RunMirrorLoad } from './extensions/run-mirror-load.ts';
 import { RunGc } from './extensions/run-gc.ts';
@@ -69,6 +70,7 @@ export async function startServer(given: Partial<ServerOptions> = {}): Promise<T
       new Auth({ verifyToken: verify, store }),
       new AuditConnections({ audit: store.audit, onError: log }),
       new NotesGuard({ docCreatedAt: async (docId) => (await store.getDoc(docId))?.createdAt ?? null }),
+      new PresenceGuard(),
       persistence(store),
       new NotesStrays(),
       new DocMetadata(store),
