@@ -6,6 +6,7 @@ import { startServer, type TandemServer } from '../../server/index.ts';
 import type { ClaimsInput } from '../../server/auth/tokens.ts';
 import { signTestToken } from './test-tokens.ts';
 import type { AgentChoice } from '../../server/config.ts';
+import type { Limits } from '../../server/limits.ts';
 import type { Role } from '../../shared/claims.ts';
 
 export interface ApiRequest {
@@ -49,15 +50,16 @@ let principals = 0;
 /**
  * Starts a real Tandem server on 127.0.0.1 (a free port by default) with a temporary data dir.
  * No agent runs in it unless `agent: 'reference'`: tests start the agents they need
- * (helpers/agents.ts). `leaseMs` defaults to the server's default (30 s).
+ * (helpers/agents.ts). `leaseMs` defaults to the server's default (30 s); `limits` to the
+ * server's defaults (server/limits.ts).
  */
 export async function startTestServer(
-  opts: { dataDir?: string; port?: number; distDir?: string; leaseMs?: number; agent?: AgentChoice } = {},
+  opts: { dataDir?: string; port?: number; distDir?: string; leaseMs?: number; agent?: AgentChoice; limits?: Partial<Limits> } = {},
 ): Promise<TestServer> {
   const ownsDataDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'tandem-test-'));
   const start = (port: number) =>
-    startServer({ port, host: '127.0.0.1', dataDir, distDir: opts.distDir, quiet: true, leaseMs: opts.leaseMs ?? 30_000, agent: opts.agent ?? 'off' });
+    startServer({ port, host: '127.0.0.1', dataDir, distDir: opts.distDir, quiet: true, leaseMs: opts.leaseMs ?? 30_000, agent: opts.agent ?? 'off', limits: opts.limits });
   let server: TandemServer | null = await start(opts.port ?? 0);
   const first = server;
   const port = server.port;
