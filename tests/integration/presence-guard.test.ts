@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
-import { awarenessFrame, awarenessUpdate, sendRaw, statesSeenBy } from '../helpers/awareness.ts';
+import { awarenessFrame, awarenessUpdate, sendRaw, statesSeenBy } from '../helpers/frames.ts';
 
 const server = useTestServer();
 
