@@ -85,10 +85,6 @@ export class SocketGate {
     this.writable.set(documentName, !readOnly);
   }
 
-  disconnected(documentName: string): void {
-    this.writable.delete(documentName);
-  }
-
   close(): void {
     if (this.closed) return;
     this.closed = true;

@@ -1,4 +1,4 @@
-import type { Extension, onAuthenticatePayload, onDisconnectPayload } from '@hocuspocus/server';
+import type { Extension, onAuthenticatePayload } from '@hocuspocus/server';
 import { denialReasons } from '../../shared/denials.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
 import type { SocketGate } from '../collab-gate.ts';
@@ -12,7 +12,9 @@ export interface GateContext {
 /**
  * Tells a socket's gate who authenticated on it: denies a connection whose token subject
  * already has `socketsPerSubject` other sockets open (LIMIT3), and records for each document
- * whether the connection may write (LIMIT4). Runs after Auth, which refuses bad tokens.
+ * whether the connection may write (LIMIT4). Runs after Auth, which refuses bad tokens. What
+ * it recorded for a document outlives that document's connection (a later authentication
+ * overwrites it): forgetting it in onDisconnect could race a quick re-authentication.
  */
 export class SocketLimits implements Extension {
   extensionName = 'TandemSocketLimits';
@@ -26,9 +28,5 @@ export class SocketLimits implements Extension {
     if (!check.ok) return;
     if (!gate.admitSubject(check.claims.sub)) throw new ConnectionDenied(denialReasons.tooManyConnections);
     gate.authenticated(documentName, connectionConfig.readOnly);
-  }
-
-  async onDisconnect({ documentName, context }: onDisconnectPayload): Promise<void> {
-    (context as GateContext).gate?.disconnected(documentName);
   }
 }
