@@ -6,7 +6,7 @@ import { loadSecret } from './auth/secret.ts';
 import { signToken, type ClaimsInput } from './auth/tokens.ts';
 import { openSqliteStore } from './store/sqlite-store.ts';
 import { Auth } from './extensions/auth.ts';
-import { persistence } from './extensions/persistence.ts';
+import { Persistence } from './extensions/persistence.ts';
 import { DocMetadata } from './extensions/doc-metadata.ts';
 import { NotesGuard } from './extensions/notes-guard.ts';
 import { AnnotationIndex } from './extensions/annotation-index.ts';
@@ -61,7 +61,7 @@ export async function startServer(given: Partial<ServerOptions> = {}): Promise<T
     extensions: [
       new Auth({ secret, store }),
       new NotesGuard(),
-      persistence(store),
+      new Persistence(store.updates, log),
       new DocMetadata(store),
       new AnnotationIndex(store.annotationDocs, log),
       new RunMirrorLoad(store.runs),

@@ -1,0 +1,65 @@
+import type Database from 'better-sqlite3';
+import type { UpdateLog } from './update-log.ts';
+
+/**
+ * The log of Yjs updates of every Hocuspocus document, in the same database as the compacted
+ * states (`documents`), so that a compaction writes the state and deletes what it covers in one
+ * transaction. AUTOINCREMENT keeps sequence numbers from being reused once a compaction has
+ * emptied the table.
+ */
+export const updateLogSchema = `
+CREATE TABLE update_log (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL,
+  data BLOB NOT NULL
+);
+CREATE INDEX update_log_by_name ON update_log (name, seq);
+`;
+
+/**
+ * The update log over an open better-sqlite3 handle whose schema is migrated. Durability of
+ * `append` is that of the handle's settings: in WAL mode with `synchronous = NORMAL` (see
+ * sqlite-store.ts) a committed append is in the operating system's hands when it returns, which
+ * survives the death of the process, not the loss of power.
+ */
+export function sqliteUpdateLog(db: Database.Database): UpdateLog {
+  const insert = db.prepare<[string, Buffer]>('INSERT INTO update_log (name, data) VALUES (?, ?)');
+  const selectState = db.prepare<[string], { data: Buffer }>('SELECT data FROM documents WHERE name = ?');
+  const selectUpdates = db.prepare<[string], { seq: number; data: Buffer }>('SELECT seq, data FROM update_log WHERE name = ? ORDER BY seq');
+  const upsertState = db.prepare<{ name: string; data: Buffer; now: number }>(
+    `INSERT INTO documents (name, data, updated_at) VALUES (@name, @data, @now)
+     ON CONFLICT(name) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
+  );
+  const deleteThrough = db.prepare<[string, number]>('DELETE FROM update_log WHERE name = ? AND seq <= ?');
+
+  const read = db.transaction((name: string) => {
+    const state = selectState.get(name);
+    const rows = selectUpdates.all(name);
+    return {
+      state: state ? new Uint8Array(state.data) : null,
+      updates: rows.map((row) => new Uint8Array(row.data)),
+      lastSeq: rows.length > 0 ? rows[rows.length - 1].seq : 0,
+    };
+  });
+  const compact = db.transaction((name: string, state: Uint8Array, throughSeq: number) => {
+    upsertState.run({ name, data: toBuffer(state), now: Date.now() });
+    deleteThrough.run(name, throughSeq);
+  });
+
+  return {
+    append(name, update) {
+      return Number(insert.run(name, toBuffer(update)).lastInsertRowid);
+    },
+    async read(name) {
+      return read(name);
+    },
+    async compact(name, state, throughSeq) {
+      compact(name, state, throughSeq);
+    },
+  };
+}
+
+/** better-sqlite3 binds Buffers, not other Uint8Arrays. */
+function toBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
