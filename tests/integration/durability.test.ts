@@ -9,6 +9,7 @@ import { readBlocks } from '../../shared/doc-content.ts';
 import { docName, docParts } from '../../shared/doc-layout.ts';
 import { readAnnotations } from '../../shared/annotations.ts';
 import { buildInitialState } from '../../server/docs/create-doc.ts';
+import { applyStored } from '../../server/store/update-log.ts';
 import { addAnnotation } from '../helpers/notes.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
 import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
@@ -101,7 +102,43 @@ async function killMidStream(writers: CountingWriter[], each: number, write: (wr
 
 const textOf = (ydoc: Y.Doc) => readBlocks(ydoc).map((block) => block.markdown).join('\n');
 
+/** What the database file holds for `name` right now, read through a handle of its own as a restarted server would. */
+function onDisk(name: string): Y.Doc {
+  const db = new Database(join(dataDir!, 'tandem.sqlite'), { readonly: true });
+  try {
+    const read = db.transaction(() => ({
+      state: db.prepare<[string], { data: Buffer }>('SELECT data FROM documents WHERE name = ?').get(name)?.data ?? null,
+      updates: db.prepare<[string], { data: Buffer }>('SELECT data FROM update_log WHERE name = ? ORDER BY seq').all(name).map((row) => row.data),
+    }))();
+    const ydoc = new Y.Doc();
+    applyStored(ydoc, { ...read, lastSeq: 0 });
+    return ydoc;
+  } finally {
+    db.close();
+  }
+}
+
 describe('durability of acknowledged updates', () => {
+  it('[DUR1] has each update on disk when its acknowledgement reaches the client', async () => {
+    await start();
+    const id = await server!.createDoc('Acked', 'start');
+    const writer = new CountingWriter(peer(id, server!.token('editor')));
+    await writer.ready();
+    const missingAtAck: string[] = [];
+    // Runs in the turn in which the provider takes the acknowledgement in, so the file is read
+    // as it was when the server sent it (give or take what the server did since).
+    writer.peer.provider.on('unsyncedChanges', ({ number }: { number: number }) => {
+      if (number !== 0 || writer.closed) return;
+      const expected = writer.sent[writer.sent.length - 1];
+      if (!textOf(onDisk(id)).includes(expected)) missingAtAck.push(expected);
+    });
+    for (let n = 0; n < 20; n++) {
+      writer.change(`.t${n}.`, () => appendToBlock(writer.peer.ydoc, 0, `.t${n}.`));
+      await waitFor(() => writer.acknowledged === n + 1, 5000, 1);
+    }
+    expect(missingAtAck).toEqual([]);
+  });
+
   it('[DUR1] keeps every edit the server acknowledged from 10 concurrent writers when its process is killed', async () => {
     await start();
     const id = await server!.createDoc('Crash', 'zero\n\none\n\ntwo\n\nthree\n\nfour');
