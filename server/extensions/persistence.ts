@@ -29,7 +29,7 @@ interface LogTail {
 }
 
 /**
- * Makes every acknowledged update durable (rules DUR1–DUR4 in shared/PROTOCOL.md):
+ * Makes every acknowledged update durable (rules DUR1–DUR5 in shared/PROTOCOL.md):
  * - on load, applies the stored state and then the logged updates, before it starts logging;
  * - logs each update of a loaded document in the Y.Doc's `update` event, which Yjs emits
  *   synchronously inside the `Y.applyUpdate` with which Hocuspocus applies a client's message,

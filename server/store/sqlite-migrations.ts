@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { updateLogSchema } from './sqlite-update-log.ts';
 
 /**
- * The changes to the schema of `tandem.sqlite` since its first version, in order. `PRAGMA
+ * The changes to the schema of `tandem.sqlite` (rule DUR4) since its first version, in order. `PRAGMA
  * user_version` holds how many of them a database has had; the tables of the first version are
  * created with `IF NOT EXISTS` by their modules. Append only: never edit or reorder a step.
  */

@@ -44,7 +44,12 @@ export function openSqliteStore(dataDir: string): Store {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.exec(schema);
-  migrate(db);
+  try {
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   const updates = sqliteUpdateLog(db);
   const runs = sqliteRunStore(db);
   const annotationDocs = sqliteAnnotationDocIndex(db);

@@ -96,3 +96,17 @@ describe('compaction', () => {
     expect(docParts(await stored('left')).html.toString()).toBe('written before a crash');
   });
 });
+
+describe('schema versions', () => {
+  it('[DUR4] refuses a database of a newer schema than it knows', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tandem-newer-'));
+    try {
+      const newer = new Database(join(dir, 'tandem.sqlite'));
+      newer.pragma('user_version = 99');
+      newer.close();
+      expect(() => openSqliteStore(dir)).toThrow(/schema version 99/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
