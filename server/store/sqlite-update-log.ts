@@ -4,16 +4,19 @@ import type { UpdateLog } from './update-log.ts';
 /**
  * The log of Yjs updates of every Hocuspocus document, in the same database as the compacted
  * states (`documents`), so that a compaction writes the state and deletes what it covers in one
- * transaction. AUTOINCREMENT keeps sequence numbers from being reused once a compaction has
- * emptied the table.
+ * transaction. One B-tree keyed by (document, sequence number), so an append writes one page
+ * (a rowid table with an index on the name and AUTOINCREMENT wrote three, at twice the cost).
+ * Sequence numbers count per document; once a compaction has emptied a document's log they may
+ * start again at 1, which is safe because a compaction only deletes entries that existed when it
+ * encoded the state (see update-log.ts).
  */
 export const updateLogSchema = `
 CREATE TABLE update_log (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
   name TEXT NOT NULL,
-  data BLOB NOT NULL
-);
-CREATE INDEX update_log_by_name ON update_log (name, seq);
+  seq INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY (name, seq)
+) WITHOUT ROWID;
 `;
 
 /**
@@ -23,7 +26,11 @@ CREATE INDEX update_log_by_name ON update_log (name, seq);
  * survives the death of the process, not the loss of power.
  */
 export function sqliteUpdateLog(db: Database.Database): UpdateLog {
-  const insert = db.prepare<[string, Buffer]>('INSERT INTO update_log (name, data) VALUES (?, ?)');
+  const insert = db.prepare<{ name: string; data: Buffer }, { seq: number }>(
+    `INSERT INTO update_log (name, seq, data)
+     SELECT @name, coalesce(max(seq), 0) + 1, @data FROM update_log WHERE name = @name
+     RETURNING seq`,
+  );
   const selectState = db.prepare<[string], { data: Buffer }>('SELECT data FROM documents WHERE name = ?');
   const selectUpdates = db.prepare<[string], { seq: number; data: Buffer }>('SELECT seq, data FROM update_log WHERE name = ? ORDER BY seq');
   const upsertState = db.prepare<{ name: string; data: Buffer; now: number }>(
@@ -48,7 +55,7 @@ export function sqliteUpdateLog(db: Database.Database): UpdateLog {
 
   return {
     append(name, update) {
-      return Number(insert.run(name, toBuffer(update)).lastInsertRowid);
+      return insert.get({ name, data: toBuffer(update) })!.seq;
     },
     async read(name) {
       return read(name);
