@@ -60,8 +60,9 @@ export async function startServer(given: Partial<ServerOptions> = {}): Promise<T
     quiet: true,
     extensions: [
       new Auth({ secret, store }),
-      new NotesGuard(),
+      // Before NotesGuard: both refuse sync messages in beforeSync, and NotesGuard must be last.
       new Persistence(store.updates, log),
+      new NotesGuard(),
       new DocMetadata(store),
       new AnnotationIndex(store.annotationDocs, log),
       new RunMirrorLoad(store.runs),

@@ -1,5 +1,6 @@
 import * as Y from 'yjs';
 import type {
+  beforeSyncPayload,
   beforeUnloadDocumentPayload,
   Document,
   Extension,
@@ -25,6 +26,8 @@ interface LogTail {
   lastSeq: number;
   updates: number;
   bytes: number;
+  /** Updates applied to the document whose append failed, oldest first: nothing is acknowledged until they are on disk. */
+  unlogged: Uint8Array[];
   compactionScheduled: boolean;
 }
 
@@ -59,10 +62,23 @@ export class Persistence implements Extension {
       lastSeq: stored.lastSeq,
       updates: stored.updates.length,
       bytes: stored.updates.reduce((sum, update) => sum + update.byteLength, 0),
+      unlogged: [],
       compactionScheduled: false,
     };
     this.tails.set(document, tail);
     document.on('update', (update: Uint8Array, origin: unknown) => this.append(document, tail, update, origin));
+  }
+
+  /**
+   * After a failed append the update is applied but not on disk, and a client that sends it
+   * again changes nothing, so no `update` event would log it. Before Hocuspocus applies (and
+   * then acknowledges) any further sync message of such a document, the unlogged updates are
+   * appended; if they still cannot be, the hook throws and Hocuspocus closes that connection
+   * without a reply. Keep this extension before NotesGuard, which must be the last to refuse.
+   */
+  async beforeSync({ document }: beforeSyncPayload): Promise<void> {
+    const tail = this.tails.get(document);
+    if (tail && tail.unlogged.length > 0) this.flush(document, tail);
   }
 
   async onStoreDocument({ document }: onStoreDocumentPayload): Promise<void> {
@@ -77,19 +93,18 @@ export class Persistence implements Extension {
    * Runs inside the Y.Doc's `update` event. When the append fails, the update is in memory only:
    * the client that sent it must not be acknowledged, so its socket is closed before Hocuspocus
    * replies (a closing socket gets no reply) and the provider sends the update again when it
-   * reconnects; a server-side write gets the error thrown from its `transact`.
+   * reconnects (see `beforeSync`); a server-side write gets the error thrown from its `transact`.
    */
   private append(document: Document, tail: LogTail, update: Uint8Array, origin: unknown): void {
+    tail.unlogged.push(update);
     try {
-      tail.lastSeq = this.log.append(document.name, update);
+      this.flush(document, tail);
     } catch (error) {
       if (isTransactionOrigin(origin) && origin.source === 'connection') {
         origin.connection.webSocket.close(notStoredCode, 'Update not stored');
       }
       throw error;
     }
-    tail.updates += 1;
-    tail.bytes += update.byteLength;
     if (tail.compactionScheduled || (tail.updates < this.limits.updates && tail.bytes < this.limits.bytes)) return;
     tail.compactionScheduled = true;
     // Not inside the event: encoding the whole state would delay this update's acknowledgement.
@@ -101,6 +116,17 @@ export class Persistence implements Extension {
     });
   }
 
+  /** Appends the document's unlogged updates, oldest first; throws at the first that cannot be. */
+  private flush(document: Document, tail: LogTail): void {
+    while (tail.unlogged.length > 0) {
+      const update = tail.unlogged[0];
+      tail.lastSeq = this.log.append(document.name, update);
+      tail.unlogged.shift();
+      tail.updates += 1;
+      tail.bytes += update.byteLength;
+    }
+  }
+
   /**
    * Writes the full state and deletes the log entries it covers. The sequence number is read in
    * the same synchronous stretch as the state is encoded, so every update up to it is in the
@@ -110,9 +136,12 @@ export class Persistence implements Extension {
     const tail = this.tails.get(document);
     if (!tail || document.isDestroyed) return;
     const { lastSeq, updates, bytes } = tail;
+    const covered = new Set(tail.unlogged);
     const state = Y.encodeStateAsUpdate(document);
     await this.log.compact(document.name, state, lastSeq);
     tail.updates -= updates;
     tail.bytes -= bytes;
+    // The state holds the updates whose append had failed: they need no entry any more.
+    tail.unlogged = tail.unlogged.filter((update) => !covered.has(update));
   }
 }

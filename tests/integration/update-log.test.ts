@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Hocuspocus } from '@hocuspocus/server';
+import { Hocuspocus, Server } from '@hocuspocus/server';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
@@ -12,7 +12,21 @@ import { sqliteUpdateLog } from '../../server/store/sqlite-update-log.ts';
 import type { Store } from '../../server/store/store.ts';
 import { applyStored, type UpdateLog } from '../../server/store/update-log.ts';
 import { closeHocuspocus } from '../../server/shutdown.ts';
-import { waitFor } from '../helpers/peer.ts';
+import { connectPeer, waitFor } from '../helpers/peer.ts';
+
+/** The state and log of `name` in the file, read through a handle of its own. */
+function readOnDisk(dir: string, name: string): Y.Doc {
+  const db = new Database(join(dir, 'tandem.sqlite'), { readonly: true });
+  try {
+    const state = db.prepare<[string], { data: Buffer }>('SELECT data FROM documents WHERE name = ?').get(name)?.data ?? null;
+    const updates = db.prepare<[string], { data: Buffer }>('SELECT data FROM update_log WHERE name = ? ORDER BY seq').all(name).map((row) => row.data);
+    const ydoc = new Y.Doc();
+    applyStored(ydoc, { state, updates, lastSeq: 0 });
+    return ydoc;
+  } finally {
+    db.close();
+  }
+}
 
 describe('compaction', () => {
   let dataDir: string;
@@ -75,6 +89,45 @@ describe('compaction', () => {
     expect(docParts(onlyState).html.toString()).toBe('before');
     expect(docParts(await stored('racing')).html.toString()).toBe('before after');
     await connection.disconnect();
+  });
+
+  it('[DUR1] acknowledges nothing of a document whose append failed until the update is on disk', async () => {
+    let diskFull = false;
+    const refuseWhileFull = <T>(write: () => T): T => {
+      if (diskFull) throw new Error('database or disk is full');
+      return write();
+    };
+    dataDir = mkdtempSync(join(tmpdir(), 'tandem-log-'));
+    store = openSqliteStore(dataDir);
+    const log: UpdateLog = {
+      ...store.updates,
+      append: (name, update) => refuseWhileFull(() => store.updates.append(name, update)),
+      compact: async (name, state, throughSeq) => refuseWhileFull(() => store.updates.compact(name, state, throughSeq)),
+    };
+    const server = new Server({ port: 0, address: '127.0.0.1', quiet: true, stopOnSignals: false, extensions: [new Persistence(log, () => {}, noLimits)] });
+    hocuspocus = server.hocuspocus;
+    await server.listen();
+    const peer = connectPeer({ wsUrl: `ws://127.0.0.1:${server.address.port}`, name: 'failing', token: 'any' });
+    try {
+      await peer.synced;
+      await waitFor(() => peer.provider.unsyncedChanges === 0);
+      const closed = new Promise((resolve) => peer.provider.on('close', resolve));
+      diskFull = true;
+      docParts(peer.ydoc).html.insert(0, 'kept');
+      await closed;
+      expect(peer.provider.unsyncedChanges).toBeGreaterThan(0);
+
+      const onDiskAtAck: string[] = [];
+      peer.provider.on('unsyncedChanges', ({ number }: { number: number }) => {
+        if (number === 0) onDiskAtAck.push(docParts(readOnDisk(dataDir, 'failing')).html.toString());
+      });
+      diskFull = false;
+      await waitFor(() => peer.provider.unsyncedChanges === 0, 10_000);
+      expect(onDiskAtAck[0]).toBe('kept');
+    } finally {
+      peer.destroy();
+      await server.destroy();
+    }
   });
 
   it('[DUR3] compacts on unload, so a document opened and left with logged updates keeps none', async () => {
