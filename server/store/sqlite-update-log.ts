@@ -6,9 +6,8 @@ import type { UpdateLog } from './update-log.ts';
  * states (`documents`), so that a compaction writes the state and deletes what it covers in one
  * transaction. One B-tree keyed by (document, sequence number), so an append writes one page
  * (a rowid table with an index on the name and AUTOINCREMENT wrote three, at twice the cost).
- * Sequence numbers count per document; once a compaction has emptied a document's log they may
- * start again at 1, which is safe because a compaction only deletes entries that existed when it
- * encoded the state (see update-log.ts).
+ * Sequence numbers count per document and only grow: `documents.log_seq` keeps the last one a
+ * compaction covered, for when it emptied the document's log.
  */
 export const updateLogSchema = `
 CREATE TABLE update_log (
@@ -17,6 +16,7 @@ CREATE TABLE update_log (
   data BLOB NOT NULL,
   PRIMARY KEY (name, seq)
 ) WITHOUT ROWID;
+ALTER TABLE documents ADD COLUMN log_seq INTEGER NOT NULL DEFAULT 0;
 `;
 
 /**
@@ -28,14 +28,19 @@ CREATE TABLE update_log (
 export function sqliteUpdateLog(db: Database.Database): UpdateLog {
   const insert = db.prepare<{ name: string; data: Buffer }, { seq: number }>(
     `INSERT INTO update_log (name, seq, data)
-     SELECT @name, coalesce(max(seq), 0) + 1, @data FROM update_log WHERE name = @name
+     VALUES (
+       @name,
+       max(coalesce((SELECT max(seq) FROM update_log WHERE name = @name), 0),
+           coalesce((SELECT log_seq FROM documents WHERE name = @name), 0)) + 1,
+       @data)
      RETURNING seq`,
   );
   const selectState = db.prepare<[string], { data: Buffer }>('SELECT data FROM documents WHERE name = ?');
   const selectUpdates = db.prepare<[string], { seq: number; data: Buffer }>('SELECT seq, data FROM update_log WHERE name = ? ORDER BY seq');
-  const upsertState = db.prepare<{ name: string; data: Buffer; now: number }>(
-    `INSERT INTO documents (name, data, updated_at) VALUES (@name, @data, @now)
-     ON CONFLICT(name) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
+  const upsertState = db.prepare<{ name: string; data: Buffer; now: number; seq: number }>(
+    `INSERT INTO documents (name, data, updated_at, log_seq) VALUES (@name, @data, @now, @seq)
+     ON CONFLICT(name) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at,
+       log_seq = max(log_seq, excluded.log_seq)`,
   );
   const deleteThrough = db.prepare<[string, number]>('DELETE FROM update_log WHERE name = ? AND seq <= ?');
 
@@ -49,7 +54,7 @@ export function sqliteUpdateLog(db: Database.Database): UpdateLog {
     };
   });
   const compact = db.transaction((name: string, state: Uint8Array, throughSeq: number) => {
-    upsertState.run({ name, data: toBuffer(state), now: Date.now() });
+    upsertState.run({ name, data: toBuffer(state), now: Date.now(), seq: throughSeq });
     deleteThrough.run(name, throughSeq);
   });
 

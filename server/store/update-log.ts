@@ -25,10 +25,7 @@ export interface StoredDocument {
  * the route that made them answers. `read` and `compact` are asynchronous already.
  */
 export interface UpdateLog {
-  /**
-   * Appends one update of the document `name`; returns its sequence number, larger than that of
-   * every entry of `name` in the log (numbers may be reused once a compaction emptied the log).
-   */
+  /** Appends one update of the document `name`; returns its sequence number, larger than every earlier one of `name`. */
   append(name: string, update: Uint8Array): number;
   read(name: string): Promise<StoredDocument>;
   /**

@@ -150,6 +150,25 @@ describe('compaction', () => {
   });
 });
 
+describe('sequence numbers', () => {
+  it('[DUR3] keep growing for a document after a compaction emptied its log', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tandem-seq-'));
+    const own = openSqliteStore(dir);
+    try {
+      const update = Y.encodeStateAsUpdate(new Y.Doc());
+      const first = [own.updates.append('doc', update), own.updates.append('doc', update), own.updates.append('other', update)];
+      expect(first).toEqual([1, 2, 1]);
+      await own.updates.compact('doc', update, 2);
+      expect((await own.updates.read('doc')).updates).toEqual([]);
+      expect(own.updates.append('doc', update)).toBe(3);
+      expect(await own.updates.read('doc')).toMatchObject({ lastSeq: 3 });
+    } finally {
+      await own.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('schema versions', () => {
   it('[DUR4] refuses a database of a newer schema than it knows', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tandem-newer-'));
