@@ -118,7 +118,8 @@ function onDisk(name: string): Y.Doc {
   }
 }
 
-describe('durability of acknowledged updates', () => {
+// Each test starts (and kills) server processes: more time than an in-process test on a loaded machine.
+describe('durability of acknowledged updates', { timeout: 90_000 }, () => {
   it('[DUR1] has each update on disk when its acknowledgement reaches the client', async () => {
     await start();
     const id = await server!.createDoc('Acked', 'start');
@@ -199,7 +200,7 @@ describe('durability of acknowledged updates', () => {
   });
 });
 
-describe('compaction', () => {
+describe('compaction', { timeout: 90_000 }, () => {
   it('[DUR3] empties the log when the server stops cleanly and loads exactly the same state after a restart, logging none of it', async () => {
     await start();
     const id = await server!.createDoc('Compacted', 'one\n\ntwo');
@@ -229,7 +230,7 @@ describe('compaction', () => {
   });
 });
 
-describe('schema migration', () => {
+describe('schema migration', { timeout: 90_000 }, () => {
   it('[DUR4] upgrades a data dir written before the update log and keeps its documents and new edits', async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'tandem-durability-'));
     const old = new Database(join(dataDir!, 'tandem.sqlite'));

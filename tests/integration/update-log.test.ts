@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hocuspocus, Server } from '@hocuspocus/server';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as Y from 'yjs';
 import { docParts } from '../../shared/doc-layout.ts';
 import { Persistence } from '../../server/extensions/persistence.ts';
@@ -28,7 +28,7 @@ function readOnDisk(dir: string, name: string): Y.Doc {
   }
 }
 
-describe('compaction', () => {
+describe('logging and compaction', () => {
   let dataDir: string;
   let store: Store;
   let hocuspocus: Hocuspocus;
@@ -108,6 +108,8 @@ describe('compaction', () => {
     hocuspocus = server.hocuspocus;
     await server.listen();
     const peer = connectPeer({ wsUrl: `ws://127.0.0.1:${server.address.port}`, name: 'failing', token: 'any' });
+    // Hocuspocus and y-protocols report the failed writes on the console.
+    const reported = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       await peer.synced;
       await waitFor(() => peer.provider.unsyncedChanges === 0);
@@ -124,7 +126,9 @@ describe('compaction', () => {
       diskFull = false;
       await waitFor(() => peer.provider.unsyncedChanges === 0, 10_000);
       expect(onDiskAtAck[0]).toBe('kept');
+      expect(reported.mock.calls.flat().some((value) => String(value).includes('database or disk is full'))).toBe(true);
     } finally {
+      reported.mockRestore();
       peer.destroy();
       await server.destroy();
     }
