@@ -85,8 +85,10 @@ export class Persistence implements Extension {
     await this.compact(document);
   }
 
+  /** A failure keeps the document in memory (Hocuspocus unloads nothing whose hook threw). */
   async beforeUnloadDocument({ document }: beforeUnloadDocumentPayload): Promise<void> {
-    if ((this.tails.get(document)?.updates ?? 0) > 0) await document.saveMutex.runExclusive(() => this.compact(document));
+    const tail = this.tails.get(document);
+    if (tail && (tail.updates > 0 || tail.unlogged.length > 0)) await document.saveMutex.runExclusive(() => this.compact(document));
   }
 
   /**
