@@ -13,7 +13,7 @@ import { ApiLimits } from './http/api-limits.ts';
 import { openSqliteStore } from './store/sqlite-store.ts';
 import { Auth } from './extensions/auth.ts';
 import { AuditConnections } from './extensions/audit-connections.ts';
-import { persistence } from './extensions/persistence.ts';
+import { Persistence } from './extensions/persistence.ts';
 import { DocMetadata } from './extensions/doc-metadata.ts';
 import { NotesGuard } from './extensions/notes-guard.ts';
 import { NotesStrays } from './extensions/notes-strays.ts';
@@ -78,9 +78,10 @@ export async function startServer(
       new Auth({ verifyToken: verify, store }),
       new SocketLimits({ verifyToken: verify }),
       new AuditConnections({ audit: store.audit, onError: log }),
+      // Before NotesGuard: both refuse sync messages in beforeSync, and NotesGuard must be last.
+      new Persistence(store.updates, log),
       new NotesGuard({ docCreatedAt: async (docId) => (await store.getDoc(docId))?.createdAt ?? null }),
       new PresenceGuard(),
-      persistence(store),
       new NotesStrays(),
       new DocMetadata(store),
       new AnnotationIndex(store.annotationDocs, log),

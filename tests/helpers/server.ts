@@ -81,19 +81,7 @@ export async function startTestServer(
       principals += 1;
       return signTestToken(dataDir, { sub: `${role}-${principals}`, name: `${role} ${principals}`, role, ...extra });
     },
-    async api(path, request = {}) {
-      const token = request.token === undefined ? first.ownerToken : request.token;
-      const headers: Record<string, string> = { ...request.headers };
-      if (token !== null) headers.authorization = `Bearer ${token}`;
-      let body: string | undefined;
-      if (request.body !== undefined) {
-        body = typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      const response = await send(url + path, request.method ?? 'GET', headers, body);
-      const isJson = (response.headers.get('content-type') ?? '').startsWith('application/json');
-      return { status: response.status, body: isJson ? JSON.parse(response.text) : response.text, headers: response.headers };
-    },
+    api: (path, request = {}) => callApi(url, first.ownerToken, path, request),
     async createDoc(title, markdown) {
       const created = await testServer.api('/api/docs', { method: 'POST', body: { title, markdown } });
       if (created.status !== 201) throw new Error(`POST /api/docs answered ${created.status}: ${JSON.stringify(created.body)}`);
@@ -110,6 +98,21 @@ export async function startTestServer(
     },
   };
   return testServer;
+}
+
+/** A request to the API of the server at `url`, with `ownerToken` unless the request names a token. */
+export async function callApi(url: string, ownerToken: string, path: string, request: ApiRequest = {}): Promise<ApiResponse> {
+  const token = request.token === undefined ? ownerToken : request.token;
+  const headers: Record<string, string> = { ...request.headers };
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  let body: string | undefined;
+  if (request.body !== undefined) {
+    body = typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await send(url + path, request.method ?? 'GET', headers, body);
+  const isJson = (response.headers.get('content-type') ?? '').startsWith('application/json');
+  return { status: response.status, body: isJson ? JSON.parse(response.text) : response.text, headers: response.headers };
 }
 
 /**
