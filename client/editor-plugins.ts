@@ -15,6 +15,7 @@ import type { AnnotationKind } from '../shared/annotations.ts';
 import { annotationsPlugin, type AnnotationsPluginOptions } from './annotation-plugin.ts';
 import { openDraft } from './annotation-commands.ts';
 import { reviewPlugin } from './review-plugin.ts';
+import { buildCursor, buildSelection } from './cursors.ts';
 
 export interface EditorAnnotationOptions extends AnnotationsPluginOptions {
   /** Whether this person may now create an annotation of `kind` (its keyboard shortcut works). */
@@ -38,7 +39,7 @@ export function editorPlugins(yfragment: Y.XmlFragment, awareness: Awareness, an
   }
   return [
     ySyncPlugin(yfragment),
-    yCursorPlugin(awareness),
+    yCursorPlugin(awareness, { cursorBuilder: buildCursor, selectionBuilder: buildSelection }),
     yUndoPlugin(),
     // After the binding: its view update (which writes local changes to Yjs) runs first.
     annotationsPlugin(annotations),

@@ -2,12 +2,14 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { Awareness } from 'y-protocols/awareness';
 import type { DocConnection } from './doc-connection.ts';
 import type { Session } from './session.ts';
+import { readPresenceUser } from '../shared/presence.ts';
 
 /** One person (or agent) with the document open, as awareness tells it. */
 export interface Peer {
   clientId: number;
   name: string;
-  color: string;
+  /** `#rrggbb`, or null when the peer published none that is valid. */
+  color: string | null;
   role: string;
   /** What the peer says it is doing (agents: `working on 2 instructions`), or null. */
   status: string | null;
@@ -69,14 +71,14 @@ export class PresenceController implements ReactiveController {
     if (!awareness) return;
     const peers: Peer[] = [];
     awareness.getStates().forEach((state, clientId) => {
-      const user = state.user as Partial<Peer> | undefined;
-      if (!user || typeof user.name !== 'string') return;
+      const user = readPresenceUser(state);
+      if (!user) return;
       peers.push({
         clientId,
         name: user.name,
-        color: typeof user.color === 'string' ? user.color : '#777777',
-        role: typeof user.role === 'string' ? user.role : '',
-        status: typeof user.status === 'string' && user.status.trim() ? user.status.trim().slice(0, 200) : null,
+        color: user.color ?? null,
+        role: user.role,
+        status: user.status ?? null,
         self: clientId === awareness.clientID,
       });
     });

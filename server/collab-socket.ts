@@ -2,20 +2,34 @@ import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Hocuspocus } from '@hocuspocus/server';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import type { SocketCounts, SocketGate } from './collab-gate.ts';
+import type { GateContext } from './extensions/socket-limits.ts';
 
 export const collabPath = '/collab';
 
 /**
- * Hands WebSocket upgrades at `/collab` to Hocuspocus; refuses upgrades anywhere else.
- * `close()` cuts every socket that is still open and stops the WebSocket server.
+ * Hands WebSocket upgrades at `/collab` to Hocuspocus; refuses upgrades anywhere else, and
+ * from an address with `socketsPerIp` sockets open. Every frame passes the socket's gate
+ * (server/collab-gate.ts) before Hocuspocus reads it; a frame over `maxMessageBytes` closes the
+ * socket with 1009 (ws's `maxPayload`). `close()` cuts every socket that is still open and
+ * stops the WebSocket server.
  */
-export function attachCollabSocket(httpServer: HttpServer, hocuspocus: Hocuspocus) {
-  const wss = new WebSocketServer({ noServer: true });
+export function attachCollabSocket(httpServer: HttpServer, hocuspocus: Hocuspocus, counts: SocketCounts) {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: counts.limits.maxMessageBytes });
 
-  wss.on('connection', (socket: WebSocket, req: IncomingMessage) => {
-    const connection = hocuspocus.handleConnection(socket, toWebRequest(req));
-    socket.on('message', (data: RawData) => connection.handleMessage(toBytes(data)));
-    socket.on('close', (code: number, reason: Buffer) => connection.handleClose({ code, reason: reason.toString() }));
+  wss.on('connection', (socket: WebSocket, req: IncomingMessage, gate: SocketGate) => {
+    const context: GateContext = { gate };
+    const connection = hocuspocus.handleConnection(socket, toWebRequest(req), context);
+    socket.on('message', (data: RawData) => {
+      const frame = toBytes(data);
+      const verdict = gate.inspect(frame);
+      if (verdict.action === 'pass') connection.handleMessage(frame);
+      else if (verdict.action === 'close') socket.close(verdict.code, verdict.reason);
+    });
+    socket.on('close', (code: number, reason: Buffer) => {
+      gate.close();
+      connection.handleClose({ code, reason: reason.toString() });
+    });
     socket.on('error', () => socket.terminate());
   });
 
@@ -24,7 +38,13 @@ export function attachCollabSocket(httpServer: HttpServer, hocuspocus: Hocuspocu
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    const gate = counts.open(req.socket.remoteAddress ?? '');
+    if (!gate) {
+      socket.end('HTTP/1.1 429 Too Many Requests\r\nRetry-After: 10\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    socket.once('close', () => gate.close());
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req, gate));
   }
   httpServer.on('upgrade', onUpgrade);
 

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { resolveLimits, type Limits } from './limits.ts';
 
 export interface ServerOptions {
   /** 0 picks a free port. */
@@ -14,6 +15,8 @@ export interface ServerOptions {
   leaseMs: number;
   /** Which agent the server starts in-process: the reference agent, or none. */
   agent: AgentChoice;
+  /** What one client may ask of the server; given fields replace the defaults. */
+  limits: Limits;
 }
 
 export const agentChoices = ['reference', 'off'] as const;
@@ -27,7 +30,7 @@ export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
  * for a malformed `PORT` or `LEASE_MS` and for an unknown `TANDEM_AGENT`.
  */
 export function resolveServerOptions(
-  given: Partial<ServerOptions> = {},
+  given: Partial<Omit<ServerOptions, 'limits'>> & { limits?: Partial<Limits> } = {},
   env: NodeJS.ProcessEnv = process.env,
 ): ServerOptions {
   return {
@@ -38,6 +41,7 @@ export function resolveServerOptions(
     quiet: given.quiet ?? false,
     leaseMs: given.leaseMs ?? parseLeaseMs(env.LEASE_MS),
     agent: given.agent ?? parseAgent(env.TANDEM_AGENT),
+    limits: resolveLimits(given.limits),
   };
 }
 

@@ -6,13 +6,18 @@ import { openKeyRing } from './auth/keys.ts';
 import { signToken, verifyToken, type ClaimsInput, type TokenVerifier } from './auth/tokens.ts';
 import { startTokenSweeper } from './auth/token-sweeper.ts';
 import { ownerLinkSeconds } from './auth/expiry.ts';
+import type { Limits } from './limits.ts';
+import { SocketCounts } from './collab-gate.ts';
+import { SocketLimits } from './extensions/socket-limits.ts';
+import { ApiLimits } from './http/api-limits.ts';
 import { openSqliteStore } from './store/sqlite-store.ts';
 import { Auth } from './extensions/auth.ts';
 import { AuditConnections } from './extensions/audit-connections.ts';
-import { persistence } from './extensions/persistence.ts';
+import { Persistence } from './extensions/persistence.ts';
 import { DocMetadata } from './extensions/doc-metadata.ts';
 import { NotesGuard } from './extensions/notes-guard.ts';
 import { NotesStrays } from './extensions/notes-strays.ts';
+import { PresenceGuard } from './extensions/presence-guard.ts';
 import { AnnotationIndex } from './extensions/annotation-index.ts';
 import { RunMirrorLoad } from './extensions/run-mirror-load.ts';
 import { RunGc } from './extensions/run-gc.ts';
@@ -35,6 +40,7 @@ import { attachCollabSocket } from './collab-socket.ts';
 import { closeHocuspocus } from './shutdown.ts';
 
 export type { ServerOptions } from './config.ts';
+export type { Limits } from './limits.ts';
 export type { ClaimsInput } from './auth/tokens.ts';
 
 export interface TandemServer {
@@ -55,7 +61,9 @@ export interface TandemServer {
  * at `/collab` and the built client for every other path; then, unless `agent` is 'off', the
  * reference agent as a client of that port.
  */
-export async function startServer(given: Partial<ServerOptions> = {}): Promise<TandemServer> {
+export async function startServer(
+  given: Partial<Omit<ServerOptions, 'limits'>> & { limits?: Partial<Limits> } = {},
+): Promise<TandemServer> {
   const options = resolveServerOptions(given);
   const log = (error: unknown) => console.error('[tandem]', error);
   const keys = openKeyRing(options.dataDir);
@@ -67,11 +75,15 @@ export async function startServer(given: Partial<ServerOptions> = {}): Promise<T
 
   const hocuspocus = new Hocuspocus({
     quiet: true,
+    maxPendingDocuments: options.limits.pendingDocumentsPerSocket,
     extensions: [
       new Auth({ verifyToken: verify, store }),
+      new SocketLimits({ verifyToken: verify }),
       new AuditConnections({ audit: store.audit, onError: log }),
+      // Before NotesGuard: both refuse sync messages in beforeSync, and NotesGuard must be last.
+      new Persistence(store.updates, log),
       new NotesGuard({ docCreatedAt: async (docId) => (await store.getDoc(docId))?.createdAt ?? null }),
-      persistence(store),
+      new PresenceGuard(),
       new NotesStrays(),
       new DocMetadata(store),
       new AnnotationIndex(store.annotationDocs, log),
@@ -93,12 +105,12 @@ export async function startServer(given: Partial<ServerOptions> = {}): Promise<T
 
   const httpServer = createServer(
     createRequestHandler({
-      api: createApiHandler({ router, verifyToken: verify, onError: log }),
+      api: createApiHandler({ router, verifyToken: verify, limits: new ApiLimits(options.limits), onError: log }),
       static: createStaticHandler(options.distDir),
       onError: log,
     }),
   );
-  const collab = attachCollabSocket(httpServer, hocuspocus);
+  const collab = attachCollabSocket(httpServer, hocuspocus, new SocketCounts(options.limits));
 
   try {
     await new Promise<void>((resolve, reject) => {

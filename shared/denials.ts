@@ -13,6 +13,8 @@ export const denialReasons = {
   unknownDocument: 'Unknown document',
   /** The token is limited to another document, or its role may not read documents. */
   notAllowed: 'Not allowed',
+  /** The token's subject already has as many WebSockets open as the server allows. */
+  tooManyConnections: 'Too many connections',
 } as const;
 
 export type DenialReason = (typeof denialReasons)[keyof typeof denialReasons];

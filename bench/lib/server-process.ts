@@ -16,9 +16,23 @@ import { sqliteSchema, type ServerAddress, type ServerRequest, type ServerSpec, 
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as ServerSpec;
 
+/**
+ * The benchmarks open hundreds of sockets with one token from one address and replay traces
+ * as fast as they can: the per-client limits would measure themselves, so they are lifted.
+ */
+const unlimited = { burst: 1e9, perSecond: 1e9 };
+const benchLimits = {
+  socketsPerIp: 1e6,
+  socketsPerSubject: 1e6,
+  socketMessages: unlimited,
+  httpRequests: unlimited,
+  docCreations: unlimited,
+  longPollsPerSubject: 1e6,
+};
+
 async function start(): Promise<{ address: ServerAddress; close(): Promise<void> }> {
   if (spec.kind === 'tandem') {
-    const server = await startServer({ port: 0, host: '127.0.0.1', dataDir: spec.dataDir, distDir: spec.distDir, quiet: true });
+    const server = await startServer({ port: 0, host: '127.0.0.1', dataDir: spec.dataDir, distDir: spec.distDir, quiet: true, limits: benchLimits });
     return {
       address: { httpUrl: server.url, wsUrl: `ws://127.0.0.1:${server.port}/collab`, token: server.ownerToken },
       close: () => server.close(),

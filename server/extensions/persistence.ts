@@ -1,10 +1,149 @@
-import { Database } from '@hocuspocus/extension-database';
-import type { Store } from '../store/store.ts';
+import * as Y from 'yjs';
+import type {
+  beforeSyncPayload,
+  beforeUnloadDocumentPayload,
+  Document,
+  Extension,
+  onLoadDocumentPayload,
+  onStoreDocumentPayload,
+} from '@hocuspocus/server';
+import { isTransactionOrigin } from '@hocuspocus/server';
+import { applyStored, type UpdateLog } from '../store/update-log.ts';
 
-/** Loads every Hocuspocus document from `store` and saves its full state there on each store. */
-export function persistence(store: Store): Database {
-  return new Database({
-    fetch: ({ documentName }) => store.loadState(documentName),
-    store: ({ documentName, state }) => store.saveState(documentName, state),
-  });
+/** When a document's log grows past either limit, it is compacted without waiting for the debounced store. */
+export interface CompactionLimits {
+  updates: number;
+  bytes: number;
+}
+
+export const defaultCompactionLimits: CompactionLimits = { updates: 10_000, bytes: 4 * 1024 * 1024 };
+
+/** The close code for a client whose update could not be logged: "internal error", so it reconnects and sends it again. */
+const notStoredCode = 1011;
+
+/** What a loaded document has logged since its last compaction. */
+interface LogTail {
+  lastSeq: number;
+  updates: number;
+  bytes: number;
+  /** Updates applied to the document whose append failed, oldest first: nothing is acknowledged until they are on disk. */
+  unlogged: Uint8Array[];
+  compactionScheduled: boolean;
+}
+
+/**
+ * Makes every acknowledged update durable (rules DUR1–DUR5 in shared/PROTOCOL.md):
+ * - on load, applies the stored state and then the logged updates, before it starts logging;
+ * - logs each update of a loaded document in the Y.Doc's `update` event, which Yjs emits
+ *   synchronously inside the `Y.applyUpdate` with which Hocuspocus applies a client's message,
+ *   before Hocuspocus sends its acknowledgement (MessageReceiver: `readUpdate` then
+ *   `writeSyncStatus(true)`), and inside the `transact` of every server-side write, before the
+ *   route that made it answers; updates of every origin are logged, the derived `<id>/runs`
+ *   mirror included, so no client ever holds a mirror state the server lost;
+ * - compacts (writes the full state and deletes the log entries it covers, in one transaction)
+ *   in Hocuspocus's debounced store, when the log passes `limits`, and before the document is
+ *   unloaded.
+ */
+export class Persistence implements Extension {
+  extensionName = 'TandemPersistence';
+
+  private readonly tails = new WeakMap<Document, LogTail>();
+
+  constructor(
+    private readonly log: UpdateLog,
+    private readonly onError: (error: unknown) => void,
+    private readonly limits: CompactionLimits = defaultCompactionLimits,
+  ) {}
+
+  async onLoadDocument({ documentName, document }: onLoadDocumentPayload): Promise<void> {
+    const stored = await this.log.read(documentName);
+    applyStored(document, stored);
+    const tail: LogTail = {
+      lastSeq: stored.lastSeq,
+      updates: stored.updates.length,
+      bytes: stored.updates.reduce((sum, update) => sum + update.byteLength, 0),
+      unlogged: [],
+      compactionScheduled: false,
+    };
+    this.tails.set(document, tail);
+    document.on('update', (update: Uint8Array, origin: unknown) => this.append(document, tail, update, origin));
+  }
+
+  /**
+   * After a failed append the update is applied but not on disk, and a client that sends it
+   * again changes nothing, so no `update` event would log it. Before Hocuspocus applies (and
+   * then acknowledges) any further sync message of such a document, the unlogged updates are
+   * appended; if they still cannot be, the hook throws and Hocuspocus closes that connection
+   * without a reply. Keep this extension before NotesGuard, which must be the last to refuse.
+   */
+  async beforeSync({ document }: beforeSyncPayload): Promise<void> {
+    const tail = this.tails.get(document);
+    if (tail && tail.unlogged.length > 0) this.flush(document, tail);
+  }
+
+  async onStoreDocument({ document }: onStoreDocumentPayload): Promise<void> {
+    await this.compact(document);
+  }
+
+  /** A failure keeps the document in memory (Hocuspocus unloads nothing whose hook threw). */
+  async beforeUnloadDocument({ document }: beforeUnloadDocumentPayload): Promise<void> {
+    const tail = this.tails.get(document);
+    if (tail && (tail.updates > 0 || tail.unlogged.length > 0)) await document.saveMutex.runExclusive(() => this.compact(document));
+  }
+
+  /**
+   * Runs inside the Y.Doc's `update` event. When the append fails, the update is in memory only:
+   * the client that sent it must not be acknowledged, so its socket is closed before Hocuspocus
+   * replies (a closing socket gets no reply) and the provider sends the update again when it
+   * reconnects (see `beforeSync`); a server-side write gets the error thrown from its `transact`.
+   */
+  private append(document: Document, tail: LogTail, update: Uint8Array, origin: unknown): void {
+    tail.unlogged.push(update);
+    try {
+      this.flush(document, tail);
+    } catch (error) {
+      if (isTransactionOrigin(origin) && origin.source === 'connection') {
+        origin.connection.webSocket.close(notStoredCode, 'Update not stored');
+      }
+      throw error;
+    }
+    if (tail.compactionScheduled || (tail.updates < this.limits.updates && tail.bytes < this.limits.bytes)) return;
+    tail.compactionScheduled = true;
+    // Not inside the event: encoding the whole state would delay this update's acknowledgement.
+    setImmediate(() => {
+      document.saveMutex
+        .runExclusive(() => this.compact(document))
+        .catch(this.onError)
+        .finally(() => (tail.compactionScheduled = false));
+    });
+  }
+
+  /** Appends the document's unlogged updates, oldest first; throws at the first that cannot be. */
+  private flush(document: Document, tail: LogTail): void {
+    while (tail.unlogged.length > 0) {
+      const update = tail.unlogged[0];
+      tail.lastSeq = this.log.append(document.name, update);
+      tail.unlogged.shift();
+      tail.updates += 1;
+      tail.bytes += update.byteLength;
+    }
+  }
+
+  /**
+   * Writes the full state and deletes the log entries it covers. The sequence number is read in
+   * the same synchronous stretch as the state is encoded, so every update up to it is in the
+   * state and an update logged while the write is under way stays in the log.
+   */
+  private async compact(document: Document): Promise<void> {
+    const tail = this.tails.get(document);
+    if (!tail || document.isDestroyed) return;
+    const { lastSeq, updates, bytes } = tail;
+    const covered = new Set(tail.unlogged);
+    const state = Y.encodeStateAsUpdate(document);
+    await this.log.compact(document.name, state, lastSeq);
+    tail.updates -= updates;
+    tail.bytes -= bytes;
+    // The state holds the updates whose append had failed: they need no entry any more.
+    tail.unlogged = tail.unlogged.filter((update) => !covered.has(update));
+  }
 }

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Claims } from '../../shared/claims.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
 import { maxBodyBytes } from '../../shared/limits.ts';
+import type { ApiLimits } from './api-limits.ts';
 
 import { principalOf } from './bearer.ts';
 import { readJsonBody } from './body.ts';
@@ -29,12 +30,15 @@ export type RouteHandler = (ctx: RequestContext) => Promise<Reply>;
 export function createApiHandler(options: {
   router: Router<RouteHandler>;
   verifyToken: TokenVerifier;
+  limits: ApiLimits;
   onError: (error: unknown) => void;
 }) {
   return async function handleApi(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let release = () => {};
     try {
       const principal = await principalOf(req, options.verifyToken);
       const url = new URL(req.url ?? '/', 'http://localhost');
+      release = options.limits.admit(principal, req.method ?? 'GET', url);
       const { handler, params } = options.router.match(req.method ?? 'GET', url.pathname);
       const body = (options?: { optional: boolean }) => readJsonBody(req, maxBodyBytes, options?.optional);
       sendReply(res, await handler({ req, url, principal, params, body }));
@@ -45,12 +49,15 @@ export function createApiHandler(options: {
         const headers: Record<string, string> = {};
         if (Array.isArray(error.details.allow)) headers.Allow = error.details.allow.join(', ');
         if (error.status === 401) headers['WWW-Authenticate'] = 'Bearer';
+        if (typeof error.details.retryAfter === 'number') headers['Retry-After'] = String(error.details.retryAfter);
         const { code, message, details } = error;
         sendReply(res, json(error.status, { error: { code, message, ...details } }), headers);
       } else {
         options.onError(error);
         sendReply(res, json(500, { error: { code: 'INTERNAL', message: 'Something went wrong on the server.' } }));
       }
+    } finally {
+      release();
     }
   };
 }

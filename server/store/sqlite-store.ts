@@ -7,6 +7,9 @@ import { sqliteAnnotationDocIndex } from './sqlite-annotation-docs.ts';
 import { sqliteRevocationList } from './sqlite-revocations.ts';
 import { sqliteAuditLog } from './sqlite-audit.ts';
 import { ensurePrivateFile, restrictFiles } from '../private-files.ts';
+import { sqliteUpdateLog } from './sqlite-update-log.ts';
+import { migrate } from './sqlite-migrations.ts';
+import { mergeStored } from './update-log.ts';
 
 const schema = `
 CREATE TABLE IF NOT EXISTS docs (
@@ -31,7 +34,13 @@ interface DocRow {
   updated_at: number;
 }
 
-/** The store in `<dataDir>/tandem.sqlite`, through one better-sqlite3 handle in WAL mode. */
+/**
+ * The store in `<dataDir>/tandem.sqlite`, through one better-sqlite3 handle in WAL mode with
+ * `synchronous = NORMAL`: a commit is written to the WAL file before it returns (so it survives a
+ * crash or `kill -9` of the process) and synced to the disk at checkpoints (so a power loss may
+ * take the last commits back, never corrupt the file). FULL would sync every commit, the update
+ * log's every append, for a promise about power loss that Tandem does not make.
+ */
 export function openSqliteStore(dataDir: string): Store {
   const file = join(dataDir, 'tandem.sqlite');
   // SQLite gives the -wal and -shm files it creates the mode of the database file.
@@ -42,6 +51,13 @@ export function openSqliteStore(dataDir: string): Store {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.exec(schema);
+  try {
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  const updates = sqliteUpdateLog(db);
   const runs = sqliteRunStore(db);
   const annotationDocs = sqliteAnnotationDocIndex(db);
   const revocations = sqliteRevocationList(db);
@@ -53,7 +69,6 @@ export function openSqliteStore(dataDir: string): Store {
   const selectDoc = db.prepare<[string], DocRow>('SELECT * FROM docs WHERE id = ?');
   const selectDocs = db.prepare<[], DocRow>('SELECT * FROM docs ORDER BY updated_at DESC, created_at DESC, id');
   const updateDoc = db.prepare('UPDATE docs SET title = @title, updated_at = @updatedAt WHERE id = @id');
-  const selectState = db.prepare<[string], { data: Buffer }>('SELECT data FROM documents WHERE name = ?');
   const upsertState = db.prepare(
     `INSERT INTO documents (name, data, updated_at) VALUES (@name, @data, @now)
      ON CONFLICT(name) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
@@ -68,6 +83,7 @@ export function openSqliteStore(dataDir: string): Store {
     annotationDocs,
     revocations,
     audit,
+    updates,
     async createDoc(record, states) {
       createDoc(record, states);
     },
@@ -82,11 +98,7 @@ export function openSqliteStore(dataDir: string): Store {
       updateDoc.run({ id, ...changes });
     },
     async loadState(name) {
-      const row = selectState.get(name);
-      return row ? new Uint8Array(row.data) : null;
-    },
-    async saveState(name, state) {
-      upsertState.run({ name, data: toBuffer(state), now: Date.now() });
+      return mergeStored(await updates.read(name));
     },
     async close() {
       if (db.open) db.close();

@@ -2,6 +2,7 @@ import type { DocKind } from '../../shared/doc-layout.ts';
 import type { AnnotationDocIndex, RunStore } from './run-store.ts';
 import type { AuditLog } from './sqlite-audit.ts';
 import type { RevocationList } from './sqlite-revocations.ts';
+import type { UpdateLog } from './update-log.ts';
 
 export type { AnnotationDocIndex, NewRun, RunStore, StoredRun } from './run-store.ts';
 
@@ -16,8 +17,9 @@ export interface DocRecord {
 
 /**
  * Where Tandem keeps its catalogue of documents, the Yjs state of each Hocuspocus document
- * (full state, `Y.encodeStateAsUpdate`), its runs and its annotation index. SQLite implements it; PostgreSQL can, as every
- * method is asynchronous. After `close()` every method rejects.
+ * (full state, `Y.encodeStateAsUpdate`, plus the log of its updates since), its runs and its
+ * annotation index. SQLite implements it; PostgreSQL can, as every method is asynchronous but
+ * `updates.append` (see update-log.ts). After `close()` every method rejects.
  */
 export interface Store {
   /** Adds a document to the catalogue with the initial state of its parts, all or nothing. */
@@ -27,9 +29,10 @@ export interface Store {
   listDocs(): Promise<DocRecord[]>;
   /** Changes the title and the time of the last change; no-op for an unknown id. */
   updateDoc(id: string, changes: { title: string; updatedAt: number }): Promise<void>;
-  /** The stored state of a Hocuspocus document, or null if none was stored. */
+  /** The stored state of a Hocuspocus document with its logged updates, as one update; null if nothing was stored. */
   loadState(name: string): Promise<Uint8Array | null>;
-  saveState(name: string, state: Uint8Array): Promise<void>;
+  /** The log of each Hocuspocus document's updates since its stored state, and their compaction. */
+  readonly updates: UpdateLog;
   /** Runs, their items, changes and applied batches. */
   readonly runs: RunStore;
   /** Which document each annotation id belongs to. */

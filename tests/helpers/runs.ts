@@ -4,22 +4,25 @@ import type { RunRecord } from '../../shared/run-record.ts';
 import { waitFor } from './peer.ts';
 import type { ApiResponse, TestServer } from './server.ts';
 
+/** What these helpers use of a server: its API (a test server, or one in its own process). */
+export type ApiServer = Pick<TestServer, 'api' | 'createDoc'>;
+
 /** Creates a document from Markdown; its id and blocks as the API shows them. */
-export async function createDoc(server: TestServer, markdown: string, title = 'Runs'): Promise<{ id: string; blocks: BlockView[] }> {
+export async function createDoc(server: ApiServer, markdown: string, title = 'Runs'): Promise<{ id: string; blocks: BlockView[] }> {
   const id = await server.createDoc(title, markdown);
   return { id, blocks: await blocksOf(server, id) };
 }
 
-export async function blocksOf(server: TestServer, docId: string): Promise<BlockView[]> {
+export async function blocksOf(server: ApiServer, docId: string): Promise<BlockView[]> {
   return (await server.api(`/api/docs/${docId}`)).body.blocks;
 }
 
-export async function markdownOf(server: TestServer, docId: string): Promise<string> {
+export async function markdownOf(server: ApiServer, docId: string): Promise<string> {
   return (await server.api(`/api/docs/${docId}/markdown`)).body;
 }
 
 /** Adds a queued instruction on a block; its id. */
-export async function instruct(server: TestServer, docId: string, blockId: string, text: string): Promise<string> {
+export async function instruct(server: ApiServer, docId: string, blockId: string, text: string): Promise<string> {
   const response = await server.api(`/api/docs/${docId}/annotations`, { method: 'POST', body: { kind: 'instruction', blockId, text } });
   expect(response.status).toBe(201);
   return response.body.id;
@@ -27,7 +30,7 @@ export async function instruct(server: TestServer, docId: string, blockId: strin
 
 /** A document with one instruction per entry of `instructions` (on blocks 0, 1, …), sent as one run. */
 export async function sentRun(
-  server: TestServer,
+  server: ApiServer,
   markdown: string,
   instructions: string[],
 ): Promise<{ docId: string; runId: string; blocks: BlockView[]; instructionIds: string[] }> {
@@ -39,17 +42,17 @@ export async function sentRun(
   return { docId: doc.id, runId: sent.body.runId, blocks: doc.blocks, instructionIds };
 }
 
-export async function getRun(server: TestServer, runId: string): Promise<RunRecord> {
+export async function getRun(server: ApiServer, runId: string): Promise<RunRecord> {
   return (await server.api(`/api/runs/${runId}`)).body;
 }
 
-export async function waitForState(server: TestServer, runId: string, state: RunRecord['state'], timeoutMs = 5000): Promise<RunRecord> {
+export async function waitForState(server: ApiServer, runId: string, state: RunRecord['state'], timeoutMs = 5000): Promise<RunRecord> {
   await waitFor(async () => (await getRun(server, runId)).state === state, timeoutMs);
   return getRun(server, runId);
 }
 
 /** An agent route as an agent token sends it. */
-export function agentApi(server: TestServer, token: string) {
+export function agentApi(server: ApiServer, token: string) {
   const post = (path: string, body?: unknown): Promise<ApiResponse> => server.api(`/api/agent/runs/${path}`, { method: 'POST', token, body });
   return {
     queued: (query = '?state=queued') => server.api(`/api/agent/runs${query}`, { token }),

@@ -6,6 +6,7 @@ import { startServer, type TandemServer } from '../../server/index.ts';
 import type { ClaimsInput } from '../../server/auth/tokens.ts';
 import { signTestToken } from './test-tokens.ts';
 import type { AgentChoice } from '../../server/config.ts';
+import type { Limits } from '../../server/limits.ts';
 import type { Role } from '../../shared/claims.ts';
 
 export interface ApiRequest {
@@ -49,15 +50,16 @@ let principals = 0;
 /**
  * Starts a real Tandem server on 127.0.0.1 (a free port by default) with a temporary data dir.
  * No agent runs in it unless `agent: 'reference'`: tests start the agents they need
- * (helpers/agents.ts). `leaseMs` defaults to the server's default (30 s).
+ * (helpers/agents.ts). `leaseMs` defaults to the server's default (30 s); `limits` to the
+ * server's defaults (server/limits.ts).
  */
 export async function startTestServer(
-  opts: { dataDir?: string; port?: number; distDir?: string; leaseMs?: number; agent?: AgentChoice } = {},
+  opts: { dataDir?: string; port?: number; distDir?: string; leaseMs?: number; agent?: AgentChoice; limits?: Partial<Limits> } = {},
 ): Promise<TestServer> {
   const ownsDataDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'tandem-test-'));
   const start = (port: number) =>
-    startServer({ port, host: '127.0.0.1', dataDir, distDir: opts.distDir, quiet: true, leaseMs: opts.leaseMs ?? 30_000, agent: opts.agent ?? 'off' });
+    startServer({ port, host: '127.0.0.1', dataDir, distDir: opts.distDir, quiet: true, leaseMs: opts.leaseMs ?? 30_000, agent: opts.agent ?? 'off', limits: opts.limits });
   let server: TandemServer | null = await start(opts.port ?? 0);
   const first = server;
   const port = server.port;
@@ -79,19 +81,7 @@ export async function startTestServer(
       principals += 1;
       return signTestToken(dataDir, { sub: `${role}-${principals}`, name: `${role} ${principals}`, role, ...extra });
     },
-    async api(path, request = {}) {
-      const token = request.token === undefined ? first.ownerToken : request.token;
-      const headers: Record<string, string> = { ...request.headers };
-      if (token !== null) headers.authorization = `Bearer ${token}`;
-      let body: string | undefined;
-      if (request.body !== undefined) {
-        body = typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      const response = await send(url + path, request.method ?? 'GET', headers, body);
-      const isJson = (response.headers.get('content-type') ?? '').startsWith('application/json');
-      return { status: response.status, body: isJson ? JSON.parse(response.text) : response.text, headers: response.headers };
-    },
+    api: (path, request = {}) => callApi(url, first.ownerToken, path, request),
     async createDoc(title, markdown) {
       const created = await testServer.api('/api/docs', { method: 'POST', body: { title, markdown } });
       if (created.status !== 201) throw new Error(`POST /api/docs answered ${created.status}: ${JSON.stringify(created.body)}`);
@@ -108,6 +98,21 @@ export async function startTestServer(
     },
   };
   return testServer;
+}
+
+/** A request to the API of the server at `url`, with `ownerToken` unless the request names a token. */
+export async function callApi(url: string, ownerToken: string, path: string, request: ApiRequest = {}): Promise<ApiResponse> {
+  const token = request.token === undefined ? ownerToken : request.token;
+  const headers: Record<string, string> = { ...request.headers };
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  let body: string | undefined;
+  if (request.body !== undefined) {
+    body = typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await send(url + path, request.method ?? 'GET', headers, body);
+  const isJson = (response.headers.get('content-type') ?? '').startsWith('application/json');
+  return { status: response.status, body: isJson ? JSON.parse(response.text) : response.text, headers: response.headers };
 }
 
 /**

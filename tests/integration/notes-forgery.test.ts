@@ -145,7 +145,8 @@ async function rewriteStoredNotes(docId: string, change: (ydoc: Y.Doc) => void):
     const ydoc = new Y.Doc();
     Y.applyUpdate(ydoc, (await store.loadState(docName(docId, 'notes')))!);
     change(ydoc);
-    await store.saveState(docName(docId, 'notes'), Y.encodeStateAsUpdate(ydoc));
+    const name = docName(docId, 'notes');
+    await store.updates.compact(name, Y.encodeStateAsUpdate(ydoc), (await store.updates.read(name)).lastSeq);
   } finally {
     await store.close();
   }

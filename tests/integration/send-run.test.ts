@@ -10,7 +10,7 @@ import { readRunRecords } from '../../shared/run-record.ts';
 import { createDoc } from '../../server/docs/create-doc.ts';
 import { readDocState } from '../../server/docs/read-doc.ts';
 import { withDocument } from '../../server/docs/with-document.ts';
-import { persistence } from '../../server/extensions/persistence.ts';
+import { Persistence } from '../../server/extensions/persistence.ts';
 import { RunMirror } from '../../server/runs/run-mirror.ts';
 import { sendRun } from '../../server/runs/send-run.ts';
 import { openSqliteStore } from '../../server/store/sqlite-store.ts';
@@ -27,7 +27,7 @@ const ed = { id: 'ed', name: 'Ed' };
 beforeEach(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'tandem-send-'));
   store = openSqliteStore(dataDir);
-  hocuspocus = new Hocuspocus({ quiet: true, extensions: [persistence(store)] });
+  hocuspocus = new Hocuspocus({ quiet: true, extensions: [new Persistence(store.updates, (error) => console.error(error))] });
   doc = await createDoc(store, { kind: 'text', title: 'Race', markdown: 'one\n\ntwo' });
   await withDocument(hocuspocus, docName(doc.id), (text) =>
     withDocument(hocuspocus, docName(doc.id, 'notes'), (notes) => {

@@ -1,0 +1,32 @@
+import type { Extension, onAuthenticatePayload } from '@hocuspocus/server';
+import { denialReasons } from '../../shared/denials.ts';
+import type { TokenVerifier } from '../auth/tokens.ts';
+import type { SocketGate } from '../collab-gate.ts';
+import { ConnectionDenied } from './auth.ts';
+
+/** The socket's gate, put into every connection's context by server/collab-socket.ts. */
+export interface GateContext {
+  gate?: SocketGate;
+}
+
+/**
+ * Tells a socket's gate who authenticated on it: denies a connection whose token subject
+ * already has `socketsPerSubject` other sockets open (LIMIT3), and records for each document
+ * whether the connection may write (LIMIT4). Runs after Auth, which refuses bad tokens. What
+ * it recorded for a document outlives that document's connection (a later authentication
+ * overwrites it): forgetting it in onDisconnect could race a quick re-authentication.
+ */
+export class SocketLimits implements Extension {
+  extensionName = 'TandemSocketLimits';
+
+  constructor(private readonly options: { verifyToken: TokenVerifier }) {}
+
+  async onAuthenticate({ token, documentName, connectionConfig, context }: onAuthenticatePayload): Promise<void> {
+    const gate = (context as GateContext).gate;
+    if (!gate) return;
+    const check = await this.options.verifyToken(token);
+    if (!check.ok) return;
+    if (!gate.admitSubject(check.claims.sub)) throw new ConnectionDenied(denialReasons.tooManyConnections);
+    gate.authenticated(documentName, connectionConfig.readOnly);
+  }
+}

@@ -1,0 +1,26 @@
+import type Database from 'better-sqlite3';
+import { updateLogSchema } from './sqlite-update-log.ts';
+
+/**
+ * The changes to the schema of `tandem.sqlite` (rule DUR4) since its first version, in order. `PRAGMA
+ * user_version` holds how many of them a database has had; the tables of the first version are
+ * created with `IF NOT EXISTS` by their modules. Append only: never edit or reorder a step.
+ */
+const migrations: readonly string[] = [
+  // 1: the update log.
+  updateLogSchema,
+];
+
+/** Brings `db` up to the latest schema, each step in its own transaction with its new version number. */
+export function migrate(db: Database.Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > migrations.length) {
+    throw new Error(`tandem.sqlite has schema version ${current}, newer than this server's ${migrations.length}`);
+  }
+  for (let version = current + 1; version <= migrations.length; version++) {
+    db.transaction(() => {
+      db.exec(migrations[version - 1]);
+      db.pragma(`user_version = ${version}`);
+    })();
+  }
+}
