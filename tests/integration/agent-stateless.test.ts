@@ -81,8 +81,12 @@ describe('agent requests as stateless messages', () => {
     peer.provider.sendStateless('not json');
     peer.provider.sendStateless(JSON.stringify({ type: 'chat', text: 'hello' }));
     peer.provider.sendStateless(JSON.stringify({ type: 'claim', runId: doc.runId }));
-    await sleep(200);
-    expect(agent.replies).toEqual([{ requestId: null, ok: false, error: { code: 'INVALID_BODY', message: expect.any(String) } }]);
+    // A barrier that checks too: Hocuspocus hands one connection's stateless messages to the
+    // extensions in order, and a heartbeat of this agent would succeed had the claim without an
+    // id gone through. Its reply comes after any reply to the three messages before it.
+    const marker = await agent.request({ type: 'heartbeat', runId: doc.runId });
+    expect(marker).toMatchObject({ ok: false, error: { code: 'NOT_CLAIMED' } });
+    expect(agent.replies).toEqual([{ requestId: null, ok: false, error: { code: 'INVALID_BODY', message: expect.any(String) } }, marker]);
     expect((await getRun(server, doc.runId)).state).toBe('queued');
   });
 });
