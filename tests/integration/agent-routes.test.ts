@@ -4,7 +4,7 @@ import type { Role } from '../../shared/claims.ts';
 import { docName } from '../../shared/doc-layout.ts';
 import { readRunRecords } from '../../shared/run-record.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
-import { afterHandled, connectPeer, roundTrip, sleep, waitFor, type Peer } from '../helpers/peer.ts';
+import { afterHandled, connectPeer, roundTrip, waitFor, type Peer } from '../helpers/peer.ts';
 import { agentApi, blocksOf, createDoc, getRun, heldPoll, instruct, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { startTestServer } from '../helpers/server.ts';
@@ -155,7 +155,9 @@ describe('POST /api/agent/runs/:runId/heartbeat', () => {
     const { runId } = await sentRun(server, markdown, ['uppercase']);
     const bot = agent();
     const claimed = await bot.claim(runId);
-    await sleep(20);
+    // The heartbeat must come at a later millisecond than the claim for its lease to end later.
+    const answered = Date.now();
+    await waitFor(() => Date.now() > answered, 1000, 1);
     const beat = await bot.heartbeat(runId);
     expect(beat.status).toBe(200);
     expect(Date.parse(beat.body.lease.expiresAt)).toBeGreaterThan(Date.parse(claimed.body.lease.expiresAt));
