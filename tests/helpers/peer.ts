@@ -55,8 +55,6 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, timeo
   }
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * A barrier: resolves once the server has answered a sync step 1 sent now on `peer`'s
  * connection, and `peer`'s replica then holds everything the server's document held when it

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentReply } from '../../shared/agent-messages.ts';
-import { connectPeer, sleep } from '../helpers/peer.ts';
+import { connectPeer, waitFor } from '../helpers/peer.ts';
 import { getRun, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
@@ -27,12 +27,11 @@ async function statelessAgent(docId: string, token = server.token('agent')) {
     async request(message: Record<string, unknown>): Promise<AgentReply> {
       const requestId = `q${++next}`;
       peer.provider.sendStateless(JSON.stringify({ ...message, requestId }));
-      for (let waited = 0; waited < 5000; waited += 10) {
-        const reply = replies.find((candidate) => candidate.requestId === requestId);
-        if (reply) return reply;
-        await sleep(10);
-      }
-      throw new Error(`No reply to ${requestId}`);
+      const reply = () => replies.find((candidate) => candidate.requestId === requestId);
+      await waitFor(() => reply() !== undefined, 5000, 10).catch(() => {
+        throw new Error(`No reply to ${requestId}`);
+      });
+      return reply()!;
     },
   };
 }
