@@ -1,10 +1,10 @@
+import * as Y from 'yjs';
+import { HocuspocusProvider } from '@hocuspocus/provider';
 import { describe, expect, it } from 'vitest';
 import type { Role } from '../../shared/claims.ts';
 import { readBlocks } from '../../shared/doc-content.ts';
 import { docName, runsParts } from '../../shared/doc-layout.ts';
 import { denialReasons } from '../../shared/denials.ts';
-import * as Y from 'yjs';
-import { HocuspocusProvider } from '@hocuspocus/provider';
 import { afterHandled, connectPeer, roundTrip, type Peer } from '../helpers/peer.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { appendParagraph } from '../helpers/doc-builder.ts';
