@@ -84,7 +84,7 @@ export async function heldPoll(agent: ReturnType<typeof agentApi>, query: string
     let refused = false;
     const poll = agent.queued(query);
     void poll.then((answer) => (refused = answer.status === 429));
-    await waitFor(async () => refused || (await agent.queued('?state=queued&wait=0.1')).status === 429);
+    await waitFor(async () => refused || (await agent.queued('?state=queued&wait=0.1')).status === 429, 10_000);
     if (!refused) return { answer: poll };
   }
 }
