@@ -3,6 +3,7 @@ import { Decoration, DecorationSet } from 'prosemirror-view';
 import type { Node } from 'prosemirror-model';
 import { schema } from '../shared/schema.ts';
 import type { RunRecord } from '../shared/run-record.ts';
+import { parsePendingDelete } from '../shared/pending-delete-attr.ts';
 
 /**
  * The review in the text. The applier marks every piece of text a run inserted with the
@@ -10,6 +11,9 @@ import type { RunRecord } from '../shared/run-record.ts';
  * this plugin puts after each marked stretch a badge with the 1-based number of the
  * instruction it answers, its place among the run's items. The runs come in from the runs
  * Y.Doc as a `setRuns` transaction; the stretches are found again whenever the text changes.
+ * A block a run deleted, which stays until the run is decided (PROTOCOL.md OP7), is shown
+ * struck through for everyone: the block gets the class `tandem-deleting` and the ARIA role
+ * `deletion` (what `<del>` means), and starts with a label for screen readers.
  */
 
 /** One stretch of text inserted by a run for one instruction. */
@@ -71,9 +75,9 @@ export function changeRanges(doc: Node): ChangeRange[] {
 }
 
 function decorate(doc: Node, numbers: ReviewState['numbers']): DecorationSet {
+  const decorations: Decoration[] = pendingDeleteDecorations(doc);
   // Without a run to number (the usual case) the text is not walked at every keystroke.
-  if (numbers.size === 0) return DecorationSet.empty;
-  const decorations: Decoration[] = [];
+  if (numbers.size === 0) return decorations.length ? DecorationSet.create(doc, decorations) : DecorationSet.empty;
   for (const range of changeRanges(doc)) {
     const number = numbers.get(range.runId)?.get(range.instructionId);
     if (number === undefined) continue;
@@ -88,6 +92,36 @@ function decorate(doc: Node, numbers: ReviewState['numbers']): DecorationSet {
     );
   }
   return decorations.length ? DecorationSet.create(doc, decorations) : DecorationSet.empty;
+}
+
+/** Top-level blocks a run deleted, pending review: struck through, and named for screen readers. */
+function pendingDeleteDecorations(doc: Node): Decoration[] {
+  const decorations: Decoration[] = [];
+  doc.forEach((block, offset) => {
+    const pending = parsePendingDelete(block.attrs.deleting);
+    if (!pending) return;
+    decorations.push(
+      Decoration.node(offset, offset + block.nodeSize, {
+        class: 'tandem-deleting',
+        role: 'deletion',
+        'data-deleting-run': pending.runId,
+        title: 'Deleted by the run: removed if the run is accepted',
+      }),
+    );
+    if (block.isTextblock) {
+      decorations.push(
+        Decoration.widget(offset + 1, deletedLabel, { side: -1, marks: [], ignoreSelection: true, key: `deleting:${pending.runId}` }),
+      );
+    }
+  });
+  return decorations;
+}
+
+function deletedLabel(): HTMLElement {
+  const label = document.createElement('span');
+  label.className = 'visually-hidden';
+  label.textContent = 'deleted by the run: ';
+  return label;
 }
 
 /** The number after a change. Hidden from screen readers: the review panel lists the same. */

@@ -16,6 +16,8 @@ import './tandem-toolbar.ts';
 import './tandem-selection-actions.ts';
 import './tandem-annotation-panel.ts';
 import './tandem-review-panel.ts';
+import { YDocReader } from './ydoc-reader.ts';
+import { readNotApplied } from './not-applied.ts';
 
 /**
  * The rich-text editor of one document: a toolbar over the ProseMirror view bound to the
@@ -53,6 +55,8 @@ export class TandemEditor extends LitElement {
   declare draftError: string;
 
   private readonly editor = new EditorController(this);
+  /** Blocks the runs deleted that people changed since: the review panel says Accept keeps them. */
+  private readonly notApplied = new YDocReader<ReadonlyMap<string, string[]>>(this, () => this.connection?.ydoc ?? null, (ydoc) => readNotApplied(ydoc, this.connection?.awareness ?? null), new Map());
   /** Whether the person is working in the text (the selection buttons show only then). */
   private inText = false;
   private actionsFor: { notes: unknown; author: Author | null; actions: AnnotationActions } | null = null;
@@ -136,6 +140,7 @@ export class TandemEditor extends LitElement {
           .token=${this.token}
           .canDecide=${this.canDecide}
           .blocker=${this.decideBlocker}
+          .notApplied=${this.notApplied.value}
           @review-select=${this.onReviewSelect}
           @review-closed=${() => this.focusText()}
         ></tandem-review-panel>

@@ -3,6 +3,7 @@ import type { ItemOutcome, RunChange, RunItem, RunRecord } from '../shared/run-r
 import { RunDecider } from './run-decider.ts';
 import type { RunDecision } from './api.ts';
 import { textDiff, type TextDiffPart } from '../shared/text-diff.ts';
+import { notAppliedNote } from '../shared/pending-delete-attr.ts';
 
 /** The longest reason the server takes (PROTOCOL.md REV5). */
 const maxReasonLength = 2000;
@@ -24,8 +25,10 @@ export interface ReviewSelectDetail {
 /**
  * The review of a run (a region named `Review run`): each instruction by its number, what
  * happened to it (changed, refused with the agent's reason, unchanged), the text it removed
- * struck through and the text it added, the agent's summary, and for editors `Accept run` and
- * `Discard run` with a textbox `Reason for discarding (optional)`. Others see the same, read-only. Fires `review-select` (ReviewSelectDetail),
+ * struck through and the text it added, a note on each delete or replacement that Accept will
+ * not apply because people changed the block meanwhile (REV6), the agent's summary, and for
+ * editors `Accept run` and `Discard run` with a textbox `Reason for discarding (optional)`.
+ * Others see the same, read-only. Fires `review-select` (ReviewSelectDetail),
  * and `review-closed` when the run this person decided on has left review (the buttons that
  * held the focus are gone; the owner puts it somewhere useful).
  */
@@ -35,6 +38,7 @@ export class TandemReviewPanel extends LitElement {
     token: {},
     canDecide: { type: Boolean },
     blocker: {},
+    notApplied: { attribute: false },
   };
   declare run: RunRecord | null;
   declare token: string;
@@ -42,6 +46,8 @@ export class TandemReviewPanel extends LitElement {
   declare canDecide: boolean;
   /** Why deciding cannot happen now (`Needs a connection`), or null. */
   declare blocker: string | null;
+  /** `"<runId> <blockId>"` → who changed a block the run deleted meanwhile (client/not-applied.ts). */
+  declare notApplied: ReadonlyMap<string, string[]>;
 
   private readonly decider = new RunDecider(this);
   /** What this person typed as the reason for discarding, and the run it is for. */
@@ -53,6 +59,7 @@ export class TandemReviewPanel extends LitElement {
     this.token = '';
     this.canDecide = false;
     this.blocker = null;
+    this.notApplied = new Map();
   }
 
   protected createRenderRoot() {
@@ -93,7 +100,12 @@ export class TandemReviewPanel extends LitElement {
         : ''}
       ${changes.length
         ? html`<ul class="review-changes" aria-label="Changes">
-            ${changes.map((change) => html`<li class="review-change op-${change.op}">${renderChange(change)}</li>`)}
+            ${changes.map((change) => {
+              const note = this.noteOf(run, change);
+              return html`<li class="review-change op-${change.op}">
+                ${renderChange(change)}${note ? html`<p class="review-not-applied" role="note">${note}</p>` : ''}
+              </li>`;
+            })}
           </ul>`
         : ''}
       ${changes.some((change) => change.after)
@@ -102,6 +114,14 @@ export class TandemReviewPanel extends LitElement {
           </button>`
         : ''}
     </li>`;
+  }
+
+  /** Why a change is not applied (REV6): the server's note after Accept, else what the text shows now. */
+  private noteOf(run: RunRecord, change: RunChange): string | null {
+    if (change.note) return change.note;
+    if (change.op === 'insert_after') return null;
+    const names = this.notApplied.get(`${run.runId} ${change.blockId}`);
+    return names ? notAppliedNote(names, change.op) : null;
   }
 
   private renderDecision(run: RunRecord) {

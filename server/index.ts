@@ -21,6 +21,7 @@ import { PresenceGuard } from './extensions/presence-guard.ts';
 import { AnnotationIndex } from './extensions/annotation-index.ts';
 import { RunMirrorLoad } from './extensions/run-mirror-load.ts';
 import { RunGc } from './extensions/run-gc.ts';
+import { TextWriters } from './extensions/text-writers.ts';
 import { AgentStateless } from './extensions/agent-stateless.ts';
 import { RunMirror } from './runs/run-mirror.ts';
 import { RunScopes } from './runs/run-scopes.ts';
@@ -69,6 +70,7 @@ export async function startServer(
   const store = openSqliteStore(options.dataDir);
   const verify: TokenVerifier = (token) => verifyToken(keys, token, (jti) => store.revocations.isRevoked(jti));
   const scopes = new RunScopes(store.runs);
+  const writers = new TextWriters();
   let runs: RunServices | undefined;
 
   const hocuspocus = new Hocuspocus({
@@ -87,11 +89,12 @@ export async function startServer(
       new AnnotationIndex(store.annotationDocs, log),
       new RunMirrorLoad(store.runs),
       new RunGc(scopes),
+      writers,
       new AgentStateless(() => runs!.agents, log),
     ],
   });
   const mirror = new RunMirror(hocuspocus, store.runs);
-  runs = createRunServices({ store, hocuspocus, mirror, scopes, leaseMs: options.leaseMs, now: options.leaseClock, onError: log });
+  runs = createRunServices({ store, hocuspocus, mirror, scopes, writers, leaseMs: options.leaseMs, now: options.leaseClock, onError: log });
 
   const router = new Router<RouteHandler>();
   addDocRoutes(router, { store, hocuspocus });

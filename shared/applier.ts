@@ -5,6 +5,7 @@ import { docParts } from './doc-layout.ts';
 import { blockToMarkdown, markdownToBlocks } from './markdown.ts';
 import { changeMark } from './applier-marks.ts';
 import { newBlock, readBlock, updateBlock } from './applier-write.ts';
+import { markPendingDelete, pendingDeleteOf } from './pending-delete.ts';
 import { parseOps, type Op } from './ops.ts';
 import type { OpKind } from './op-kinds.ts';
 import type { Origin } from './origins.ts';
@@ -41,11 +42,13 @@ import type { Origin } from './origins.ts';
  * - replace_block: the block becomes the blocks of its Markdown (one or several). The first
  *   keeps the block's id, whatever its type, so the run's fence and later batches still find
  *   it; when its type is unchanged the Yjs node is kept and only the text that differs is
- *   rewritten. A new type means a new Yjs node (Yjs cannot rename one): annotations anchored
- *   inside it are orphaned. Further blocks get ids from `makeId`.
+ *   rewritten. A new type means a new Yjs node (Yjs cannot rename one): the old node is not
+ *   removed but marked for deletion on Accept (OP7, pending-delete.ts) under a fresh id, and
+ *   the new blocks follow it. Further blocks get ids from `makeId`.
  * - insert_after: the blocks of its Markdown follow the block (after all of its replacement
  *   blocks); several inserts after one block keep their batch order.
- * - delete_block: the block is removed.
+ * - delete_block: the block is marked for deletion on Accept (OP7); until the run is decided
+ *   it stays in the text, and ops treat it as gone.
  * Text the run inserts carries a `change` mark naming the run and the op's instruction (see
  * applier-marks.ts); empty blocks and rules have no text to mark.
  */
@@ -95,6 +98,8 @@ interface PlannedOp {
   /** The parsed blocks (replace, insert), ids not yet given. */
   blocks: Node[];
   before: string | null;
+  /** The replaced or deleted block as read (null for an insert). */
+  read: Node | null;
 }
 
 export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origin: Origin): ApplyResult {
@@ -128,6 +133,8 @@ function scanBlocks(ydoc: Y.Doc): LiveBlocks {
     const id = yblock instanceof Y.XmlElement ? yblock.getAttribute('id') : undefined;
     if (typeof id !== 'string') return;
     ids.add(id);
+    // A block a run deleted (OP7) is gone as far as ops are concerned, until the run is decided.
+    if (pendingDeleteOf(yblock) !== null) return;
     // With a duplicated id (a split not yet renamed), the first block is the one that keeps it.
     if (id !== '' && !indexOf.has(id)) indexOf.set(id, index);
   });
@@ -168,7 +175,7 @@ function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], runId:
   ydoc.transact(() => {
     for (const { region, index, yblock } of located) {
       const created: Y.XmlElement[] = [];
-      let at = index + 1;
+      const at = index + 1;
       if (region.replacement !== null) {
         const mark = changeMark(runId, region.replacement.instructionId);
         const [first, ...rest] = region.replacement.blocks;
@@ -177,8 +184,8 @@ function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], runId:
           updateBlock(yblock, old, first, mark);
           created.push(...rest.map((block) => newBlock(block, mark)));
         } else {
-          yfragment.delete(index, 1);
-          at = index;
+          // OP7: the old block stays, marked, until the run is decided; its id goes to the new block.
+          markPendingDelete(yblock, runId, region.blockId, region.hash, region.retiredId ?? undefined);
           created.push(...region.replacement.blocks.map((block) => newBlock(block, mark)));
         }
       }
@@ -250,7 +257,7 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
       rewritten.set(op.blockId, index);
       if (op.op === 'delete_block') deleted.set(op.blockId, index);
     }
-    planned.push({ op, blocks, before: block === undefined ? null : blockToMarkdown(block) });
+    planned.push({ op, blocks, before: block === undefined ? null : blockToMarkdown(block), read: block ?? null });
   }
   return planned;
 }
@@ -277,6 +284,10 @@ interface Region {
   /** The blocks standing for it (none when deleted), or null when it stays. */
   replacement: Placed | null;
   inserts: Placed[];
+  /** The hash the batch read of the replaced or deleted block. */
+  hash: string;
+  /** A fresh id for the old block when a block of another type takes its id (OP7), else null. */
+  retiredId: string | null;
 }
 
 /**
@@ -296,15 +307,19 @@ function assignIds(live: LiveBlocks, planned: readonly PlannedOp[], run: Applier
   };
   const regions = new Map<string, Region>();
   const changes: Change[] = [];
-  for (const { op, blocks, before } of planned) {
+  for (const { op, blocks, before, read } of planned) {
     const withIds = blocks.map((block, i) =>
       block.type.create({ ...block.attrs, id: op.op === 'replace_block' && i === 0 ? op.blockId : freshId() }, block.content, block.marks),
     );
     const placed = { instructionId: op.instructionId, blocks: withIds };
-    const region = regions.get(op.blockId) ?? { blockId: op.blockId, replacement: null, inserts: [] };
+    const region: Region = regions.get(op.blockId) ?? { blockId: op.blockId, replacement: null, inserts: [], hash: '', retiredId: null };
     regions.set(op.blockId, region);
     if (op.op === 'insert_after') region.inserts.push(placed);
-    else region.replacement = placed;
+    else {
+      region.replacement = placed;
+      region.hash = read === null ? '' : blockHash(read);
+      if (op.op === 'replace_block' && withIds[0]?.type !== read?.type) region.retiredId = freshId();
+    }
     changes.push({
       blockId: op.blockId,
       instructionId: op.instructionId,

@@ -39,10 +39,24 @@ export function viewBlock(block: Node): BlockView {
   };
 }
 
+/** The blocks of a text Y.Doc as the API and agents see them: without pending deletes (OP7). */
 export function readBlocks(ydoc: Y.Doc): BlockView[] {
   const blocks: BlockView[] = [];
-  readProseMirrorDoc(ydoc).forEach((block) => blocks.push(viewBlock(block)));
+  withoutPendingDeletes(readProseMirrorDoc(ydoc)).forEach((block) => blocks.push(viewBlock(block)));
   return blocks;
+}
+
+/**
+ * `doc` without the top-level blocks a run has deleted pending review (their `deleting`
+ * attribute is set, see pending-delete.ts): what the text is once the run is accepted, and
+ * what the API, Markdown export and agents read, as they did when a delete removed the block.
+ */
+export function withoutPendingDeletes(doc: Node): Node {
+  const kept: Node[] = [];
+  doc.forEach((block) => {
+    if (!block.attrs.deleting) kept.push(block);
+  });
+  return kept.length === doc.childCount ? doc : doc.type.create(doc.attrs, kept);
 }
 
 /** Fills an empty text Y.Doc with `doc`, as one transaction with `origin`. */

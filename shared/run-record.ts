@@ -10,7 +10,7 @@ import { isOpKind, type OpKind } from './op-kinds.ts';
  *
  *   {runId, docId, state,
  *    items: [{instructionId, blockId, instruction, quote, currentText, drifted, outcome, reason}],
- *    changes: [{op, blockId, instructionId, before, after}], createdAt, createdBy: {id, name},
+ *    changes: [{op, blockId, instructionId, before, after, note?}], createdAt, createdBy: {id, name},
  *    updatedAt, summary, error, claimedBy: {id, name} | null, lease: {expiresAt} | null,
  *    decidedBy: {id, name} | null}
  *
@@ -59,6 +59,11 @@ export interface RunChange {
   instructionId: string;
   before: string | null;
   after: string | null;
+  /**
+   * Why the change was not applied, when it was not: set by Accept for a delete or replacement
+   * of a block that people changed meanwhile, which is kept (REV6). Absent otherwise.
+   */
+  note?: string;
 }
 
 export interface RunRecord {
@@ -191,7 +196,10 @@ function parseChange(change: unknown): RunChange | string {
   if (!isRecordId(change.instructionId)) return 'instructionId must be an id';
   if (!isNullableString(change.before)) return 'before must be a string or null';
   if (!isNullableString(change.after)) return 'after must be a string or null';
-  return { op: change.op, blockId: change.blockId, instructionId: change.instructionId, before: change.before, after: change.after };
+  if (change.note !== undefined && typeof change.note !== 'string') return 'note must be a string when present';
+  const parsed: RunChange = { op: change.op, blockId: change.blockId, instructionId: change.instructionId, before: change.before, after: change.after };
+  if (typeof change.note === 'string') parsed.note = change.note;
+  return parsed;
 }
 
 function isIsoTime(value: unknown): value is string {

@@ -1,6 +1,8 @@
 import * as Y from 'yjs';
 import { docParts } from './doc-layout.ts';
-import type { Origin } from './origins.ts';
+import { newBlockId } from './block-ids.ts';
+import { serverOrigin, type Origin } from './origins.ts';
+import { renewRepeatedIds, sparePeoplesTyping } from './undo-keeps-typing.ts';
 
 /**
  * A run's undo scope: what Discard run takes back, held in a Y.UndoManager while the server
@@ -68,21 +70,22 @@ export function keepRunDeletions(scopes: readonly SavedRunScope[]): (item: Y.Ite
 
 /**
  * Discard run: takes back every change in the scope as one transaction (origin: the undo
- * manager). Returns false when there was nothing to take back.
+ * manager), except that nodes the run inserted and people typed in stay, with what people
+ * typed (REV7, undo-keeps-typing.ts); such a block that now repeats the id of the block the
+ * undo gave back gets a fresh id (a second transaction, `serverOrigin`). Returns false when
+ * there was nothing to take back.
  */
 export function undoRun(undoManager: Y.UndoManager): boolean {
   const items = undoManager.undoStack;
   if (items.length === 0) return false;
-  if (items.length > 1) {
-    const merged = {
-      insertions: Y.mergeDeleteSets(items.map((item) => item.insertions)),
-      deletions: Y.mergeDeleteSets(items.map((item) => item.deletions)),
-      meta: new Map<unknown, unknown>(),
-    };
-    undoManager.undoStack = [merged as (typeof items)[number]];
-  }
+  const deletions = Y.mergeDeleteSets(items.map((item) => item.deletions));
+  const { insertions, spared } = sparePeoplesTyping(undoManager.doc, Y.mergeDeleteSets(items.map((item) => item.insertions)), deletions);
+  const merged = { insertions, deletions, meta: new Map<unknown, unknown>() };
+  undoManager.undoStack = [merged as (typeof items)[number]];
   undoManager.stopCapturing();
-  return undoManager.undo() !== null;
+  const undone = undoManager.undo() !== null;
+  renewRepeatedIds(undoManager.doc, spared, newBlockId, serverOrigin);
+  return undone;
 }
 
 function encodeDeleteSet(ds: DeleteSet): Uint8Array {

@@ -9,7 +9,12 @@ import { safeLinkHref } from './safe-url.ts';
  * attribute has a default. Top-level blocks carry a stable `id` (see block-ids.ts).
  */
 
-const blockId = { id: { default: null as string | null } };
+/**
+ * Every top-level block: its `id`, and `deleting`, set while a run has deleted the block and the
+ * run awaits review (a JSON string, see pending-delete.ts; the editor shows the block struck
+ * through). Neither is parsed from pasted HTML.
+ */
+const blockId = { id: { default: null as string | null }, deleting: { default: null as string | null } };
 
 const nodes: Record<string, NodeSpec> = {
   doc: { content: 'block*' },

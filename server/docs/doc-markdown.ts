@@ -1,6 +1,6 @@
 import type * as Y from 'yjs';
 import { docParts, type DocKind } from '../../shared/doc-layout.ts';
-import { readProseMirrorDoc } from '../../shared/doc-content.ts';
+import { readProseMirrorDoc, withoutPendingDeletes } from '../../shared/doc-content.ts';
 import { docToMarkdown } from '../../shared/markdown.ts';
 
 /**
@@ -8,7 +8,7 @@ import { docToMarkdown } from '../../shared/markdown.ts';
  * code block. What `GET /api/docs/:id/markdown` answers and what a run carries as context.
  */
 export function docMarkdown(kind: DocKind, ydoc: Y.Doc): string {
-  return kind === 'page' ? fence('html', docParts(ydoc).html.toString()) : docToMarkdown(readProseMirrorDoc(ydoc));
+  return kind === 'page' ? fence('html', docParts(ydoc).html.toString()) : docToMarkdown(withoutPendingDeletes(readProseMirrorDoc(ydoc)));
 }
 
 /** `source` as a fenced code block whose fence is longer than any backtick run inside. */

@@ -13,9 +13,10 @@ import { keepRun, takeBack } from './run-text.ts';
 export type Decision = 'accepted' | 'discarded';
 
 /**
- * Review (DESIGN.md, "The run", step 5; PROTOCOL.md REV1–REV4): an editor accepts a run in review (its changes stay,
- * their marks go) or discards it (every change of the run is undone and nothing else; the
- * annotations whose text comes back are pinned to it again). Either way the run's instructions
+ * Review (PROTOCOL.md REV1–REV7): an editor accepts a run in review (its changes stay, their
+ * marks go, the blocks it deleted go unless people changed them meanwhile, which is noted on the
+ * change) or discards it (every change of the run is undone and nothing else, people's typing
+ * included; the annotations whose text comes back are pinned to it again). Either way the run's instructions
  * become `answered`. Both are all or nothing: the store's review → accepted|discarded step
  * comes first, and only when it wins are the documents changed. Both work after a restart
  * between the agent's write and the review, from the stored scope.
@@ -34,7 +35,8 @@ export class ReviewService {
     await locks.run(run.id, async () => {
       const current = (await store.runs.getRun(run.id)) ?? run;
       if (current.state !== 'review') throw notInReview(current.state);
-      const transition = () => store.runs.decideRun(run.id, decision, Date.now(), { id: principal.sub, name: principal.name });
+      const decidedBy = { id: principal.sub, name: principal.name };
+      const transition = (notes?: ReadonlyMap<number, string>) => store.runs.decideRun(run.id, decision, Date.now(), decidedBy, notes);
       const answer = answerInstructions(current);
       const done = decision === 'accepted' ? await keepRun(this.deps, current, transition, answer) : await takeBack(this.deps, current, transition, answer);
       if (!done) throw notInReview((await store.runs.getRun(run.id))?.state ?? 'gone');

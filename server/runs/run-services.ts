@@ -6,6 +6,7 @@ import { QueueNotifier } from './queue-notifier.ts';
 import { KeyedLock } from './run-locks.ts';
 import type { RunMirror } from './run-mirror.ts';
 import type { RunScopes } from './run-scopes.ts';
+import type { TextWriters } from '../extensions/text-writers.ts';
 import { ReviewService } from './review-service.ts';
 
 /** What every run service works with. */
@@ -14,6 +15,8 @@ export interface RunServiceDeps {
   hocuspocus: Hocuspocus;
   mirror: RunMirror;
   scopes: RunScopes;
+  /** Who wrote which Yjs client's text, for the review's notes. */
+  writers: TextWriters;
   locks: KeyedLock;
   notifier: QueueNotifier;
   leaseMs: number;

@@ -4,16 +4,17 @@ import { anchorAfterUndo } from '../../shared/anchors.ts';
 import { readAnnotations } from '../../shared/annotations.ts';
 import { setAnchor } from '../../shared/annotations-writers.ts';
 import { applyOps, type ApplyResult, type Change } from '../../shared/applier.ts';
-import { clearChangeMarks } from '../../shared/applier-marks.ts';
 import { newBlockId } from '../../shared/block-ids.ts';
 import { docName } from '../../shared/doc-layout.ts';
 import type { OpKind } from '../../shared/op-kinds.ts';
 import type { Op } from '../../shared/ops.ts';
 import { serverOrigin } from '../../shared/origins.ts';
+import { acceptRunText, notAppliedNote, pendingDeletes } from '../../shared/pending-delete.ts';
 import { saveRunScope, undoRun, type SavedRunScope } from '../../shared/run-scope.ts';
 import { withDocument } from '../docs/with-document.ts';
 import type { StoredRun } from '../store/run-store.ts';
 import type { RunScopes } from './run-scopes.ts';
+import type { TextWriters } from '../extensions/text-writers.ts';
 
 /**
  * What a run does to the live documents: apply a batch, take the run back (Discard, a failed
@@ -26,6 +27,7 @@ import type { RunScopes } from './run-scopes.ts';
 export interface RunTextDeps {
   hocuspocus: Hocuspocus;
   scopes: RunScopes;
+  writers: TextWriters;
 }
 
 /** Called with the applied batch and the run's scope after it; false takes the batch back. */
@@ -101,25 +103,40 @@ export async function takeBack(
 }
 
 /**
- * Accept: if `transition` succeeds, removes the run's change marks from the text and calls
- * `inNotes` in one notes transaction. The run's changes stay; its scope is forgotten.
+ * Accept: if `transition` succeeds (given the notes of the changes Accept does not apply, by
+ * change position), carries out the run's pending deletes but those of blocks people changed
+ * meanwhile (REV6), removes the run's change marks from the text, and calls `inNotes` in one
+ * notes transaction. The run's changes stay; its scope is forgotten.
  */
 export async function keepRun(
   deps: RunTextDeps,
   run: StoredRun,
-  transition: () => Promise<boolean>,
+  transition: (notes: ReadonlyMap<number, string>) => Promise<boolean>,
   inNotes: (notesYdoc: Y.Doc) => void,
 ): Promise<boolean> {
-  const { hocuspocus, scopes } = deps;
+  const { hocuspocus, scopes, writers } = deps;
   return withDocument(hocuspocus, docName(run.docId), (text) =>
     withDocument(hocuspocus, docName(run.docId, 'notes'), async (notes) => {
-      if (!(await transition())) return false;
-      clearChangeMarks(text, run.id, serverOrigin);
+      if (!(await transition(notAppliedNotes(text, run, writers)))) return false;
+      // The same check again, on the text as it is now: a block people changed is never removed.
+      acceptRunText(text, run.id, serverOrigin);
       notes.transact(() => inNotes(notes), serverOrigin);
       scopes.forget(run.docId, run.id, text);
       return true;
     }),
   );
+}
+
+/** Why each delete or replacement that Accept would not apply now is not applied, by change position. */
+function notAppliedNotes(text: Y.Doc, run: StoredRun, writers: TextWriters): Map<number, string> {
+  const notes = new Map<number, string>();
+  for (const { pending, changed, clients } of pendingDeletes(text, run.id)) {
+    if (!changed) continue;
+    const position = run.changes.findIndex((change) => change.op !== 'insert_after' && change.blockId === pending.blockId);
+    const change = run.changes[position];
+    if (change && change.op !== 'insert_after') notes.set(position, notAppliedNote(writers.names(run.docId, clients), change.op));
+  }
+  return notes;
 }
 
 /**

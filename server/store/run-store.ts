@@ -104,8 +104,12 @@ export interface RunStore {
   completeRun(id: string, agentId: string, now: number, completion: Completion): Promise<boolean>;
   /** claimed by `agentId` → failed with `message`; changes, batches and scope dropped, items pending. */
   failRun(id: string, agentId: string, now: number, message: string): Promise<boolean>;
-  /** review → accepted or discarded by `by` (kept as `decidedBy`); the scope is dropped. */
-  decideRun(id: string, state: 'accepted' | 'discarded', now: number, by?: Author): Promise<boolean>;
+  /**
+   * review → accepted or discarded by `by` (kept as `decidedBy`); the scope is dropped. `notes`
+   * (change position → why it was not applied, REV6) are written on the run's changes in the
+   * same step.
+   */
+  decideRun(id: string, state: 'accepted' | 'discarded', now: number, by?: Author, notes?: ReadonlyMap<number, string>): Promise<boolean>;
   /** The undo scope stored for a run, or null. */
   loadScope(runId: string): Promise<SavedRunScope | null>;
   /** The stored scopes of a document's runs that are claimed or in review. */

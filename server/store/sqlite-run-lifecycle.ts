@@ -57,6 +57,7 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
      VALUES (@runId, @position, @blockId, @instructionId, @op, @before, @after)`,
   );
   const deleteBatches = db.prepare('DELETE FROM run_batches WHERE run_id = ?');
+  const noteChange = db.prepare('UPDATE run_changes SET note = @note WHERE run_id = @runId AND position = @position');
   const selectBatch = db.prepare<[string, string], { response: string }>(
     'SELECT response FROM run_batches WHERE run_id = ? AND idempotency_key = ?',
   );
@@ -117,8 +118,9 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
     return true;
   });
 
-  const decideRun = db.transaction((id: string, state: 'accepted' | 'discarded', now: number, by: Author | null) => {
+  const decideRun = db.transaction((id: string, state: 'accepted' | 'discarded', now: number, by: Author | null, notes: ReadonlyMap<number, string>) => {
     if (decide.run({ id, state, now, byId: by?.id ?? null, byName: by?.name ?? null }).changes === 0) return false;
+    for (const [position, note] of notes) noteChange.run({ runId: id, position, note });
     deleteScope.run(id);
     return true;
   });
@@ -146,8 +148,8 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
     async failRun(id, agentId, now, message) {
       return failRun(id, agentId, now, message);
     },
-    async decideRun(id, state, now, by) {
-      return decideRun(id, state, now, by ?? null);
+    async decideRun(id, state, now, by, notes = new Map()) {
+      return decideRun(id, state, now, by ?? null, notes);
     },
     async loadScope(runId) {
       const row = selectScope.get(runId);

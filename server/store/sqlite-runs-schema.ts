@@ -50,6 +50,7 @@ CREATE TABLE IF NOT EXISTS run_changes (
   op TEXT NOT NULL CHECK (op IN ('replace_block', 'insert_after', 'delete_block')),
   before TEXT,
   after TEXT,
+  note TEXT,
   PRIMARY KEY (run_id, position)
 );
 CREATE TABLE IF NOT EXISTS run_batches (
@@ -69,6 +70,7 @@ CREATE TABLE IF NOT EXISTS run_scopes (
 const addedColumns: Record<string, Record<string, string>> = {
   runs: { claimed_by_name: 'TEXT', decided_by: 'TEXT', decided_by_name: 'TEXT' },
   run_items: { current_text: 'TEXT', drifted: 'INTEGER NOT NULL DEFAULT 0' },
+  run_changes: { note: 'TEXT' },
 };
 
 /**

@@ -40,6 +40,7 @@ interface ChangeRow {
   op: string;
   before: string | null;
   after: string | null;
+  note: string | null;
 }
 
 /** The run store over an open better-sqlite3 handle; creates (or migrates) its tables. */
@@ -162,5 +163,6 @@ function toChange(row: ChangeRow): RunChange {
     instructionId: row.instruction_id,
     before: row.before,
     after: row.after,
+    ...(row.note === null ? {} : { note: row.note }),
   };
 }

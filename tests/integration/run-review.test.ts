@@ -64,8 +64,9 @@ describe('POST /api/runs/:runId/discard', () => {
     await editor.synced;
     const bot = await agentAnswers(doc);
     await waitFor(async () => (await markdownOf(server, doc.docId)) === '# TITLE\n\nbeta two\n\ngamma three');
-    await waitFor(() => readProseMirrorDoc(editor.ydoc).childCount === 3);
-    appendToBlock(editor.ydoc, 2, ' and more');
+    // The deleted block stays in the text, pending, until the run is decided (OP7).
+    await waitFor(() => readProseMirrorDoc(editor.ydoc).child(1).attrs.deleting !== null);
+    appendToBlock(editor.ydoc, 3, ' and more');
     await waitFor(async () => (await markdownOf(server, doc.docId)).endsWith('gamma three and more'));
     expect((await bot.complete(doc.runId)).status).toBe(200);
 
@@ -84,10 +85,13 @@ describe('POST /api/runs/:runId/discard', () => {
   });
 
   it('[REV3] pins the annotations of the text it brings back to that text again', async () => {
-    const doc = await sentRun(server, markdown, ['uppercase', 'delete']);
-    await agentAnswers(doc).then((bot) => bot.complete(doc.runId));
-    const before = await answered(server, doc.docId);
-    expect(before.map((note) => note.status)).toEqual(['attached', 'orphaned']);
+    const doc = await sentRun(server, markdown, ['uppercase', 'rewrite']);
+    const bot = agentApi(server, server.token('agent'));
+    expect((await bot.claim(doc.runId)).status).toBe(200);
+    const [title, alpha] = doc.blocks;
+    const ops = [replaceOp(title, '# TITLE', doc.instructionIds[0]), replaceOp(alpha, 'XYZ', doc.instructionIds[1])];
+    expect((await bot.ops(doc.runId, 'k1', ops)).status).toBe(200);
+    expect((await bot.complete(doc.runId)).status).toBe(200);
     await server.api(`/api/runs/${doc.runId}/discard`, { method: 'POST' });
     expect((await answered(server, doc.docId)).map((note) => note.status)).toEqual(['attached', 'attached']);
   });
@@ -133,12 +137,14 @@ describe('POST /api/runs/:runId/accept', () => {
     const viewer = connect(doc.docId, server.token('viewer'));
     await viewer.synced;
     await agentAnswers(doc).then((bot) => bot.complete(doc.runId));
-    await waitFor(() => readProseMirrorDoc(viewer.ydoc).childCount === 3);
+    await waitFor(() => readProseMirrorDoc(viewer.ydoc).child(1).attrs.deleting !== null);
     // y-prosemirror's diff keeps the "T": only what the run wrote anew is marked.
     expect(changeMarks(readProseMirrorDoc(viewer.ydoc))).toEqual([`ITLE:${doc.runId}`]);
     const accepted = await server.api(`/api/runs/${doc.runId}/accept`, { method: 'POST' });
     expect(accepted).toMatchObject({ status: 200, body: { state: 'accepted' } });
     await waitFor(() => changeMarks(readProseMirrorDoc(viewer.ydoc)).length === 0);
+    // The deleted block, unchanged since the agent read it, is removed now (REV6).
+    await waitFor(() => readProseMirrorDoc(viewer.ydoc).childCount === 3);
     expect(await markdownOf(server, doc.docId)).toBe('# TITLE\n\nbeta two\n\ngamma three');
     expect((await answered(server, doc.docId)).map((note) => note.state)).toEqual(['answered', 'answered']);
     const again = await server.api(`/api/runs/${doc.runId}/discard`, { method: 'POST' });

@@ -20,9 +20,8 @@ import { schema } from '../../shared/schema.ts';
  *
  * The run writes lowercase letters a–e; people type X, Y, Z. People may edit any block the run
  * does not replace or delete, and may type (not erase) inside a replaced text block whose type
- * the run keeps (the Yjs node stays). Text typed inside a block the run deletes or re-creates
- * dies with that node, on Accept as on Discard: Yjs restores a deleted node as a copy holding
- * what the run deleted, not what others added to it meanwhile.
+ * the run keeps (the Yjs node stays). Typing inside blocks the run deletes or re-creates, and
+ * inside the run's new blocks, is the subject of run-review-properties.test.ts.
  */
 
 const seed = process.env.TANDEM_SEED ? Number(process.env.TANDEM_SEED) : undefined;

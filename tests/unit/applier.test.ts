@@ -6,6 +6,8 @@ import { readBlocks, readProseMirrorDoc } from '../../shared/doc-content.ts';
 import { docParts } from '../../shared/doc-layout.ts';
 import type { Op } from '../../shared/ops.ts';
 import { runUndoManager } from '../../shared/run-scope.ts';
+import { serverOrigin } from '../../shared/origins.ts';
+import { acceptRunText } from '../../shared/pending-delete.ts';
 import { bytes, markdown, markdowns, replaceOp, setup } from '../helpers/applier-fixture.ts';
 
 /*
@@ -340,11 +342,13 @@ describe('applyOps: what survives a replacement', () => {
     expect(resolveAnchor(ydoc, gamma)).toMatchObject({ status: 'attached', text: 'gamma' });
   });
 
-  it('orphans the anchors inside a block whose type the op changes (Yjs cannot rename a node)', () => {
+  it('[OP7] keeps the anchors inside a block whose type the op changes until Accept removes the old node', () => {
     const { ydoc, blocks, run, origin } = setup();
     const start = readProseMirrorDoc(ydoc).child(0).nodeSize + 1;
     const beta = anchorFromRange(ydoc, start + 6, start + 10).anchor;
     expect(applyOps(ydoc, [replaceOp(blocks[1], '## Alpha beta gamma delta')], run, origin).ok).toBe(true);
+    expect(resolveAnchor(ydoc, beta)).toMatchObject({ status: 'attached', text: 'beta' });
+    acceptRunText(ydoc, run.runId, serverOrigin);
     expect(resolveAnchor(ydoc, beta)).toEqual({ status: 'orphaned', reason: 'deleted' });
   });
 

@@ -1,0 +1,100 @@
+import * as Y from 'yjs';
+import { docParts } from './doc-layout.ts';
+import type { Origin } from './origins.ts';
+import { pendingDeleteAttr } from './pending-delete-attr.ts';
+
+/**
+ * Taking a run back never takes people's typing with it (PROTOCOL.md REV7). Undoing a run
+ * deletes every item it inserted; when people typed inside a block the run inserted, their
+ * characters are children of the run's Yjs nodes and would go too. So, before the undo, the
+ * nodes on the way from the text root to anything people wrote are taken out of the run's
+ * insertions (with their attributes): the undo then deletes the run's own characters around
+ * them and leaves those nodes standing with what people wrote in them (not pending deletion).
+ */
+
+type DeleteSet = Y.UndoManager['undoStack'][number]['insertions'];
+
+/**
+ * `insertions` (a run's) without the Yjs items of the run-inserted nodes that hold content
+ * people wrote (there now, or deleted by the run, in `deletions`, so the undo brings it back),
+ * and without those nodes' attributes. Also returns those top-level blocks.
+ */
+export function sparePeoplesTyping(ydoc: Y.Doc, insertions: DeleteSet, deletions: DeleteSet): { insertions: DeleteSet; spared: Y.XmlElement[] } {
+  const spare: Y.Item[] = [];
+  const spared: Y.XmlElement[] = [];
+  const ours = (item: Y.Item) => Y.isDeleted(insertions, item.id);
+  for (let top = docParts(ydoc).content._start; top !== null; top = top.right) {
+    if (top.deleted || !ours(top) || !(top.content instanceof Y.ContentType)) continue;
+    const path: Y.Item[] = [];
+    let found = false;
+    const walk = (item: Y.Item) => {
+      path.push(item);
+      for (let child = (item.content as Y.ContentType).type._start; child !== null; child = child.right) {
+        // What the run deleted comes back with the undo: people's text among it counts.
+        if (child.deleted && !Y.isDeleted(deletions, child.id)) continue;
+        if (child.content instanceof Y.ContentType) walk(child);
+        else if (!ours(child) && child.countable) {
+          found = true;
+          for (const node of path) if (!spare.includes(node)) spare.push(node, ...attributeItems(node));
+        }
+      }
+      path.pop();
+    };
+    walk(top);
+    if (found) spared.push(top.content.type as Y.XmlElement);
+  }
+  return { insertions: spare.length === 0 ? insertions : subtract(insertions, spare), spared };
+}
+
+/**
+ * Gives each block of `blocks` whose id an earlier top-level block also carries a fresh id (a
+ * block spared by the undo may carry the id the undo gave back to the block it replaced), as
+ * one transaction with `origin`.
+ */
+export function renewRepeatedIds(ydoc: Y.Doc, blocks: readonly Y.XmlElement[], makeId: () => string, origin: Origin): void {
+  if (blocks.length === 0) return;
+  const seen = new Set<unknown>();
+  const repeated: Y.XmlElement[] = [];
+  for (const yblock of docParts(ydoc).content.toArray()) {
+    if (!(yblock instanceof Y.XmlElement)) continue;
+    const id = yblock.getAttribute('id');
+    if (blocks.includes(yblock) && (seen.has(id) || typeof id !== 'string')) repeated.push(yblock);
+    seen.add(id);
+  }
+  if (repeated.length > 0) ydoc.transact(() => repeated.forEach((yblock) => yblock.setAttribute('id', makeId())), origin);
+}
+
+/** The items of a node's attributes, but for a pending delete (the run's delete of its own block goes). */
+function attributeItems(item: Y.Item): Y.Item[] {
+  const items: Y.Item[] = [];
+  for (const [key, last] of (item.content as Y.ContentType).type._map) {
+    if (key === pendingDeleteAttr) continue;
+    for (let entry: Y.Item | null = last; entry !== null; entry = entry.left) items.push(entry);
+  }
+  return items;
+}
+
+/** `ds` without the clocks of `items`. */
+function subtract(ds: DeleteSet, items: readonly Y.Item[]): DeleteSet {
+  const out = Y.createDeleteSet();
+  for (const [client, ranges] of ds.clients) {
+    const holes = items
+      .filter((item) => item.id.client === client)
+      .map((item) => ({ clock: item.id.clock, end: item.id.clock + item.length }))
+      .sort((a, b) => a.clock - b.clock);
+    const kept: { clock: number; len: number }[] = [];
+    for (const range of ranges) {
+      let start = range.clock;
+      const end = range.clock + range.len;
+      for (const hole of holes) {
+        if (hole.end <= start || hole.clock >= end) continue;
+        if (hole.clock > start) kept.push({ clock: start, len: hole.clock - start });
+        start = Math.max(start, hole.end);
+      }
+      if (start < end) kept.push({ clock: start, len: end - start });
+    }
+    // Yjs reads only `clock` and `len` of a delete set's entries.
+    if (kept.length > 0) out.clients.set(client, kept as (typeof ranges)[number][]);
+  }
+  return out;
+}

@@ -1,0 +1,308 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import * as Y from 'yjs';
+import { applyOps, type ApplierRun } from '../../shared/applier.ts';
+import { readBlocks, readProseMirrorDoc, writeInitialContent } from '../../shared/doc-content.ts';
+import { docParts } from '../../shared/doc-layout.ts';
+import { markdownToBlocks } from '../../shared/markdown.ts';
+import { opKinds } from '../../shared/op-kinds.ts';
+import type { Op } from '../../shared/ops.ts';
+import { importOrigin, runOrigin, serverOrigin } from '../../shared/origins.ts';
+import { acceptRunText, pendingDeletes } from '../../shared/pending-delete.ts';
+import { keepRunDeletions, restoreRunScope, runUndoManager, saveRunScope, undoRun } from '../../shared/run-scope.ts';
+import { schema } from '../../shared/schema.ts';
+
+/*
+ * Nothing a person types is lost to a run's review (OP7, REV6, REV7), over random documents,
+ * random runs of several batches and random typing on three replicas that exchange updates in
+ * a random order, one of them offline for the whole run. Every update reaches every replica
+ * before the run is decided (an edit that reaches the server only after a decision removed its
+ * block cannot be saved by anything the server does). Then the server discards or accepts the
+ * run, on its live Y.Doc or after a restart (the scope saved and read back, the document
+ * reloaded with the run's deletions kept), and the decision reaches everyone.
+ *
+ * People type X, Y and Z, the run writes a–e (and copies the X, Y and Z of a block it rewrites,
+ * and deletes no block holding any, so that a loss could only be the review's doing): every
+ * X, Y and Z typed is in the text of every replica afterwards (its Yjs item alive under live
+ * parents, unless the run itself deleted it), the replicas are identical, and a Discard leaves no trace of the run.
+ * fast-check prints the seed of a failure; replay with TANDEM_SEED=<seed>.
+ */
+
+const seed = process.env.TANDEM_SEED ? Number(process.env.TANDEM_SEED) : undefined;
+const runs = process.env.TANDEM_RUNS ? Number(process.env.TANDEM_RUNS) : undefined;
+const params = (numRuns: number) => ({ numRuns: runs ?? numRuns, ...(seed === undefined ? {} : { seed }) });
+
+type Kind = 'p' | 'h' | 'code';
+interface BlockSpec {
+  kind: Kind;
+  words: string[];
+}
+
+const blockSpec: fc.Arbitrary<BlockSpec> = fc.record({
+  kind: fc.constantFrom<Kind>('p', 'p', 'h', 'code'),
+  words: fc.array(fc.stringMatching(/^[a-e]{1,3}$/), { minLength: 1, maxLength: 3 }),
+});
+
+function markdownOf(spec: BlockSpec): string {
+  const text = spec.words.join(' ');
+  if (spec.kind === 'h') return '## ' + text;
+  if (spec.kind === 'code') return '```\n' + text + '\n```';
+  return text;
+}
+
+type Action = 'sameType' | 'otherType' | 'several' | 'delete' | 'insert';
+interface OpPlan {
+  action: Action;
+  at: number;
+  fresh: BlockSpec[];
+}
+const opPlan: fc.Arbitrary<OpPlan> = fc.record({
+  action: fc.constantFrom<Action>('sameType', 'otherType', 'several', 'delete', 'delete', 'insert'),
+  at: fc.nat(),
+  fresh: fc.array(blockSpec, { minLength: 1, maxLength: 2 }),
+});
+
+/** A step of the schedule: a person types, an update is delivered, or the run writes a batch. */
+type Step = { kind: 'type'; replica: 1 | 2 | 3; at: number; text: string } | { kind: 'deliver'; pick: number } | { kind: 'batch'; ops: OpPlan[] };
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('type' as const), replica: fc.constantFrom(1 as const, 2 as const, 3 as const), at: fc.nat(), text: fc.stringMatching(/^[XYZ]{1,2}$/) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('batch' as const), ops: fc.array(opPlan, { minLength: 1, maxLength: 3 }) }) },
+);
+
+/** Updates in flight: each replica's updates, waiting to reach each other replica. */
+class Network {
+  private readonly queues = new Map<string, Uint8Array[]>();
+  constructor(private readonly docs: Y.Doc[], private readonly offline: ReadonlySet<number>) {
+    docs.forEach((doc, from) => {
+      doc.on('update', (update: Uint8Array, origin: unknown) => {
+        if (origin === this) return;
+        docs.forEach((_, to) => {
+          if (to !== from) this.queue(from, to).push(update);
+        });
+      });
+    });
+  }
+  private queue(from: number, to: number): Uint8Array[] {
+    const key = `${from}>${to}`;
+    let queue = this.queues.get(key);
+    if (!queue) this.queues.set(key, (queue = []));
+    return queue;
+  }
+  /** Delivers the oldest update of one link chosen by `pick` (links from or to an offline replica wait). */
+  deliverOne(pick: number): void {
+    const links = [...this.queues.entries()].filter(([key, queue]) => {
+      const [from, to] = key.split('>').map(Number);
+      return queue.length > 0 && !this.offline.has(from) && !this.offline.has(to);
+    });
+    if (links.length === 0) return;
+    const [key, queue] = links[pick % links.length];
+    this.apply(Number(key.split('>')[1]), queue.shift()!);
+  }
+  /** Everyone back online; every update reaches every replica, in a scrambled order. */
+  flush(scramble: number): void {
+    for (;;) {
+      const links = [...this.queues.entries()].filter(([, queue]) => queue.length > 0);
+      if (links.length === 0) return;
+      const [key, queue] = links[scramble++ % links.length];
+      this.apply(Number(key.split('>')[1]), queue.shift()!);
+    }
+  }
+  /** The server (replica 0) is replaced by `doc`, which holds everything it had. */
+  replaceServer(doc: Y.Doc): void {
+    this.docs[0] = doc;
+    doc.on('update', (update: Uint8Array, origin: unknown) => {
+      if (origin === this) return;
+      this.docs.forEach((_, to) => {
+        if (to !== 0) this.queue(0, to).push(update);
+      });
+    });
+  }
+  private apply(to: number, update: Uint8Array): void {
+    Y.applyUpdate(this.docs[to], update, this);
+  }
+}
+
+/** The ops of a batch planned against the server's document as the agent reads it. */
+function planOps(server: Y.Doc, plans: OpPlan[], fence: ReadonlySet<string>): Op[] {
+  const views = readBlocks(server).filter((view) => fence.has(view.id));
+  const ops: Op[] = [];
+  const used = new Set<string>();
+  for (const plan of plans) {
+    if (views.length === 0) break;
+    const view = views[plan.at % views.length];
+    if (used.has(view.id)) continue;
+    used.add(view.id);
+    const instructionId = 'i1';
+    const [first, ...rest] = plan.fresh;
+    // The agent keeps what it reads of people's letters: a loss would be the review's doing.
+    const seen = view.markdown.match(/[XYZ]/g)?.join('') ?? '';
+    const withSeen = (words: string[]) => (seen ? [...words, seen] : words);
+    if (plan.action === 'delete' && seen) continue;
+    if (plan.action === 'delete') ops.push({ op: 'delete_block', blockId: view.id, expectHash: view.hash, instructionId });
+    else if (plan.action === 'insert') ops.push({ op: 'insert_after', blockId: view.id, markdown: plan.fresh.map(markdownOf).join('\n\n'), instructionId });
+    else {
+      const kind = view.type === 'heading' ? 'h' : view.type === 'code_block' ? 'code' : 'p';
+      const otherKind: Kind = kind === 'p' ? 'h' : 'p';
+      const specs: BlockSpec[] =
+        plan.action === 'sameType'
+          ? [{ kind, words: withSeen(first.words) }]
+          : plan.action === 'otherType'
+            ? [{ kind: otherKind, words: withSeen(first.words) }]
+            : [{ kind, words: withSeen(first.words) }, ...(rest.length ? rest : [first])];
+      ops.push({ op: 'replace_block', blockId: view.id, markdown: specs.map(markdownOf).join('\n\n'), expectHash: view.hash, instructionId });
+    }
+  }
+  return ops;
+}
+
+function applierRun(fence: Set<string>): ApplierRun {
+  let count = 0;
+  return { runId: 'run', fence, instructions: new Set(['i1']), allowedOps: new Set(opKinds), makeId: () => `n${++count}` };
+}
+
+/** Types `text` into one of the texts of `ydoc` (any: old, the run's, one it deletes). */
+function typeSomewhere(ydoc: Y.Doc, at: number, text: string): number {
+  const texts: Y.XmlText[] = [];
+  const walk = (node: unknown) => {
+    if (node instanceof Y.XmlText) texts.push(node);
+    else if (node instanceof Y.XmlElement) node.toArray().forEach(walk);
+  };
+  docParts(ydoc).content.toArray().forEach(walk);
+  if (texts.length === 0) return 0;
+  const ytext = texts[at % texts.length];
+  ytext.insert(Math.floor(at / texts.length) % (ytext.length + 1), text);
+  return text.length;
+}
+
+type DeleteSet = Y.UndoManager['undoStack'][number]['deletions'];
+
+/**
+ * How many characters people typed are in the text (their Yjs items alive, under live parents)
+ * or were deleted by the run itself: deleted by its ops (it read them: on Accept that is its
+ * edit, on Discard Yjs brings them back as copies) or in a block it deleted that Accept removes
+ * unchanged (`acceptRemoves`, `client:clock`).
+ */
+function peoplesCharactersIn(ydoc: Y.Doc, runDeleted: DeleteSet, acceptRemoves: ReadonlySet<string>): number {
+  let count = 0;
+  for (const client of people) {
+    for (const struct of ydoc.store.clients.get(client) ?? []) {
+      // People only type, so a collected struct of theirs (or a collected item's content) was text.
+      const collected = !(struct instanceof Y.Item);
+      if (!collected && !(struct.content instanceof Y.ContentString || struct.content instanceof Y.ContentDeleted)) continue;
+      let alive = !struct.deleted;
+      for (let parent = collected ? null : (struct.parent as Y.AbstractType<unknown>); parent?._item; parent = parent._item.parent as Y.AbstractType<unknown>) {
+        if (parent._item.deleted) alive = false;
+      }
+      for (let i = 0; i < struct.length; i++) {
+        const clock = struct.id.clock + i;
+        if (alive || Y.isDeleted(runDeleted, Y.createID(client, clock)) || acceptRemoves.has(`${client}:${clock}`)) count++;
+      }
+    }
+  }
+  return count;
+}
+
+/** Adds `client:clock` of every character under `ytype` to `into`. */
+function collectClocks(ytype: { _start: Y.Item | null }, into: Set<string>): void {
+  for (let item = ytype._start; item !== null; item = item.right) {
+    for (let i = 0; i < item.length; i++) into.add(`${item.id.client}:${item.id.clock + i}`);
+    if (item.content instanceof Y.ContentType) collectClocks(item.content.type, into);
+  }
+}
+
+/** The Yjs clients of the three people's replicas. */
+const people = [2, 3, 4];
+
+function peopleLetters(ydoc: Y.Doc): number {
+  const doc = readProseMirrorDoc(ydoc);
+  return (doc.textBetween(0, doc.content.size, '\n', '\n').match(/[XYZ]/g) ?? []).length;
+}
+
+function baseDoc(specs: BlockSpec[]): Y.Doc {
+  const blocks = specs.flatMap((spec) => markdownToBlocks(markdownOf(spec))).map((block, i) => block.type.create({ ...block.attrs, id: `b${i}` }, block.content));
+  const ydoc = new Y.Doc();
+  ydoc.clientID = 100;
+  writeInitialContent(ydoc, schema.nodes.doc.create(null, blocks), importOrigin);
+  return ydoc;
+}
+
+function copyOf(source: Y.Doc, clientID: number): Y.Doc {
+  const ydoc = new Y.Doc();
+  ydoc.clientID = clientID;
+  Y.applyUpdate(ydoc, Y.encodeStateAsUpdate(source));
+  return ydoc;
+}
+
+describe('review keeps what people type (fast-check)', () => {
+  it('[OP7][REV6][REV7] keeps every character people type through Discard and Accept, with or without a restart, on every replica', () => {
+    fc.assert(
+      fc.property(
+        fc.array(blockSpec, { minLength: 2, maxLength: 5 }),
+        fc.array(step, { minLength: 3, maxLength: 25 }),
+        fc.constantFrom<'discard' | 'accept'>('discard', 'accept'),
+        fc.boolean(),
+        fc.nat(),
+        (specs, steps, decision, restart, scramble) => {
+          const base = baseDoc(specs);
+          const fence = new Set(readBlocks(base).map((block) => block.id));
+          // Replica 0 is the server; replica 3 is offline from the start until the decision.
+          const replicas = [copyOf(base, 1), copyOf(base, 2), copyOf(base, 3), copyOf(base, 4)];
+          const network = new Network(replicas, new Set([3]));
+          const origin = runOrigin('run');
+          let manager = runUndoManager(replicas[0], origin);
+          const run = applierRun(fence);
+          let typed = 0;
+          let batches = 0;
+          for (const each of steps) {
+            if (each.kind === 'type') {
+              const ydoc = replicas[each.replica];
+              ydoc.transact(() => (typed += typeSomewhere(ydoc, each.at, each.text)));
+            } else if (each.kind === 'deliver') network.deliverOne(each.pick);
+            else {
+              const server = replicas[0];
+              const ops = planOps(server, each.ops, fence);
+              if (ops.length === 0) continue;
+              manager.stopCapturing();
+              const result = applyOps(server, ops, run, origin);
+              expect(result.ok, JSON.stringify(result)).toBe(true);
+              manager.stopCapturing();
+              batches++;
+            }
+          }
+          fc.pre(batches > 0);
+          network.flush(scramble);
+
+          if (restart) {
+            const saved = saveRunScope(manager);
+            const reloaded = new Y.Doc({ gc: true, gcFilter: keepRunDeletions([saved]) });
+            Y.applyUpdate(reloaded, Y.encodeStateAsUpdate(replicas[0]));
+            replicas[0] = reloaded;
+            network.replaceServer(reloaded);
+            manager = restoreRunScope(reloaded, runOrigin('run'), saved);
+          }
+          const server = replicas[0];
+          const runDeleted = Y.mergeDeleteSets(manager.undoStack.map((item) => item.deletions));
+          const acceptRemoves = new Set<string>();
+          for (const { yblock, changed } of pendingDeletes(server, 'run')) if (!changed) collectClocks(yblock, acceptRemoves);
+          if (decision === 'discard') undoRun(manager);
+          else acceptRunText(server, 'run', serverOrigin);
+          network.flush(scramble);
+
+          const text = JSON.stringify(readProseMirrorDoc(server).toJSON());
+          for (const ydoc of replicas) {
+            expect(peoplesCharactersIn(ydoc, runDeleted, decision === 'accept' ? acceptRemoves : new Set())).toBe(typed);
+            // Accept may show a letter twice: in a block people changed, kept, and in the run's copy.
+            if (decision === 'discard') expect(peopleLetters(ydoc)).toBe(typed);
+            else expect(peopleLetters(ydoc)).toBeGreaterThanOrEqual(typed);
+            expect(JSON.stringify(readProseMirrorDoc(ydoc).toJSON())).toBe(text);
+          }
+          // Either way the review is over: no change mark, no block pending deletion.
+          expect(text).not.toContain('"change"');
+          expect(text).not.toMatch(/"deleting":"/);
+        },
+      ),
+      params(100),
+    );
+  }, runs === undefined ? 20_000 : 600_000);
+});
