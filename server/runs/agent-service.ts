@@ -78,7 +78,7 @@ export class AgentService {
   async claim(principal: Claims, runId: string): Promise<ClaimView> {
     const run = await this.agentRun(principal, runId);
     const { store, hocuspocus, mirror, leaseMs } = this.deps;
-    const now = Date.now();
+    const now = this.deps.now();
     if (!(await store.runs.claimRun(run.id, agentOf(principal), now, now + leaseMs))) {
       const current = await store.runs.getRun(run.id);
       if (current?.state === 'claimed') throw new Rejection(409, 'ALREADY_CLAIMED', 'This run is already claimed by an agent.');
@@ -93,7 +93,7 @@ export class AgentService {
   /** CLAIM2: extends the lease of a run this agent holds; 409 `NOT_CLAIMED` otherwise. */
   async heartbeat(principal: Claims, runId: string): Promise<{ lease: { expiresAt: string } }> {
     const run = await this.agentRun(principal, runId);
-    const now = Date.now();
+    const now = this.deps.now();
     const expiresAt = now + this.deps.leaseMs;
     if (!(await this.deps.store.runs.renewLease(run.id, principal.sub, now, expiresAt))) throw notClaimed();
     await this.deps.mirror.refresh(run.docId);
@@ -112,10 +112,10 @@ export class AgentService {
       const current = (await store.runs.getRun(run.id)) ?? run;
       const replay = await store.runs.findBatch(run.id, input.idempotencyKey);
       if (replay !== undefined && current.claimedBy?.id === principal.sub) return replay;
-      if (!holdsClaim(current, principal)) throw notClaimed();
+      if (!holdsClaim(current, principal, this.deps.now())) throw notClaimed();
       const allowed = new Set(principal.ops ?? opKinds);
       const result = await applyBatch(this.deps, current, input.ops, allowed, (changes, applied, scope) =>
-        store.runs.recordBatch(run.id, principal.sub, Date.now(), {
+        store.runs.recordBatch(run.id, principal.sub, this.deps.now(), {
           idempotencyKey: input.idempotencyKey,
           response: { applied },
           changes: changes.map(({ op, blockId, instructionId, before, after }) => ({ op, blockId, instructionId, before, after })),
@@ -143,8 +143,8 @@ export class AgentService {
     const refusals = new Map(input.refusals.map((refusal) => [refusal.instructionId, refusal.reason]));
     await locks.run(run.id, async () => {
       const current = await store.runs.getRun(run.id);
-      if (!current || !holdsClaim(current, principal)) throw notClaimed();
-      if (!(await store.runs.completeRun(run.id, principal.sub, Date.now(), { summary: input.summary, refusals }))) throw notClaimed();
+      if (!current || !holdsClaim(current, principal, this.deps.now())) throw notClaimed();
+      if (!(await store.runs.completeRun(run.id, principal.sub, this.deps.now(), { summary: input.summary, refusals }))) throw notClaimed();
     });
     await mirror.refresh(run.docId);
     await recordAudit(store.audit, principal, 'run.completed', run.docId, run.id);
@@ -158,11 +158,11 @@ export class AgentService {
     const { store, locks, mirror } = this.deps;
     await locks.run(run.id, async () => {
       const current = await store.runs.getRun(run.id);
-      if (!current || !holdsClaim(current, principal)) throw notClaimed();
+      if (!current || !holdsClaim(current, principal, this.deps.now())) throw notClaimed();
       const failed = await takeBack(
         this.deps,
         current,
-        () => store.runs.failRun(run.id, principal.sub, Date.now(), input.message),
+        () => store.runs.failRun(run.id, principal.sub, this.deps.now(), input.message),
         (notes) => {
           for (const item of current.items) setInstructionState(notes, item.instructionId, 'queued', null, serverOrigin);
         },
@@ -191,8 +191,8 @@ export class AgentService {
   }
 }
 
-function holdsClaim(run: StoredRun, principal: Claims): boolean {
-  return run.state === 'claimed' && run.claimedBy?.id === principal.sub && (run.leaseExpiresAt ?? 0) > Date.now();
+function holdsClaim(run: StoredRun, principal: Claims, now: number): boolean {
+  return run.state === 'claimed' && run.claimedBy?.id === principal.sub && (run.leaseExpiresAt ?? 0) > now;
 }
 
 function agentOf(principal: Claims) {
