@@ -1,5 +1,5 @@
 import { Rejection } from '../rejection.ts';
-import { may } from '../auth/roles.ts';
+import { may } from '../../shared/permissions.ts';
 import type { Store } from '../store/store.ts';
 import { forbidden } from './api-error.ts';
 import type { RouteHandler } from './api.ts';

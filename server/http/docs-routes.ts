@@ -3,7 +3,7 @@ import type { Claims } from '../../shared/claims.ts';
 import { docName, docParts, readMeta } from '../../shared/doc-layout.ts';
 import { readBlocks } from '../../shared/doc-content.ts';
 import { maxTitleLength } from '../../shared/limits.ts';
-import { may } from '../auth/roles.ts';
+import { coversDoc, may, mayCreateDocs } from '../../shared/permissions.ts';
 import { readAnnotationViews } from '../docs/annotation-views.ts';
 import { createDoc } from '../docs/create-doc.ts';
 import { docMarkdown } from '../docs/doc-markdown.ts';
@@ -25,7 +25,7 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
   const readable = (principal: Claims, id: string) => readableDoc(store, principal, id);
 
   router.add('POST', '/api/docs', async ({ principal, body }) => {
-    if (!may(principal.role, 'docs.create') || principal.doc !== undefined) {
+    if (!mayCreateDocs(principal)) {
       throw forbidden('Only editors may create documents.');
     }
     const record = await createDoc(store, parseNewDoc(await body()));
@@ -34,12 +34,12 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
   });
 
   router.add('GET', '/api/docs', async ({ principal }) => {
-    if (!may(principal.role, 'docs.read')) throw forbidden();
+    if (!may(principal.role, 'doc.read')) throw forbidden();
     const records = await store.listDocs();
     return json(
       200,
       records
-        .filter((record) => principal.doc === undefined || record.id === principal.doc)
+        .filter((record) => coversDoc(principal, record.id))
         .map(({ id, title, kind, updatedAt }) => ({ id, title, kind, updatedAt: new Date(updatedAt).toISOString() })),
     );
   });

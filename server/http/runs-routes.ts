@@ -1,7 +1,7 @@
 import { Rejection } from '../rejection.ts';
 import type { Hocuspocus } from '@hocuspocus/server';
 import { isRecordId } from '../../shared/annotations.ts';
-import { may } from '../auth/roles.ts';
+import { may } from '../../shared/permissions.ts';
 import type { RunMirror } from '../runs/run-mirror.ts';
 import type { RunServices } from '../runs/run-services.ts';
 import { parseDiscardReason, pinDiscardReason } from '../runs/discard-reason.ts';
@@ -28,7 +28,7 @@ export function addRunRoutes(
 
   router.add('POST', '/api/docs/:id/runs', async ({ principal, params }) => {
     const doc = await readableDoc(store, principal, params.id);
-    if (!may(principal.role, 'runs.send')) throw forbidden('Only editors may send instructions to the agent.');
+    if (!may(principal.role, 'run.send')) throw forbidden('Only editors may send instructions to the agent.');
     const result = await sendRun(deps, doc, { id: principal.sub, name: principal.name });
     if (result.ok) {
       runs.notifier.notify();
@@ -56,7 +56,7 @@ export function addRunRoutes(
   });
 
   router.add('GET', '/api/runs/:runId', async ({ principal, params }) => {
-    if (!may(principal.role, 'docs.read')) throw forbidden();
+    if (!may(principal.role, 'doc.read')) throw forbidden();
     const run = isRecordId(params.runId) ? await store.runs.getRun(params.runId) : null;
     if (!run) throw notFound('There is no run with this id.');
     await readableDoc(store, principal, run.docId);
@@ -72,7 +72,7 @@ export function addRunRoutes(
 
   // A reason is checked before anything changes; its drafts are made once the discard is done.
   router.add('POST', '/api/runs/:runId/discard', async ({ principal, params, body }) => {
-    if (!may(principal.role, 'runs.review')) throw forbidden('Only editors may accept or discard a run.');
+    if (!may(principal.role, 'run.decide')) throw forbidden('Only editors may accept or discard a run.');
     const reason = parseDiscardReason(await body({ optional: true }));
     const decided = await runs.review.decide(principal, params.runId, 'discarded');
     const run = await store.runs.getRun(params.runId);

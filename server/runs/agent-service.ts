@@ -7,7 +7,7 @@ import { readBlocks, type BlockView } from '../../shared/doc-content.ts';
 import { docName } from '../../shared/doc-layout.ts';
 import { opKinds } from '../../shared/op-kinds.ts';
 import { serverOrigin } from '../../shared/origins.ts';
-import { may } from '../auth/roles.ts';
+import { coversDoc, may } from '../../shared/permissions.ts';
 import { readDocState } from '../docs/read-doc.ts';
 import type { StoredRun } from '../store/store.ts';
 import { parseCompleteInput, parseFailInput, parseOpsInput } from './agent-input.ts';
@@ -67,7 +67,7 @@ export class AgentService {
     const deadline = Date.now() + waitMs;
     for (;;) {
       const seen = notifier.version;
-      const runs = (await store.runs.listQueued()).filter((run) => principal.doc === undefined || run.docId === principal.doc);
+      const runs = (await store.runs.listQueued()).filter((run) => coversDoc(principal, run.docId));
       const left = deadline - Date.now();
       if (runs.length > 0 || left <= 0 || notifier.closed || signal?.aborted) return runs.map(queuedView);
       await notifier.wait(seen, Math.min(left, storeCheckMs), signal);
@@ -176,7 +176,7 @@ export class AgentService {
 
   /** Throws 403 unless `principal` is an agent. */
   mustBeAgent(principal: Claims): void {
-    if (!may(principal.role, 'runs.work')) throw new Rejection(403, 'FORBIDDEN', 'Only agents may claim runs and work on them.');
+    if (!may(principal.role, 'run.work')) throw new Rejection(403, 'FORBIDDEN', 'Only agents may claim runs and work on them.');
   }
 
   /** The run, when `principal` is an agent that may work on it; else throws 403 or 404. */
@@ -184,7 +184,7 @@ export class AgentService {
     this.mustBeAgent(principal);
     const run = isRecordId(runId) ? await this.deps.store.runs.getRun(runId) : null;
     if (!run) throw runNotFound();
-    if (principal.doc !== undefined && principal.doc !== run.docId) {
+    if (!coversDoc(principal, run.docId)) {
       throw new Rejection(403, 'FORBIDDEN', 'This run belongs to a document your token is not for.');
     }
     return run;
