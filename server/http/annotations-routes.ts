@@ -13,6 +13,7 @@ import { forbidden, notFound } from './api-error.ts';
 import type { RouteHandler } from './api.ts';
 import { parseNewAnnotation } from './annotation-input.ts';
 import { readableDoc } from './doc-access.ts';
+import type { CreatedId } from '../../shared/wire/docs.ts';
 import { json } from './reply.ts';
 import type { Router } from './router.ts';
 
@@ -51,7 +52,7 @@ export function addAnnotationRoutes(router: Router<RouteHandler>, deps: { store:
     );
     if (!result.ok) throw refusal(result.error);
     await store.annotationDocs.add(doc.id, [result.id]);
-    return json(201, { id: result.id });
+    return json(201, { id: result.id } satisfies CreatedId);
   });
 
   router.add('POST', '/api/annotations/:id/escalate', async ({ principal, params }) => {
@@ -64,7 +65,7 @@ export function addAnnotationRoutes(router: Router<RouteHandler>, deps: { store:
     );
     if (!result.ok) throw refusal(result.error);
     await store.annotationDocs.add(doc.id, [result.id]);
-    return json(201, { id: result.id });
+    return json(201, { id: result.id } satisfies CreatedId);
   });
 }
 

@@ -10,6 +10,7 @@ import { toRunRecord } from '../store/run-store.ts';
 import type { Store } from '../store/store.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { forbidden, notFound } from './api-error.ts';
+import type { RunDecision, RunItemView, SentRun } from '../../shared/wire/runs.ts';
 import type { RouteHandler } from './api.ts';
 import { readableDoc } from './doc-access.ts';
 import { json } from './reply.ts';
@@ -33,7 +34,7 @@ export function addRunRoutes(
     if (result.ok) {
       runs.notifier.notify();
       await recordAudit(store.audit, principal, 'run.sent', doc.id, result.run.id);
-      const items = result.run.items.map(({ instructionId, blockId, instruction, quote, currentText, drifted }) => ({
+      const items: RunItemView[] = result.run.items.map(({ instructionId, blockId, instruction, quote, currentText, drifted }) => ({
         instructionId,
         blockId,
         instruction,
@@ -41,7 +42,8 @@ export function addRunRoutes(
         currentText,
         drifted,
       }));
-      return json(201, { runId: result.run.id, items });
+      const sent: SentRun = { runId: result.run.id, items };
+      return json(201, sent);
     }
     if (result.code === 'NOTHING_TO_SEND') {
       throw new Rejection(422, 'NOTHING_TO_SEND', 'No instruction is ready to send: create one, or mark a draft as ready.');
@@ -80,6 +82,7 @@ export function addRunRoutes(
     await recordAudit(store.audit, principal, 'run.discarded', run.docId, run.id);
     if (reason === null) return json(200, decided);
     const draftIds = await pinDiscardReason(deps, run, reason, { id: principal.sub, name: principal.name });
-    return json(200, { ...decided, draftIds });
+    const answer: RunDecision = { ...decided, draftIds };
+    return json(200, answer);
   });
 }
