@@ -20,7 +20,7 @@ import type { PlannedOp } from './reference/plan.ts';
 export type { ClaimedRun, QueuedRun, Refusal };
 
 /**
- * A client of the agent HTTP API (README, "Agent API"). Every agent, built in or external, goes
+ * A client of the agent HTTP API (docs/api.md, "Agent routes"). Every agent, built in or external, goes
  * through these routes; the built-in reference agent has no private shortcut. Bodies and answers
  * are the wire types of shared/wire; an answer that does not have its type is refused
  * (Rejection `BAD_ANSWER`) rather than half-read.
