@@ -50,11 +50,6 @@ export function coversDoc(principal: Pick<Claims, 'doc'>, docId: string): boolea
   return principal.doc === undefined || principal.doc === docId;
 }
 
-/** Whether `principal` may do `action` on document `docId`. */
-export function mayOnDoc(principal: Pick<Claims, 'role' | 'doc'>, action: Action, docId: string): boolean {
-  return may(principal.role, action) && coversDoc(principal, docId);
-}
-
 /** Creating a document is outside every document: a token for one document may not. */
 export function mayCreateDocs(principal: Pick<Claims, 'role' | 'doc'>): boolean {
   return may(principal.role, 'doc.create') && principal.doc === undefined;

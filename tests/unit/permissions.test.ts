@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { roles, type Role } from '../../shared/claims.ts';
-import { actions, coversDoc, may, mayCreateDocs, mayOnDoc, mayWritePart, type Action } from '../../shared/permissions.ts';
+import { actions, coversDoc, may, mayCreateDocs, mayWritePart, type Action } from '../../shared/permissions.ts';
 
 /**
  * README's "Security model" table, row by row, as the roles each action is for:
@@ -61,12 +61,6 @@ describe('document scope', () => {
   it('lets a token for one document act on that document only', () => {
     expect(coversDoc({ doc: docA }, docA)).toBe(true);
     expect(coversDoc({ doc: docA }, docB)).toBe(false);
-  });
-
-  it('needs both the role and the scope for an action on a document', () => {
-    expect(mayOnDoc({ role: 'editor', doc: docA }, 'run.send', docA)).toBe(true);
-    expect(mayOnDoc({ role: 'editor', doc: docA }, 'run.send', docB)).toBe(false);
-    expect(mayOnDoc({ role: 'commenter' }, 'run.send', docA)).toBe(false);
   });
 
   it('lets no token for one document create documents, whatever its role', () => {
