@@ -1,0 +1,51 @@
+import * as v from 'valibot';
+import { jsonObject } from './parse.ts';
+
+/** The wire forms of Send and review (`POST /api/docs/:id/runs`, `/api/runs/:runId/…`). */
+
+export const maxDiscardReasonLength = 2000;
+
+/** One instruction of a run as Send answers it and agents read it. */
+export const RunItemView = v.object({
+  instructionId: v.string(),
+  blockId: v.string(),
+  /** The instruction's work order at send time. */
+  instruction: v.string(),
+  /** The target text as it was pinned. */
+  quote: v.string(),
+  /** The target text at send time; null when it was deleted (RUN5). */
+  currentText: v.nullable(v.string()),
+  /** The target text changed between pinning and Send. */
+  drifted: v.boolean(),
+});
+export type RunItemView = v.InferOutput<typeof RunItemView>;
+
+/** The answer of `POST /api/docs/:id/runs`. */
+export const SentRun = v.object({ runId: v.string(), items: v.array(RunItemView) });
+export type SentRun = v.InferOutput<typeof SentRun>;
+
+/**
+ * `POST /api/runs/:runId/discard`: `{reason?}`, trimmed; a problem with `reason` is the
+ * server's `INVALID_REASON`, any other `INVALID_BODY`.
+ */
+export const DiscardBody = jsonObject(
+  v.object({
+    reason: v.optional(
+      v.pipe(
+        v.string('The reason must be a string.'),
+        v.trim(),
+        v.nonEmpty('The reason must not be empty; leave it out to discard without one.'),
+        v.maxLength(maxDiscardReasonLength, `The reason must be at most ${maxDiscardReasonLength} characters.`),
+      ),
+    ),
+  }),
+  'The body must be a JSON object {reason?}.',
+);
+export type DiscardBody = v.InferOutput<typeof DiscardBody>;
+
+/** The answer of accept and discard; `draftIds` are the instructions a discard's reason made. */
+export const RunDecision = v.object({
+  state: v.picklist(['accepted', 'discarded']),
+  draftIds: v.optional(v.array(v.string())),
+});
+export type RunDecision = v.InferOutput<typeof RunDecision>;
