@@ -18,7 +18,7 @@ import { json } from './reply.ts';
 import type { Router } from './router.ts';
 
 /**
- * The annotation routes of CONTRACT.md. The server writes into `<id>/notes` with its own
+ * The annotation routes of docs/api.md. The server writes into `<id>/notes` with its own
  * origin, in the principal's name; a refused request stores nothing.
  */
 export function addAnnotationRoutes(router: Router<RouteHandler>, deps: { store: Store; hocuspocus: Hocuspocus }): void {

@@ -19,7 +19,7 @@ import { parseNewDoc } from './doc-input.ts';
 import { json, text } from './reply.ts';
 import type { Router } from './router.ts';
 
-/** The document routes of CONTRACT.md: create, list, read, export as Markdown. */
+/** The document routes of docs/api.md: create, list, read, export as Markdown. */
 export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store; hocuspocus: Hocuspocus }): void {
   const { store, hocuspocus } = deps;
 

@@ -28,7 +28,7 @@ const applyStatus: Record<ApplyError['code'], number> = {
 };
 
 /**
- * What an agent may do with runs (CONTRACT.md, agent routes): list queued runs, claim one,
+ * What an agent may do with runs (docs/api.md, agent routes): list queued runs, claim one,
  * keep its lease, send batches of ops, complete or fail it. One service behind two thin
  * adapters: the HTTP routes (server/http/agent-routes.ts) and stateless messages on an agent's
  * Yjs connection (server/extensions/agent-stateless.ts), which pass request bodies as they

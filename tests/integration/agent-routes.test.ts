@@ -11,7 +11,7 @@ import { startTestServer } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
 /*
- * The agent routes (CONTRACT.md, "Agent routes"; shared/PROTOCOL.md QUEUE, CLAIM, OP) against a real
+ * The agent routes (docs/api.md, "Agent routes"; shared/PROTOCOL.md QUEUE, CLAIM, OP) against a real
  * server: claims, leases, batches of ops and how a run ends, with the codes of every refusal.
  */
 
