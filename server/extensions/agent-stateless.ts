@@ -12,7 +12,7 @@ import type { AuthContext } from './auth.ts';
  * The agent routes as Hocuspocus stateless messages (shared/PROTOCOL.md, AGENT1–AGENT4): an
  * agent that is a peer of a document may send `{type, requestId, runId, …}` on its `<id>`
  * connection (read-only as it is) and gets `{requestId, ok, result | error}` back on that
- * connection. The same AgentService answers as for HTTP; runs of other documents are refused.
+ * connection: the route's 200 body as `result` (AGENT2), or its error body (AGENT3). The same AgentService answers as for HTTP; runs of other documents are refused.
  * Payloads that are no agent request are left to whoever else listens.
  */
 export class AgentStateless implements Extension {

@@ -51,6 +51,7 @@ export class Auth implements Extension {
     }
     if (!may(principal.role, 'doc.read')) throw new ConnectionDenied(denialReasons.notAllowed);
     if (!(await this.options.store.getDoc(target.docId))) throw new ConnectionDenied(denialReasons.unknownDocument);
+    // DOC3: read-only per role and part; Hocuspocus applies nothing such a connection sends.
     connectionConfig.readOnly = !mayWritePart(principal.role, target.part);
     return { principal };
   }

@@ -99,7 +99,7 @@ describe('refused connections', () => {
     ['a malformed token', 'garbage'],
     ['an empty token', ''],
     ['a token whose signature was altered', 'tampered'],
-  ])('refuses %s with the reason "Invalid token"', async (_label, kind) => {
+  ])('[DOC4] refuses %s with the reason "Invalid token"', async (_label, kind) => {
     const id = await createDoc();
     const token = kind === 'tampered' ? server.token('editor').slice(0, -2) + 'AA' : kind;
     const peer = connect(id, token);
@@ -107,12 +107,12 @@ describe('refused connections', () => {
     await expect(peer.synced).rejects.toThrow('Invalid token');
   });
 
-  it.each(['nosuchdoc', 'bad name', 'a/b/c', 'a/other'])('refuses the document name "%s" as "Unknown document"', async (name) => {
+  it.each(['[DOC4] nosuchdoc', 'bad name', 'a/b/c', 'a/other'])('refuses the document name "%s" as "Unknown document"', async (name) => {
     const peer = connect(name, server.token('editor'));
     expect(await peer.authenticationFailed).toBe(denialReasons.unknownDocument);
   });
 
-  it('admits a document-limited token to every part of its document only', async () => {
+  it('[DOC1] admits a document-limited token to every part of its document only', async () => {
     const id = await createDoc();
     const other = await createDoc();
     const token = server.token('editor', { doc: id });
