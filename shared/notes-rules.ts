@@ -3,6 +3,7 @@ import type { Role } from './claims.ts';
 import { may } from './permissions.ts';
 import { notesParts } from './doc-layout.ts';
 import { parseAnnotation, type Annotation, type Author, type InstructionState, type ParseResult } from './annotations.ts';
+import canonicalize from 'canonicalize';
 
 /**
  * Who may change what in a document's `<id>/notes` Y.Doc over Yjs. The server checks every
@@ -303,16 +304,12 @@ function holdsPlainValues(map: Y.Map<unknown>, except?: string): boolean {
   return true;
 }
 
-/** JSON with every object's keys sorted, so that equal values give equal strings. */
+/**
+ * JSON with every object's keys sorted (RFC 8785, by `canonicalize`), so that equal values give
+ * equal strings; `undefined` reads as null.
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return '[' + value.map((item) => canonicalJson(item ?? null)).join(',') + ']';
-  if (typeof value === 'object' && value !== null) {
-    const keys = Object.keys(value)
-      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-      .sort();
-    return '{' + keys.map((key) => JSON.stringify(key) + ':' + canonicalJson((value as Record<string, unknown>)[key])).join(',') + '}';
-  }
-  return JSON.stringify(value) ?? 'null';
+  return canonicalize(value) ?? 'null';
 }
 
 function refuse(rule: NotesRule, annotationId: string, message: string): NotesRefusal {
