@@ -5,6 +5,7 @@ import type { Placement } from './annotation-plugin.ts';
 import { noAnnotationRights, type AnnotationRights } from './session.ts';
 import type { RunRecord } from '../shared/run-record.ts';
 import { sentWorkOrder } from './run-status.ts';
+import type { PerformAnnotationRequest } from './tandem-annotation-card.ts';
 import './tandem-annotation-card.ts';
 
 /**
@@ -17,6 +18,7 @@ export class TandemAnnotationPanel extends LitElement {
     placements: { attribute: false },
     active: {},
     rights: { attribute: false },
+    perform: { attribute: false },
     runs: { attribute: false },
   };
   declare annotations: readonly Annotation[];
@@ -25,6 +27,8 @@ export class TandemAnnotationPanel extends LitElement {
   declare runs: readonly RunRecord[];
   declare active: string | null;
   declare rights: AnnotationRights;
+  /** Carries out each card's requests (see tandem-annotation-card.ts). */
+  declare perform: PerformAnnotationRequest | undefined;
 
   constructor() {
     super();
@@ -32,6 +36,7 @@ export class TandemAnnotationPanel extends LitElement {
     this.placements = new Map();
     this.active = null;
     this.rights = noAnnotationRights;
+    this.perform = undefined;
     this.runs = [];
   }
 
@@ -59,6 +64,7 @@ export class TandemAnnotationPanel extends LitElement {
           .placement=${this.placements.get(a.id)}
           .active=${a.id === this.active}
           .rights=${this.rights}
+          .perform=${this.perform}
           .source=${a.kind === 'instruction' && a.fromCommentId ? (byId.get(a.fromCommentId) ?? null) : null}
           .derived=${a.kind === 'comment' ? derived(a.id) : []}
           .sentText=${sentWorkOrder(this.runs, a)}

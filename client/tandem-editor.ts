@@ -7,7 +7,8 @@ import type { Annotation, AnnotationKind, Author } from '../shared/annotations.t
 import { AnnotationActions } from './annotation-actions.ts';
 import { annotationsKey, type AnnotationsState } from './annotation-plugin.ts';
 import { closeDraft, focusAnnotation, openDraft, selectAnnotation } from './annotation-commands.ts';
-import type { AnnotationRequestDetail } from './tandem-annotation-card.ts';
+import type { AnnotationRequest } from './annotation-actions.ts';
+import type { WriteResult } from '../shared/annotations-writers.ts';
 import { noAnnotationRights, type AnnotationRights } from './session.ts';
 import type { RunRecord } from '../shared/run-record.ts';
 import { selectChange } from './review-plugin.ts';
@@ -149,8 +150,8 @@ export class TandemEditor extends LitElement {
           .placements=${annotations?.placements ?? new Map()}
           .active=${annotations?.active ?? null}
           .rights=${this.rights}
+          .perform=${this.perform}
           .runs=${this.runs}
-          @annotation-request=${this.onRequest}
         ></tandem-annotation-panel>
       </div>
     </div>`;
@@ -238,17 +239,16 @@ export class TandemEditor extends LitElement {
     this.editor.apply(closeDraft(restoreSelection), { focus: true });
   }
 
-  private onRequest(event: CustomEvent<AnnotationRequestDetail>) {
-    const { request } = event.detail;
+  /** Carries out a card's request (passed down to every card; the same function for the element's life). */
+  private readonly perform = (request: AnnotationRequest): WriteResult => {
     if (request.type === 'select') {
-      event.detail.result = { ok: true };
       this.editor.apply(selectAnnotation(request.id), { focus: true });
-      return;
+      return { ok: true };
     }
     const result = this.actions?.apply(request);
-    event.detail.result = result ?? { ok: false, error: { code: 'NOT_FOUND', message: 'The notes are not open.' } };
     if (result?.ok && request.type === 'escalate' && 'id' in result) this.editor.apply(focusAnnotation(result.id as string));
-  }
+    return result ?? { ok: false, error: { code: 'NOT_FOUND', message: 'The notes are not open.' } };
+  };
 
   private onReviewSelect(event: CustomEvent<ReviewSelectDetail>) {
     const { runId, instructionId } = event.detail;
