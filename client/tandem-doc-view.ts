@@ -1,5 +1,7 @@
 import { LitElement, html } from 'lit';
-import { annotationRights, noAnnotationRights, type AnnotationRights, type Session } from './session.ts';
+import { ContextConsumer } from '@lit/context';
+import { noAnnotationRights, type AnnotationRights, type Session } from './session.ts';
+import { annotationRightsOf, sessionContext, type SessionInfo } from './session-context.ts';
 import { ConnectionController } from './connection-controller.ts';
 import { PresenceController } from './presence-controller.ts';
 import type { DocConnection } from './doc-connection.ts';
@@ -26,10 +28,11 @@ import './tandem-queue-bar.ts';
 
 /** One document: its title, connection state, who is here, the queue bar, and the editor. */
 export class TandemDocView extends LitElement {
-  static properties = { docId: {}, session: { attribute: false } };
+  static properties = { docId: {} };
   declare docId: string;
-  declare session: Session | null;
 
+  // First: the controllers below read the session when the element connects.
+  private readonly sessionFrom = new ContextConsumer(this, { context: sessionContext, subscribe: true });
   private readonly link = new ConnectionController(this);
   private readonly presence = new PresenceController(this, () => this.link.connection);
   private readonly notes = new YDocReader<readonly Annotation[]>(
@@ -55,7 +58,14 @@ export class TandemDocView extends LitElement {
   constructor() {
     super();
     this.docId = '';
-    this.session = null;
+  }
+
+  get sessionInfo(): SessionInfo | null {
+    return this.sessionFrom.value ?? null;
+  }
+
+  get session(): Session | null {
+    return this.sessionInfo?.session ?? null;
   }
 
   protected createRenderRoot() {
@@ -99,8 +109,6 @@ export class TandemDocView extends LitElement {
         .author=${this.currentAuthor()}
         .runs=${this.runs.value}
         .review=${runInReview(this.runs.value)}
-        .token=${this.session?.token ?? ''}
-        .canDecide=${this.session?.claims.role === 'editor'}
         .decideBlocker=${connection.status === 'Offline' ? 'Accepting or discarding needs a connection' : null}
         @annotations-orphaned=${this.onOrphaned}
       ></tandem-editor>`;
@@ -113,7 +121,6 @@ export class TandemDocView extends LitElement {
     const blocker = sendBlocker(runs) ?? this.connectionBlocker(connection);
     return html`<tandem-queue-bar
       .docId=${connection.docId}
-      .token=${session.token}
       .ready=${readyInstructions(this.notes.value)}
       .orphaned=${this.orphaned}
       .textYdoc=${connection.ydoc}
@@ -136,10 +143,10 @@ export class TandemDocView extends LitElement {
 
   /** The person's rights over annotations; none while the server keeps the notes read-only. */
   private rights(connection: DocConnection): AnnotationRights {
-    const role = this.session?.claims.role;
-    const key = `${role}:${connection.notes.readOnly}`;
+    const info = this.sessionInfo;
+    const key = `${info?.token}:${connection.notes.readOnly}`;
     if (this.rightsFor?.key !== key) {
-      this.rightsFor = { key, rights: role && !connection.notes.readOnly ? annotationRights(role) : noAnnotationRights };
+      this.rightsFor = { key, rights: info && !connection.notes.readOnly ? annotationRightsOf(info) : noAnnotationRights };
     }
     return this.rightsFor.rights;
   }

@@ -35,8 +35,6 @@ export class TandemEditor extends LitElement {
     author: { attribute: false },
     runs: { attribute: false },
     review: { attribute: false },
-    token: {},
-    canDecide: { type: Boolean },
     decideBlocker: {},
     draftError: { state: true },
   };
@@ -49,9 +47,6 @@ export class TandemEditor extends LitElement {
   declare runs: readonly RunRecord[];
   /** The run in review, or null. */
   declare review: RunRecord | null;
-  declare token: string;
-  /** Whether this person may accept or discard a run. */
-  declare canDecide: boolean;
   declare decideBlocker: string | null;
   declare draftError: string;
 
@@ -72,8 +67,6 @@ export class TandemEditor extends LitElement {
     this.author = null;
     this.runs = [];
     this.review = null;
-    this.token = '';
-    this.canDecide = false;
     this.decideBlocker = null;
     this.draftError = '';
   }
@@ -138,8 +131,6 @@ export class TandemEditor extends LitElement {
       <div class="side-column">
         <tandem-review-panel
           .run=${this.review}
-          .token=${this.token}
-          .canDecide=${this.canDecide}
           .blocker=${this.decideBlocker}
           .notApplied=${this.notApplied.value}
           @review-select=${this.onReviewSelect}
