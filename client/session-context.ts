@@ -60,3 +60,10 @@ export function annotationRightsOf(info: SessionInfo): AnnotationRights {
     manageInstructions: info.may('manage-instructions'),
   };
 }
+
+/**
+ * What this person may do with the annotations of the document on the page: `annotationRightsOf`
+ * the session, or none while the server keeps the notes read-only. Provided by
+ * `<tandem-doc-view>`; consumed by the editor, the margin and each card.
+ */
+export const annotationRightsContext = createContext<AnnotationRights>(Symbol('tandem-annotation-rights'));

@@ -5,7 +5,9 @@ import type { WriteResult } from '../shared/annotations-writers.ts';
 import type { AnnotationRequest } from './annotation-actions.ts';
 import { kindIcon } from './annotation-icons.ts';
 import { kindLabels, type Placement } from './annotation-plugin.ts';
+import { ContextConsumer } from '@lit/context';
 import { noAnnotationRights, type AnnotationRights } from './session.ts';
+import { annotationRightsContext } from './session-context.ts';
 import './tandem-note-input.ts';
 
 export const stateLabels: Record<InstructionState, string> = {
@@ -32,7 +34,6 @@ export class TandemAnnotationCard extends LitElement {
     annotation: { attribute: false },
     placement: { attribute: false },
     active: { type: Boolean },
-    rights: { attribute: false },
     perform: { attribute: false },
     source: { attribute: false },
     derived: { attribute: false },
@@ -43,7 +44,6 @@ export class TandemAnnotationCard extends LitElement {
   declare annotation: Annotation;
   declare placement: Placement | undefined;
   declare active: boolean;
-  declare rights: AnnotationRights;
   declare perform: PerformAnnotationRequest | undefined;
   /** The comment this instruction was made from (null when none or gone). */
   declare source: Annotation | null;
@@ -58,13 +58,19 @@ export class TandemAnnotationCard extends LitElement {
     super();
     this.placement = undefined;
     this.active = false;
-    this.rights = noAnnotationRights;
     this.perform = undefined;
     this.source = null;
     this.derived = [];
     this.sentText = null;
     this.mode = 'view';
     this.error = '';
+  }
+
+  private readonly rightsFrom = new ContextConsumer(this, { context: annotationRightsContext, subscribe: true });
+
+  /** What this person may do with the document's annotations (from `<tandem-doc-view>`). */
+  private get rights(): AnnotationRights {
+    return this.rightsFrom.value ?? noAnnotationRights;
   }
 
   protected createRenderRoot() {

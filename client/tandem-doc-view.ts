@@ -1,7 +1,7 @@
 import { LitElement, html } from 'lit';
-import { ContextConsumer } from '@lit/context';
+import { ContextConsumer, ContextProvider } from '@lit/context';
 import { noAnnotationRights, type AnnotationRights, type Session } from './session.ts';
-import { annotationRightsOf, sessionContext, type SessionInfo } from './session-context.ts';
+import { annotationRightsContext, annotationRightsOf, sessionContext, type SessionInfo } from './session-context.ts';
 import { ConnectionController } from './connection-controller.ts';
 import { PresenceController } from './presence-controller.ts';
 import type { DocConnection } from './doc-connection.ts';
@@ -34,6 +34,7 @@ export class TandemDocView extends LitElement {
   // First: the controllers below read the session when the element connects.
   private readonly sessionFrom = new ContextConsumer(this, { context: sessionContext, subscribe: true });
   private readonly link = new ConnectionController(this);
+  private readonly rightsProvider = new ContextProvider(this, { context: annotationRightsContext, initialValue: noAnnotationRights });
   private readonly presence = new PresenceController(this, () => this.link.connection);
   private readonly notes = new YDocReader<readonly Annotation[]>(
     this,
@@ -95,6 +96,7 @@ export class TandemDocView extends LitElement {
 
   private renderText(connection: DocConnection) {
     const { title, readOnly } = connection;
+    this.rightsProvider.setValue(this.rights(connection));
     return html`<tandem-title
         .value=${title}
         .readOnly=${readOnly}
@@ -105,7 +107,6 @@ export class TandemDocView extends LitElement {
         .connection=${connection}
         .readOnly=${readOnly}
         .annotations=${this.notes.value}
-        .rights=${this.rights(connection)}
         .author=${this.currentAuthor()}
         .runs=${this.runs.value}
         .review=${runInReview(this.runs.value)}

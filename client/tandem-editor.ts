@@ -9,7 +9,9 @@ import { annotationsKey, type AnnotationsState } from './annotation-plugin.ts';
 import { closeDraft, focusAnnotation, openDraft, selectAnnotation } from './annotation-commands.ts';
 import type { AnnotationRequest } from './annotation-actions.ts';
 import type { WriteResult } from '../shared/annotations-writers.ts';
-import { noAnnotationRights, type AnnotationRights } from './session.ts';
+import { ContextConsumer } from '@lit/context';
+import { annotationRightsContext } from './session-context.ts';
+import { noAnnotationRights } from './session.ts';
 import type { RunRecord } from '../shared/run-record.ts';
 import { selectChange } from './review-plugin.ts';
 import type { ReviewSelectDetail } from './tandem-review-panel.ts';
@@ -31,7 +33,6 @@ export class TandemEditor extends LitElement {
     connection: { attribute: false },
     readOnly: { type: Boolean },
     annotations: { attribute: false },
-    rights: { attribute: false },
     author: { attribute: false },
     runs: { attribute: false },
     review: { attribute: false },
@@ -41,7 +42,6 @@ export class TandemEditor extends LitElement {
   declare connection: DocConnection | null;
   declare readOnly: boolean;
   declare annotations: readonly Annotation[];
-  declare rights: AnnotationRights;
   declare author: Author | null;
   /** The document's runs; their changes in the text are numbered by instruction. */
   declare runs: readonly RunRecord[];
@@ -50,6 +50,7 @@ export class TandemEditor extends LitElement {
   declare decideBlocker: string | null;
   declare draftError: string;
 
+  private readonly rightsFrom = new ContextConsumer(this, { context: annotationRightsContext, subscribe: true });
   private readonly editor = new EditorController(this);
   /** Blocks the runs deleted that people changed since: the review panel says Accept keeps them. */
   private readonly notApplied = new YDocReader<ReadonlyMap<string, string[]>>(this, () => this.connection?.ydoc ?? null, (ydoc) => readNotApplied(ydoc, this.connection?.awareness ?? null), new Map());
@@ -63,7 +64,6 @@ export class TandemEditor extends LitElement {
     this.connection = null;
     this.readOnly = false;
     this.annotations = [];
-    this.rights = noAnnotationRights;
     this.author = null;
     this.runs = [];
     this.review = null;
@@ -77,9 +77,10 @@ export class TandemEditor extends LitElement {
 
   /** The kinds this person may create from a selection now. */
   get kinds(): AnnotationKind[] {
+    const rights = this.rightsFrom.value ?? noAnnotationRights;
     const kinds: AnnotationKind[] = [];
-    if (this.rights.comment) kinds.push('comment');
-    if (this.rights.instruct) kinds.push('instruction');
+    if (rights.comment) kinds.push('comment');
+    if (rights.instruct) kinds.push('instruction');
     return kinds;
   }
 
@@ -140,7 +141,6 @@ export class TandemEditor extends LitElement {
           .annotations=${annotations?.annotations ?? []}
           .placements=${annotations?.placements ?? new Map()}
           .active=${annotations?.active ?? null}
-          .rights=${this.rights}
           .perform=${this.perform}
           .runs=${this.runs}
         ></tandem-annotation-panel>
