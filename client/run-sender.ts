@@ -9,12 +9,16 @@ import { ApiError, sendRun } from './api.ts';
  */
 export class RunSender implements ReactiveController {
   private readonly task: Task<readonly [string, string], unknown>;
-  /** The last failure has been put aside (the dialog closed or opened again, or the host left). */
+  /** The last failure has been put aside (the dialog closed or opened again, or the host left after it came). */
   private dismissed = false;
 
   constructor(private readonly host: ReactiveControllerHost) {
     host.addController(this);
-    this.task = new Task(host, { autoRun: false, task: ([token, docId]: readonly [string, string]) => sendRun(token, docId) });
+    this.task = new Task(host, {
+      autoRun: false,
+      task: ([token, docId]: readonly [string, string]) => sendRun(token, docId),
+      onError: () => (this.dismissed = false),
+    });
   }
 
   get sending(): boolean {
