@@ -1,23 +1,23 @@
-import type * as Y from 'yjs';
 import { Plugin, PluginKey, type EditorState, type Transaction } from 'prosemirror-state';
 import type { Mapping } from 'prosemirror-transform';
 import { Decoration, DecorationSet, type EditorView } from 'prosemirror-view';
 import { ySyncPluginKey } from 'y-prosemirror';
-import { anchorFromRange, resolveAnchors, type Anchor, type PinnedRange, type ProsemirrorMapping } from '../shared/anchors.ts';
+import type { Anchor, PinnedRange, ProsemirrorMapping } from '../shared/anchors.ts';
 import type { Annotation, AnnotationKind } from '../shared/annotations.ts';
-import { docParts } from '../shared/doc-layout.ts';
 
 /**
  * Annotations in the editor: where each one sits in the text now, the highlights, the
  * annotation in focus, and the draft being written. The annotations come in from the notes
- * Y.Doc as a `setAnnotations` transaction; everything else is derived here.
+ * Y.Doc as a `setAnnotations` transaction; everything else is derived here. `apply` reads
+ * nothing but the transaction and the previous state.
  *
- * Placement: a change that arrives through Yjs (another person, an undo, the first render) is
- * resolved from the anchors with the binding's mapping. A change made here is first mapped
- * through the transaction, because the binding writes it to Yjs only in its view update; the
- * plugin view then compares the mapped ranges with the anchors and, where they disagree (a split
- * with Enter before an anchor orphans it, y-prosemirror #204), keeps the mapped range and asks
- * its owner to re-pin the anchor there.
+ * Placement: a change that arrives through Yjs (another person, an undo, the first render), and
+ * a new list of annotations, carry the placements resolved from the anchors (`placedKey` meta,
+ * added by client/annotation-placer.ts). A change made here is mapped through the transaction,
+ * highlights included, because the binding writes it to Yjs only in its view update; the plugin
+ * view then compares the mapped ranges with the anchors and, where they disagree (a split with
+ * Enter before an anchor orphans it, y-prosemirror #204), keeps the mapped range and asks its
+ * owner to re-pin the anchor there.
  */
 
 export type Placement =
@@ -49,8 +49,20 @@ export type AnnotationsMeta =
 
 export const annotationsKey = new PluginKey<AnnotationsState>('tandem-annotations');
 
+/** The placements resolved from the anchors, carried by a transaction (`tr.setMeta(placedKey, …)`). */
+export interface Placed {
+  placements: ReadonlyMap<string, Placement>;
+  /** The draft's placement, null when there is no draft. */
+  draft: Placement | null;
+}
+
+export const placedKey = new PluginKey<Placed>('tandem-annotations-placed');
+
 export interface AnnotationsPluginOptions {
-  textYdoc: Y.Doc;
+  /** Where each anchor is in `state`'s text now (reads the text Y.Doc; never called in `apply`). */
+  resolve(state: EditorState, anchors: readonly Anchor[]): Placement[];
+  /** A new pin for `from`–`to` of `state`'s text, or null. */
+  pin(state: EditorState, from: number, to: number): PinnedRange | null;
   /** Stores a new pin for an annotation whose anchor lost its text in a local change. */
   repin(id: string, pin: PinnedRange): void;
 }
@@ -63,18 +75,6 @@ export function bindingMapping(state: EditorState): ProsemirrorMapping | undefin
 }
 
 export function annotationsPlugin(options: AnnotationsPluginOptions): Plugin<AnnotationsState> {
-  const { textYdoc } = options;
-  const resolveAll = (state: EditorState, anchors: Anchor[]): Placement[] => {
-    const mapping = bindingMapping(state);
-    // Before the binding's first render its mapping is empty while the text is not.
-    if (!mapping || (mapping.size === 0 && docParts(textYdoc).content.length > 0)) {
-      return anchors.map(() => ({ status: 'orphaned', reason: 'not-synced' }));
-    }
-    return resolveAnchors(textYdoc, anchors, mapping).map((resolved) =>
-      resolved.status === 'attached' ? { status: 'attached', from: resolved.from, to: resolved.to } : resolved,
-    );
-  };
-
   return new Plugin<AnnotationsState>({
     key: annotationsKey,
     state: {
@@ -88,18 +88,16 @@ export function annotationsPlugin(options: AnnotationsPluginOptions): Plugin<Ann
       }),
       apply(tr, prev, _old, state) {
         const meta = tr.getMeta(annotationsKey) as AnnotationsMeta | undefined;
-        if (!meta && !tr.docChanged) return prev;
+        const placed = tr.getMeta(placedKey) as Placed | undefined;
+        if (!meta && !placed && !tr.docChanged) return prev;
         let { annotations, placements, active, draft, mapped } = prev;
-        const local = tr.docChanged && !tr.getMeta(ySyncPluginKey)?.isChangeOrigin;
-        let resolve = tr.docChanged && !local;
-        if (local) {
-          placements = new Map(Array.from(placements, ([id, placed]) => [id, mapPlacement(placed, tr.mapping)]));
+        if (tr.docChanged) {
+          placements = new Map(Array.from(placements, ([id, place]) => [id, mapPlacement(place, tr.mapping)]));
           if (draft) draft = { ...draft, placement: mapPlacement(draft.placement, tr.mapping) };
           mapped = true;
         }
         if (meta?.type === 'annotations') {
           annotations = meta.annotations;
-          resolve = !local;
           if (active !== null && !annotations.some((a) => a.id === active)) active = null;
         } else if (meta?.type === 'placements') {
           placements = meta.placements;
@@ -110,13 +108,15 @@ export function annotationsPlugin(options: AnnotationsPluginOptions): Plugin<Ann
         } else if (meta?.type === 'draft') {
           draft = meta.draft;
         }
-        if (resolve) {
-          const found = resolveAll(state, [...annotations.map((a) => a.anchor), ...(draft ? [draft.pin.anchor] : [])]);
-          placements = new Map(annotations.map((a, index) => [a.id, found[index]]));
-          if (draft) draft = { ...draft, placement: found[annotations.length] };
+        if (placed) {
+          placements = placed.placements;
+          if (draft && placed.draft) draft = { ...draft, placement: placed.draft };
           mapped = false;
         }
-        const decorations = decorate(state, annotations, placements, active, draft);
+        // Mapping inline decorations is what mapPlacement does to their ranges (from to the
+        // right, to to the left, gone when empty): a plain local change maps the highlights.
+        const decorations =
+          meta || placed ? decorate(state, annotations, placements, active, draft) : prev.decorations.map(tr.mapping, tr.doc);
         return { annotations, placements, active, draft, mapped, decorations };
       },
     },
@@ -127,7 +127,7 @@ export function annotationsPlugin(options: AnnotationsPluginOptions): Plugin<Ann
           const current = annotationsKey.getState(view.state);
           if (!current || !current.mapped || current === checked) return;
           checked = current;
-          const corrected = checkMapped(view.state, current, options, resolveAll);
+          const corrected = checkMapped(view.state, current, options);
           if (corrected) view.dispatch(view.state.tr.setMeta(annotationsKey, corrected).setMeta('addToHistory', false));
         },
       };
@@ -182,23 +182,11 @@ function samePlacement(a: Placement | undefined, b: Placement | undefined): bool
  * with the mapped ones; where they do not and the mapped range still holds text, the mapped
  * range stays and the anchor is re-pinned there. Null when nothing needs correcting.
  */
-function checkMapped(
-  state: EditorState,
-  current: AnnotationsState,
-  options: AnnotationsPluginOptions,
-  resolveAll: (state: EditorState, anchors: Anchor[]) => Placement[],
-): AnnotationsMeta | null {
+function checkMapped(state: EditorState, current: AnnotationsState, options: AnnotationsPluginOptions): AnnotationsMeta | null {
   const { annotations, draft } = current;
-  const found = resolveAll(state, [...annotations.map((a) => a.anchor), ...(draft ? [draft.pin.anchor] : [])]);
-  const mapping = bindingMapping(state);
-  const pinAt = (placed: Placement): PinnedRange | null => {
-    if (placed.status !== 'attached' || !mapping) return null;
-    try {
-      return anchorFromRange(options.textYdoc, placed.from, placed.to, mapping);
-    } catch {
-      return null;
-    }
-  };
+  const found = options.resolve(state, [...annotations.map((a) => a.anchor), ...(draft ? [draft.pin.anchor] : [])]);
+  const pinAt = (placed: Placement): PinnedRange | null =>
+    placed.status === 'attached' ? options.pin(state, placed.from, placed.to) : null;
   let changed = false;
   const placements = new Map(current.placements);
   annotations.forEach((annotation, index) => {

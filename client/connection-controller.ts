@@ -1,10 +1,10 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { DocConnection } from './doc-connection.ts';
-import { canEditText, canWriteNotes, type Session } from './session.ts';
+import type { SessionInfo } from './session-context.ts';
 
 export interface ConnectionHost extends ReactiveControllerHost {
   docId: string;
-  session: Session | null;
+  readonly sessionInfo: SessionInfo | null;
 }
 
 /**
@@ -36,18 +36,17 @@ export class ConnectionController implements ReactiveController {
   }
 
   private sync(): void {
-    const { docId, session } = this.host;
-    const key = this.connected && docId && session ? `${docId}\n${session.token}` : '';
+    const { docId, sessionInfo } = this.host;
+    const key = this.connected && docId && sessionInfo ? `${docId}\n${sessionInfo.token}` : '';
     if (key === this.key) return;
     this.close();
     this.key = key;
-    if (!key || !session) return;
-    const { role } = session.claims;
+    if (!key || !sessionInfo) return;
     this.connection = new DocConnection({
       docId,
-      token: session.token,
-      canEdit: canEditText(role),
-      canWriteNotes: canWriteNotes(role),
+      token: sessionInfo.token,
+      canEdit: sessionInfo.may('edit-text'),
+      canWriteNotes: sessionInfo.may('write-notes'),
     });
     this.connection.addEventListener('change', this.onChange);
   }

@@ -8,6 +8,7 @@ import { editorPlugins } from './editor-plugins.ts';
 import type { PinnedRange } from '../shared/anchors.ts';
 import type { Annotation, AnnotationKind } from '../shared/annotations.ts';
 import { setAnnotationsTr } from './annotation-plugin.ts';
+import { AnnotationPlacer } from './annotation-placer.ts';
 import { setRunsTr } from './review-plugin.ts';
 import type { RunRecord } from '../shared/run-record.ts';
 
@@ -103,11 +104,14 @@ export class EditorController implements ReactiveController {
     this.annotationsSent = null;
     this.runsSent = null;
     const host = this.host;
+    const placer = new AnnotationPlacer(connection.ydoc);
     const state = EditorState.create({
       schema,
       plugins: editorPlugins(docParts(connection.ydoc).content, connection.awareness, {
         textYdoc: connection.ydoc,
         allows: (kind) => host.kinds.includes(kind),
+        resolve: (current, anchors) => placer.resolve(current, anchors),
+        pin: (current, from, to) => placer.pin(current, from, to),
         repin: (id, pin) => host.repin(id, pin),
       }),
     });
@@ -122,9 +126,10 @@ export class EditorController implements ReactiveController {
         class: 'document-text',
       }),
       // `this` is the view, which exists already while its constructor runs the plugins' views
-      // (the binding's first render dispatches from there).
+      // (the binding's first render dispatches from there). Text from Yjs and new annotations
+      // get their placements here, as meta, before the state applies them.
       dispatchTransaction(this: EditorView, tr: Transaction) {
-        this.updateState(this.state.apply(tr));
+        this.updateState(this.state.apply(placer.place(tr, this.state)));
         host.requestUpdate();
       },
     });

@@ -18,6 +18,8 @@ import { reviewPlugin } from './review-plugin.ts';
 import { buildCursor, buildSelection } from './cursors.ts';
 
 export interface EditorAnnotationOptions extends AnnotationsPluginOptions {
+  /** The text Y.Doc, in which a draft's shortcut pins the selection. */
+  textYdoc: Y.Doc;
   /** Whether this person may now create an annotation of `kind` (its keyboard shortcut works). */
   allows(kind: AnnotationKind): boolean;
 }

@@ -8,12 +8,12 @@ export function readyInstructions(annotations: readonly Annotation[]): Instructi
   );
 }
 
-/** `N instructions ready`, singular for one (the queue bar's text, CONTRACT.md). */
+/** `N instructions ready`, singular for one (the queue bar's text, docs/api.md). */
 export function readyText(count: number): string {
   return `${count} ${count === 1 ? 'instruction' : 'instructions'} ready`;
 }
 
-/** `Send N to agent` (the queue bar's button, CONTRACT.md). */
+/** `Send N to agent` (the queue bar's button, docs/api.md). */
 export function sendLabel(count: number): string {
   return `Send ${count} to agent`;
 }

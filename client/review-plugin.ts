@@ -1,6 +1,8 @@
 import { Plugin, PluginKey, TextSelection, type Command, type EditorState, type Transaction } from 'prosemirror-state';
 import { Decoration, DecorationSet } from 'prosemirror-view';
 import type { Node } from 'prosemirror-model';
+import { ReplaceStep } from 'prosemirror-transform';
+import { ySyncPluginKey } from 'y-prosemirror';
 import { schema } from '../shared/schema.ts';
 import type { RunRecord } from '../shared/run-record.ts';
 import { parsePendingDelete } from '../shared/pending-delete-attr.ts';
@@ -10,8 +12,10 @@ import { parsePendingDelete } from '../shared/pending-delete-attr.ts';
  * `change` mark (rendered by the schema as `span.tandem-change[data-run][data-instruction]`);
  * this plugin puts after each marked stretch a badge with the 1-based number of the
  * instruction it answers, its place among the run's items. The runs come in from the runs
- * Y.Doc as a `setRuns` transaction; the stretches are found again whenever the text changes.
- * A block a run deleted, which stays until the run is decided (PROTOCOL.md OP7), is shown
+ * Y.Doc as a `setRuns` transaction. The decorations are built from the text when the runs
+ * change and when the text comes from Yjs (the binding replaces the whole text, so nothing maps
+ * through it), and after an edit that may move a stretch's bounds or a block's; typing in a
+ * block with no run's text maps them through the transaction instead. A block a run deleted, which stays until the run is decided (PROTOCOL.md OP7), is shown
  * struck through for everyone: the block gets the class `tandem-deleting` and the ARIA role
  * `deletion` (what `<del>` means), and starts with a label for screen readers.
  */
@@ -28,6 +32,8 @@ interface ReviewState {
   /** Per run id, per instruction id, the instruction's number in its run. */
   numbers: ReadonlyMap<string, ReadonlyMap<string, number>>;
   decorations: DecorationSet;
+  /** How many times the decorations were built from the whole text (tests and bench/ count them). */
+  builds: number;
 }
 
 type ReviewMeta = { type: 'runs'; runs: readonly Pick<RunRecord, 'runId' | 'state' | 'items'>[] };
@@ -38,18 +44,46 @@ export function reviewPlugin(): Plugin<ReviewState> {
   return new Plugin<ReviewState>({
     key: reviewKey,
     state: {
-      init: () => ({ numbers: new Map(), decorations: DecorationSet.empty }),
+      init: () => ({ numbers: new Map(), decorations: DecorationSet.empty, builds: 0 }),
       apply(tr, prev, _old, state) {
         const meta = tr.getMeta(reviewKey) as ReviewMeta | undefined;
         if (!meta && !tr.docChanged) return prev;
+        if (!meta && mapsExactly(tr)) return { ...prev, decorations: prev.decorations.map(tr.mapping, tr.doc) };
         const numbers = meta ? numberItems(meta.runs) : prev.numbers;
-        return { numbers, decorations: decorate(state.doc, numbers) };
+        return { numbers, decorations: decorate(state.doc, numbers), builds: prev.builds + 1 };
       },
     },
     props: {
       decorations: (state) => reviewKey.getState(state)?.decorations,
     },
   });
+}
+
+/**
+ * Whether mapping the decorations through `tr` gives what building them from its text would:
+ * a local edit whose every step replaces inline content inside one textblock that holds no
+ * run's text, with none in what it inserts. Such a step moves no block boundary, no block's
+ * attributes and no change mark, so every badge and every deleted block keeps its place.
+ */
+function mapsExactly(tr: Transaction): boolean {
+  if (tr.getMeta(ySyncPluginKey)?.isChangeOrigin) return false;
+  return tr.steps.every((step, index) => {
+    if (!(step instanceof ReplaceStep) || step.slice.openStart !== 0 || step.slice.openEnd !== 0) return false;
+    const doc = tr.docs[index];
+    const $from = doc.resolve(step.from);
+    const block = $from.parent;
+    if (!block.isTextblock || step.to > $from.end()) return false;
+    let inline = true;
+    step.slice.content.forEach((node) => (inline &&= node.isInline && !hasChangeMark(node)));
+    if (!inline) return false;
+    let clean = true;
+    block.forEach((node) => (clean &&= !hasChangeMark(node)));
+    return clean;
+  });
+}
+
+function hasChangeMark(node: Node): boolean {
+  return node.marks.some((mark) => mark.type === schema.marks.change);
 }
 
 /** Only runs being worked on or in review have changes on show (Accept removes the marks). */

@@ -1,4 +1,5 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { Task, TaskStatus } from '@lit/task';
 import { ApiError, sendRun } from './api.ts';
 
 /**
@@ -7,40 +8,44 @@ import { ApiError, sendRun } from './api.ts';
  * The instructions leave the queue by themselves: the server marks them `sent` in the notes.
  */
 export class RunSender implements ReactiveController {
-  sending = false;
-  /** Why the last send failed, in the server's words; null when it did not. */
-  problem: string | null = null;
+  private readonly task: Task<readonly [string, string], unknown>;
+  /** The last failure has been put aside (the dialog closed or opened again, or the host left after it came). */
+  private dismissed = false;
 
   constructor(private readonly host: ReactiveControllerHost) {
     host.addController(this);
+    this.task = new Task(host, {
+      autoRun: false,
+      task: ([token, docId]: readonly [string, string]) => sendRun(token, docId),
+      onError: () => (this.dismissed = false),
+    });
+  }
+
+  get sending(): boolean {
+    return this.task.status === TaskStatus.PENDING;
+  }
+
+  /** Why the last send failed, in the server's words; null when it did not. */
+  get problem(): string | null {
+    return this.task.status === TaskStatus.ERROR && !this.dismissed ? describe(this.task.error) : null;
   }
 
   /** A request still out when the host leaves the page changes nothing the next visit sees. */
   hostDisconnected(): void {
-    this.problem = null;
+    this.dismissed = true;
   }
 
   /** Resolves true when the server created the run. */
   async send(token: string, docId: string): Promise<boolean> {
     if (this.sending) return false;
-    this.sending = true;
-    this.problem = null;
-    this.host.requestUpdate();
-    try {
-      await sendRun(token, docId);
-      return true;
-    } catch (error) {
-      this.problem = describe(error);
-      return false;
-    } finally {
-      this.sending = false;
-      this.host.requestUpdate();
-    }
+    this.dismissed = false;
+    await this.task.run([token, docId]);
+    return this.task.status === TaskStatus.COMPLETE;
   }
 
   clear(): void {
     if (this.problem === null) return;
-    this.problem = null;
+    this.dismissed = true;
     this.host.requestUpdate();
   }
 }

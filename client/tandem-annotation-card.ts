@@ -5,7 +5,9 @@ import type { WriteResult } from '../shared/annotations-writers.ts';
 import type { AnnotationRequest } from './annotation-actions.ts';
 import { kindIcon } from './annotation-icons.ts';
 import { kindLabels, type Placement } from './annotation-plugin.ts';
+import { ContextConsumer } from '@lit/context';
 import { noAnnotationRights, type AnnotationRights } from './session.ts';
+import { annotationRightsContext } from './session-context.ts';
 import './tandem-note-input.ts';
 
 export const stateLabels: Record<InstructionState, string> = {
@@ -15,24 +17,24 @@ export const stateLabels: Record<InstructionState, string> = {
   answered: 'Answered',
 };
 
-/** The detail of `annotation-request`: the owner carries it out and sets `result`. */
-export interface AnnotationRequestDetail {
-  request: AnnotationRequest;
-  result?: WriteResult;
-}
+/** Carries out a card's request and says how it went (the owner's AnnotationActions, or selecting text). */
+export type PerformAnnotationRequest = (request: AnnotationRequest) => WriteResult;
+
+const notOpen: PerformAnnotationRequest = () => ({ ok: false, error: { code: 'NOT_FOUND', message: 'The notes are not open.' } });
 
 /**
  * One annotation's card: kind, author, state, the quoted target ("original text deleted" when
  * its text is gone), the text and replies, links to the comment or instructions it is tied
  * to, and the actions this person may take. Clicking the card (or its quote) asks to select
- * its text. Every action is an `annotation-request` event (detail: AnnotationRequestDetail).
+ * its text. Every action goes through `perform`, which its owner passes down; a refusal shows
+ * on the card in the writer's words.
  */
 export class TandemAnnotationCard extends LitElement {
   static properties = {
     annotation: { attribute: false },
     placement: { attribute: false },
     active: { type: Boolean },
-    rights: { attribute: false },
+    perform: { attribute: false },
     source: { attribute: false },
     derived: { attribute: false },
     sentText: { attribute: false },
@@ -42,7 +44,7 @@ export class TandemAnnotationCard extends LitElement {
   declare annotation: Annotation;
   declare placement: Placement | undefined;
   declare active: boolean;
-  declare rights: AnnotationRights;
+  declare perform: PerformAnnotationRequest | undefined;
   /** The comment this instruction was made from (null when none or gone). */
   declare source: Annotation | null;
   /** The instructions made from this comment. */
@@ -56,12 +58,19 @@ export class TandemAnnotationCard extends LitElement {
     super();
     this.placement = undefined;
     this.active = false;
-    this.rights = noAnnotationRights;
+    this.perform = undefined;
     this.source = null;
     this.derived = [];
     this.sentText = null;
     this.mode = 'view';
     this.error = '';
+  }
+
+  private readonly rightsFrom = new ContextConsumer(this, { context: annotationRightsContext, subscribe: true });
+
+  /** What this person may do with the document's annotations (from `<tandem-doc-view>`). */
+  private get rights(): AnnotationRights {
+    return this.rightsFrom.value ?? noAnnotationRights;
   }
 
   protected createRenderRoot() {
@@ -226,10 +235,9 @@ export class TandemAnnotationCard extends LitElement {
   }
 
   private request(request: AnnotationRequest) {
-    const detail: AnnotationRequestDetail = { request };
-    this.dispatchEvent(new CustomEvent('annotation-request', { detail, bubbles: true, composed: true }));
-    if (detail.result && !detail.result.ok) {
-      this.error = detail.result.error.message;
+    const result = (this.perform ?? notOpen)(request);
+    if (!result.ok) {
+      this.error = result.error.message;
       return;
     }
     if (request.type === 'reply' || request.type === 'edit') this.close();

@@ -2,9 +2,12 @@ import { LitElement, html } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import type { Annotation } from '../shared/annotations.ts';
 import type { Placement } from './annotation-plugin.ts';
+import { ContextConsumer } from '@lit/context';
 import { noAnnotationRights, type AnnotationRights } from './session.ts';
+import { annotationRightsContext } from './session-context.ts';
 import type { RunRecord } from '../shared/run-record.ts';
 import { sentWorkOrder } from './run-status.ts';
+import type { PerformAnnotationRequest } from './tandem-annotation-card.ts';
 import './tandem-annotation-card.ts';
 
 /**
@@ -16,7 +19,7 @@ export class TandemAnnotationPanel extends LitElement {
     annotations: { attribute: false },
     placements: { attribute: false },
     active: {},
-    rights: { attribute: false },
+    perform: { attribute: false },
     runs: { attribute: false },
   };
   declare annotations: readonly Annotation[];
@@ -24,15 +27,23 @@ export class TandemAnnotationPanel extends LitElement {
   /** The document's runs, for the work order each sent instruction went with. */
   declare runs: readonly RunRecord[];
   declare active: string | null;
-  declare rights: AnnotationRights;
+  /** Carries out each card's requests (see tandem-annotation-card.ts). */
+  declare perform: PerformAnnotationRequest | undefined;
 
   constructor() {
     super();
     this.annotations = [];
     this.placements = new Map();
     this.active = null;
-    this.rights = noAnnotationRights;
+    this.perform = undefined;
     this.runs = [];
+  }
+
+  private readonly rightsFrom = new ContextConsumer(this, { context: annotationRightsContext, subscribe: true });
+
+  /** What this person may do with the document's annotations (from `<tandem-doc-view>`). */
+  private get rights(): AnnotationRights {
+    return this.rightsFrom.value ?? noAnnotationRights;
   }
 
   protected createRenderRoot() {
@@ -58,7 +69,7 @@ export class TandemAnnotationPanel extends LitElement {
           .annotation=${a}
           .placement=${this.placements.get(a.id)}
           .active=${a.id === this.active}
-          .rights=${this.rights}
+          .perform=${this.perform}
           .source=${a.kind === 'instruction' && a.fromCommentId ? (byId.get(a.fromCommentId) ?? null) : null}
           .derived=${a.kind === 'comment' ? derived(a.id) : []}
           .sentText=${sentWorkOrder(this.runs, a)}

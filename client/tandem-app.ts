@@ -1,9 +1,11 @@
-import { LitElement, html } from 'lit';
+import { LitElement, html, type PropertyValues } from 'lit';
+import { ContextProvider } from '@lit/context';
 import { repeat } from 'lit/directives/repeat.js';
 import { styleMap } from 'lit/directives/style-map.js';
 import { announceEvent } from './run-announcer.ts';
 import { RouterController, docPath, navigate } from './router.ts';
 import { linkProblem, openSession, saveName, sessionExpired, takeTokenFromAddress, type Session } from './session.ts';
+import { sessionContext, sessionInfo } from './session-context.ts';
 import './tandem-doc-list.ts';
 import './tandem-doc-view.ts';
 
@@ -11,7 +13,8 @@ import './tandem-doc-view.ts';
 const keptAnnouncements = 3;
 
 /**
- * The app: the session of this device, the page for the current address, and the app's one
+ * The app: the session of this device, provided to the page as `sessionContext`
+ * (client/session-context.ts), the page for the current address, and the app's one
  * polite live region (`.announcer`), which says each sentence an `announce` event from the page
  * brings (e.g. a run accepted by someone else, client/run-announcer.ts).
  */
@@ -31,6 +34,7 @@ export class TandemApp extends LitElement {
   private announced = 0;
 
   private readonly router = new RouterController(this);
+  private readonly sessionProvider = new ContextProvider(this, { context: sessionContext, initialValue: null });
 
   constructor() {
     super();
@@ -62,6 +66,10 @@ export class TandemApp extends LitElement {
       })
       .catch(() => (this.session = null))
       .finally(() => (this.ready = true));
+  }
+
+  protected willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('session')) this.sessionProvider.setValue(this.session ? sessionInfo(this.session) : null);
   }
 
   render() {
@@ -100,9 +108,9 @@ export class TandemApp extends LitElement {
     }
     const route = this.router.route;
     if (route.name === 'list') {
-      return html`<tandem-doc-list .session=${session} @name-change=${this.onName}></tandem-doc-list>`;
+      return html`<tandem-doc-list @name-change=${this.onName}></tandem-doc-list>`;
     }
-    if (route.name === 'doc') return html`<tandem-doc-view .session=${session} .docId=${route.docId}></tandem-doc-view>`;
+    if (route.name === 'doc') return html`<tandem-doc-view .docId=${route.docId}></tandem-doc-view>`;
     return html`<main class="signin"><h1>Page not found</h1><p><a href="/">See all documents</a></p></main>`;
   }
 

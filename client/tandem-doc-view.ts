@@ -1,12 +1,13 @@
 import { LitElement, html } from 'lit';
-import { annotationRights, noAnnotationRights, type AnnotationRights, type Session } from './session.ts';
+import { ContextConsumer, ContextProvider } from '@lit/context';
+import { noAnnotationRights, type AnnotationRights, type Session } from './session.ts';
+import { annotationRightsContext, annotationRightsOf, sessionContext, type SessionInfo } from './session-context.ts';
 import { ConnectionController } from './connection-controller.ts';
 import { PresenceController } from './presence-controller.ts';
 import type { DocConnection } from './doc-connection.ts';
 import { rememberDoc, renameRecentDoc } from './recent-docs.ts';
 import type { TandemEditor } from './tandem-editor.ts';
 import { YDocReader } from './ydoc-reader.ts';
-import { may } from '../shared/permissions.ts';
 import { readAnnotations, type Annotation, type Author } from '../shared/annotations.ts';
 import {
   readRuns,
@@ -27,11 +28,13 @@ import './tandem-queue-bar.ts';
 
 /** One document: its title, connection state, who is here, the queue bar, and the editor. */
 export class TandemDocView extends LitElement {
-  static properties = { docId: {}, session: { attribute: false } };
+  static properties = { docId: {} };
   declare docId: string;
-  declare session: Session | null;
 
+  // First: the controllers below read the session when the element connects.
+  private readonly sessionFrom = new ContextConsumer(this, { context: sessionContext, subscribe: true });
   private readonly link = new ConnectionController(this);
+  private readonly rightsProvider = new ContextProvider(this, { context: annotationRightsContext, initialValue: noAnnotationRights });
   private readonly presence = new PresenceController(this, () => this.link.connection);
   private readonly notes = new YDocReader<readonly Annotation[]>(
     this,
@@ -56,7 +59,14 @@ export class TandemDocView extends LitElement {
   constructor() {
     super();
     this.docId = '';
-    this.session = null;
+  }
+
+  get sessionInfo(): SessionInfo | null {
+    return this.sessionFrom.value ?? null;
+  }
+
+  get session(): Session | null {
+    return this.sessionInfo?.session ?? null;
   }
 
   protected createRenderRoot() {
@@ -86,6 +96,7 @@ export class TandemDocView extends LitElement {
 
   private renderText(connection: DocConnection) {
     const { title, readOnly } = connection;
+    this.rightsProvider.setValue(this.rights(connection));
     return html`<tandem-title
         .value=${title}
         .readOnly=${readOnly}
@@ -96,12 +107,9 @@ export class TandemDocView extends LitElement {
         .connection=${connection}
         .readOnly=${readOnly}
         .annotations=${this.notes.value}
-        .rights=${this.rights(connection)}
         .author=${this.currentAuthor()}
         .runs=${this.runs.value}
         .review=${runInReview(this.runs.value)}
-        .token=${this.session?.token ?? ''}
-        .canDecide=${this.session ? may(this.session.claims.role, 'run.decide') : false}
         .decideBlocker=${connection.status === 'Offline' ? 'Accepting or discarding needs a connection' : null}
         @annotations-orphaned=${this.onOrphaned}
       ></tandem-editor>`;
@@ -114,7 +122,6 @@ export class TandemDocView extends LitElement {
     const blocker = sendBlocker(runs) ?? this.connectionBlocker(connection);
     return html`<tandem-queue-bar
       .docId=${connection.docId}
-      .token=${session.token}
       .ready=${readyInstructions(this.notes.value)}
       .orphaned=${this.orphaned}
       .textYdoc=${connection.ydoc}
@@ -137,10 +144,10 @@ export class TandemDocView extends LitElement {
 
   /** The person's rights over annotations; none while the server keeps the notes read-only. */
   private rights(connection: DocConnection): AnnotationRights {
-    const role = this.session?.claims.role;
-    const key = `${role}:${connection.notes.readOnly}`;
+    const info = this.sessionInfo;
+    const key = `${info?.token}:${connection.notes.readOnly}`;
     if (this.rightsFor?.key !== key) {
-      this.rightsFor = { key, rights: role && !connection.notes.readOnly ? annotationRights(role) : noAnnotationRights };
+      this.rightsFor = { key, rights: info && !connection.notes.readOnly ? annotationRightsOf(info) : noAnnotationRights };
     }
     return this.rightsFor.rights;
   }

@@ -7,8 +7,11 @@ import type { Annotation, AnnotationKind, Author } from '../shared/annotations.t
 import { AnnotationActions } from './annotation-actions.ts';
 import { annotationsKey, type AnnotationsState } from './annotation-plugin.ts';
 import { closeDraft, focusAnnotation, openDraft, selectAnnotation } from './annotation-commands.ts';
-import type { AnnotationRequestDetail } from './tandem-annotation-card.ts';
-import { noAnnotationRights, type AnnotationRights } from './session.ts';
+import type { AnnotationRequest } from './annotation-actions.ts';
+import type { WriteResult } from '../shared/annotations-writers.ts';
+import { ContextConsumer } from '@lit/context';
+import { annotationRightsContext } from './session-context.ts';
+import { noAnnotationRights } from './session.ts';
 import type { RunRecord } from '../shared/run-record.ts';
 import { selectChange } from './review-plugin.ts';
 import type { ReviewSelectDetail } from './tandem-review-panel.ts';
@@ -30,30 +33,24 @@ export class TandemEditor extends LitElement {
     connection: { attribute: false },
     readOnly: { type: Boolean },
     annotations: { attribute: false },
-    rights: { attribute: false },
     author: { attribute: false },
     runs: { attribute: false },
     review: { attribute: false },
-    token: {},
-    canDecide: { type: Boolean },
     decideBlocker: {},
     draftError: { state: true },
   };
   declare connection: DocConnection | null;
   declare readOnly: boolean;
   declare annotations: readonly Annotation[];
-  declare rights: AnnotationRights;
   declare author: Author | null;
   /** The document's runs; their changes in the text are numbered by instruction. */
   declare runs: readonly RunRecord[];
   /** The run in review, or null. */
   declare review: RunRecord | null;
-  declare token: string;
-  /** Whether this person may accept or discard a run. */
-  declare canDecide: boolean;
   declare decideBlocker: string | null;
   declare draftError: string;
 
+  private readonly rightsFrom = new ContextConsumer(this, { context: annotationRightsContext, subscribe: true });
   private readonly editor = new EditorController(this);
   /** Blocks the runs deleted that people changed since: the review panel says Accept keeps them. */
   private readonly notApplied = new YDocReader<ReadonlyMap<string, string[]>>(this, () => this.connection?.ydoc ?? null, (ydoc) => readNotApplied(ydoc, this.connection?.awareness ?? null), new Map());
@@ -67,12 +64,9 @@ export class TandemEditor extends LitElement {
     this.connection = null;
     this.readOnly = false;
     this.annotations = [];
-    this.rights = noAnnotationRights;
     this.author = null;
     this.runs = [];
     this.review = null;
-    this.token = '';
-    this.canDecide = false;
     this.decideBlocker = null;
     this.draftError = '';
   }
@@ -83,9 +77,10 @@ export class TandemEditor extends LitElement {
 
   /** The kinds this person may create from a selection now. */
   get kinds(): AnnotationKind[] {
+    const rights = this.rightsFrom.value ?? noAnnotationRights;
     const kinds: AnnotationKind[] = [];
-    if (this.rights.comment) kinds.push('comment');
-    if (this.rights.instruct) kinds.push('instruction');
+    if (rights.comment) kinds.push('comment');
+    if (rights.instruct) kinds.push('instruction');
     return kinds;
   }
 
@@ -137,8 +132,6 @@ export class TandemEditor extends LitElement {
       <div class="side-column">
         <tandem-review-panel
           .run=${this.review}
-          .token=${this.token}
-          .canDecide=${this.canDecide}
           .blocker=${this.decideBlocker}
           .notApplied=${this.notApplied.value}
           @review-select=${this.onReviewSelect}
@@ -148,9 +141,8 @@ export class TandemEditor extends LitElement {
           .annotations=${annotations?.annotations ?? []}
           .placements=${annotations?.placements ?? new Map()}
           .active=${annotations?.active ?? null}
-          .rights=${this.rights}
+          .perform=${this.perform}
           .runs=${this.runs}
-          @annotation-request=${this.onRequest}
         ></tandem-annotation-panel>
       </div>
     </div>`;
@@ -238,17 +230,16 @@ export class TandemEditor extends LitElement {
     this.editor.apply(closeDraft(restoreSelection), { focus: true });
   }
 
-  private onRequest(event: CustomEvent<AnnotationRequestDetail>) {
-    const { request } = event.detail;
+  /** Carries out a card's request (passed down to every card; the same function for the element's life). */
+  private readonly perform = (request: AnnotationRequest): WriteResult => {
     if (request.type === 'select') {
-      event.detail.result = { ok: true };
       this.editor.apply(selectAnnotation(request.id), { focus: true });
-      return;
+      return { ok: true };
     }
     const result = this.actions?.apply(request);
-    event.detail.result = result ?? { ok: false, error: { code: 'NOT_FOUND', message: 'The notes are not open.' } };
     if (result?.ok && request.type === 'escalate' && 'id' in result) this.editor.apply(focusAnnotation(result.id as string));
-  }
+    return result ?? { ok: false, error: { code: 'NOT_FOUND', message: 'The notes are not open.' } };
+  };
 
   private onReviewSelect(event: CustomEvent<ReviewSelectDetail>) {
     const { runId, instructionId } = event.detail;

@@ -1,4 +1,6 @@
 import { LitElement, html, nothing } from 'lit';
+import { ContextConsumer } from '@lit/context';
+import { sessionContext } from './session-context.ts';
 import type * as Y from 'yjs';
 import type { Instruction } from '../shared/annotations.ts';
 import { readyText, sendLabel } from './instruction-queue.ts';
@@ -15,7 +17,6 @@ import './tandem-send-dialog.ts';
 export class TandemQueueBar extends LitElement {
   static properties = {
     docId: {},
-    token: {},
     ready: { attribute: false },
     orphaned: { attribute: false },
     textYdoc: { attribute: false },
@@ -25,7 +26,6 @@ export class TandemQueueBar extends LitElement {
     dialogOpen: { state: true },
   };
   declare docId: string;
-  declare token: string;
   declare ready: readonly Instruction[];
   /** Ids of instructions whose text is deleted. */
   declare orphaned: ReadonlySet<string>;
@@ -37,12 +37,12 @@ export class TandemQueueBar extends LitElement {
   declare progress: RunProgress | null;
   declare dialogOpen: boolean;
 
+  private readonly sessionFrom = new ContextConsumer(this, { context: sessionContext, subscribe: true });
   private readonly sender = new RunSender(this);
 
   constructor() {
     super();
     this.docId = '';
-    this.token = '';
     this.ready = [];
     this.orphaned = new Set();
     this.textYdoc = null;
@@ -116,7 +116,7 @@ export class TandemQueueBar extends LitElement {
   }
 
   private async confirm() {
-    if (await this.sender.send(this.token, this.docId)) this.closeDialog();
+    if (await this.sender.send(this.sessionFrom.value?.token ?? '', this.docId)) this.closeDialog();
   }
 }
 

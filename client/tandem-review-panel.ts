@@ -1,4 +1,6 @@
 import { LitElement, html, nothing } from 'lit';
+import { ContextConsumer } from '@lit/context';
+import { sessionContext } from './session-context.ts';
 import type { ItemOutcome, RunChange, RunItem, RunRecord } from '../shared/run-record.ts';
 import { RunDecider } from './run-decider.ts';
 import type { RunDecision } from './api.ts';
@@ -35,20 +37,16 @@ export interface ReviewSelectDetail {
 export class TandemReviewPanel extends LitElement {
   static properties = {
     run: { attribute: false },
-    token: {},
-    canDecide: { type: Boolean },
     blocker: {},
     notApplied: { attribute: false },
   };
   declare run: RunRecord | null;
-  declare token: string;
-  /** Whether this person may accept or discard (editors). */
-  declare canDecide: boolean;
   /** Why deciding cannot happen now (`Needs a connection`), or null. */
   declare blocker: string | null;
   /** `"<runId> <blockId>"` → who changed a block the run deleted meanwhile (client/not-applied.ts). */
   declare notApplied: ReadonlyMap<string, string[]>;
 
+  private readonly sessionFrom = new ContextConsumer(this, { context: sessionContext, subscribe: true });
   private readonly decider = new RunDecider(this);
   /** What this person typed as the reason for discarding, and the run it is for. */
   private reason = { runId: '', text: '' };
@@ -56,14 +54,21 @@ export class TandemReviewPanel extends LitElement {
   constructor() {
     super();
     this.run = null;
-    this.token = '';
-    this.canDecide = false;
     this.blocker = null;
     this.notApplied = new Map();
   }
 
   protected createRenderRoot() {
     return this;
+  }
+
+  private get token(): string {
+    return this.sessionFrom.value?.token ?? '';
+  }
+
+  /** Whether this person may accept or discard (editors). */
+  private get canDecide(): boolean {
+    return !!this.sessionFrom.value?.may('decide-run');
   }
 
   render() {
