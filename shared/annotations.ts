@@ -1,5 +1,6 @@
 import * as Y from 'yjs';
 import { notesParts } from './doc-layout.ts';
+import { maxQuoteLength } from './limits.ts';
 import type { Anchor, RelativePositionJSON } from './anchors.ts';
 
 /**
@@ -73,7 +74,7 @@ export interface Instruction extends AnnotationBase {
 export type Annotation = Comment | Instruction;
 
 export const maxTextLength = 10_000;
-export const maxQuoteLength = 2_000;
+export { maxQuoteLength } from './limits.ts';
 export const maxNameLength = 200;
 
 export type ParseResult = { ok: true; annotation: Annotation } | { ok: false; reason: string };

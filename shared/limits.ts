@@ -7,3 +7,6 @@ export const maxSourceBytes = 1_000_000;
 
 /** Any JSON request body, in bytes (1 MiB). */
 export const maxBodyBytes = 1024 * 1024;
+
+/** The quoted text an annotation keeps of what it was pinned to, in characters. */
+export const maxQuoteLength = 2_000;

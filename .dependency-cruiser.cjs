@@ -1,0 +1,47 @@
+/**
+ * The boundaries between the project's folders (README "Architecture"), checked by `npm test`
+ * through `npm run lint:deps`: the browser app and the server never import each other, and
+ * `shared/` imports neither of them and nothing of Node, so it runs in both.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'client-not-to-server',
+      comment: 'The browser app talks to the server over HTTP and WebSocket only.',
+      severity: 'error',
+      from: { path: '^client/' },
+      to: { path: '^server/' },
+    },
+    {
+      name: 'server-not-to-client',
+      severity: 'error',
+      from: { path: '^server/' },
+      to: { path: '^client/' },
+    },
+    {
+      name: 'shared-stays-shared',
+      comment: 'shared/ runs in the browser and in Node: it imports no side.',
+      severity: 'error',
+      from: { path: '^shared/' },
+      to: { path: '^(client|server|bench|tests)/' },
+    },
+    {
+      name: 'shared-without-node',
+      comment: 'shared/ touches no disk and no network: no Node built-ins.',
+      severity: 'error',
+      from: { path: '^shared/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'no-circular-shared',
+      severity: 'error',
+      from: { path: '^shared/' },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};
