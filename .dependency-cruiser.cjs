@@ -1,7 +1,8 @@
 /**
  * The boundaries between the project's folders (README "Architecture"), checked by `npm test`
- * through `npm run lint:deps`: the browser app and the server never import each other, and
- * `shared/` imports neither of them and nothing of Node, so it runs in both.
+ * through `npm run lint:deps`: the browser app and the server never import each other; agents
+ * are peers that reach the server over its API only, so they import neither; and `shared/`
+ * imports none of them and nothing of Node, so it runs in both.
  */
 module.exports = {
   forbidden: [
@@ -19,11 +20,18 @@ module.exports = {
       to: { path: '^client/' },
     },
     {
+      name: 'agents-are-peers',
+      comment: 'An agent reaches the server over HTTP or WebSocket, like any external agent.',
+      severity: 'error',
+      from: { path: '^agents/' },
+      to: { path: '^(server|client)/' },
+    },
+    {
       name: 'shared-stays-shared',
       comment: 'shared/ runs in the browser and in Node: it imports no side.',
       severity: 'error',
       from: { path: '^shared/' },
-      to: { path: '^(client|server|bench|tests)/' },
+      to: { path: '^(client|server|agents|bench|tests)/' },
     },
     {
       name: 'shared-without-node',

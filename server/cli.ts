@@ -10,7 +10,7 @@ import { revokeInDataDir, tokenIdOf } from './auth/revoke.ts';
 import { ensureClientBuilt } from './build-client.ts';
 import { dataDirFromEnv, resolveServerOptions } from './config.ts';
 import { startServer, type TandemServer } from './index.ts';
-import { startReferenceAgent } from './agents/reference/reference-agent.ts';
+import { startReferenceAgent } from '../agents/reference/reference-agent.ts';
 
 const usage = `Usage: tandem <command> [options]
 

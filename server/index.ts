@@ -26,7 +26,7 @@ import { AgentStateless } from './extensions/agent-stateless.ts';
 import { RunMirror } from './runs/run-mirror.ts';
 import { RunScopes } from './runs/run-scopes.ts';
 import { createRunServices, type RunServices } from './runs/run-services.ts';
-import { builtInAgentClaims, startBuiltInAgent, localUrl } from './agents/built-in-agent.ts';
+import { builtInAgentClaims, startBuiltInAgent, localUrl } from './built-in-agent.ts';
 import { Router } from './http/router.ts';
 import { createApiHandler, type RouteHandler } from './http/api.ts';
 import { addDocRoutes } from './http/docs-routes.ts';

@@ -1,4 +1,4 @@
-import { Rejection } from '../rejection.ts';
+import { Rejection } from '../../shared/rejection.ts';
 import type { Extension, onStatelessPayload } from '@hocuspocus/server';
 import { parseAgentRequest, type AgentReply, type AgentRequest } from '../../shared/agent-messages.ts';
 import type { Claims } from '../../shared/claims.ts';

@@ -1,4 +1,4 @@
-import { Rejection } from '../rejection.ts';
+import { Rejection } from '../../shared/rejection.ts';
 import type { Hocuspocus } from '@hocuspocus/server';
 import { isRecordId } from '../../shared/annotations.ts';
 import { createAnnotation, escalateComment, type AnnotationError } from '../../shared/annotations-writers.ts';

@@ -1,4 +1,4 @@
-import { Rejection } from '../rejection.ts';
+import { Rejection } from '../../shared/rejection.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Claims } from '../../shared/claims.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';

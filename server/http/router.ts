@@ -1,4 +1,4 @@
-import { Rejection } from '../rejection.ts';
+import { Rejection } from '../../shared/rejection.ts';
 import { notFound } from './api-error.ts';
 
 export type Params = Record<string, string>;

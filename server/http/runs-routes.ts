@@ -1,4 +1,4 @@
-import { Rejection } from '../rejection.ts';
+import { Rejection } from '../../shared/rejection.ts';
 import type { Hocuspocus } from '@hocuspocus/server';
 import { isRecordId } from '../../shared/annotations.ts';
 import { may } from '../../shared/permissions.ts';

@@ -1,4 +1,4 @@
-import { Rejection } from '../rejection.ts';
+import { Rejection } from '../../shared/rejection.ts';
 import { isRecordId } from '../../shared/annotations.ts';
 import { setInstructionState } from '../../shared/annotations-writers.ts';
 import type { ApplyError } from '../../shared/applier.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { startTestReferenceAgent } from '../helpers/agents.ts';
-import type { RunningAgent } from '../../server/agents/reference/reference-agent.ts';
+import type { RunningAgent } from '../../agents/reference/reference-agent.ts';
 import {
   annotationCards,
   clickBefore,

@@ -1,4 +1,4 @@
-import { referenceAgentName, startReferenceAgent, type RunningAgent } from '../../server/agents/reference/reference-agent.ts';
+import { referenceAgentName, startReferenceAgent, type RunningAgent } from '../../agents/reference/reference-agent.ts';
 import type { TestServer } from './server.ts';
 
 /**

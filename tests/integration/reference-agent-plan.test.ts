@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseInstruction } from '../../server/agents/reference/instruction-language.ts';
-import { planInstruction } from '../../server/agents/reference/plan.ts';
+import { parseInstruction } from '../../agents/reference/instruction-language.ts';
+import { planInstruction } from '../../agents/reference/plan.ts';
 import { markdownToDoc } from '../../shared/markdown.ts';
 import { viewBlock, type BlockView } from '../../shared/doc-content.ts';
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { main } from '../../server/cli.ts';
-import { startReferenceAgent } from '../../server/agents/reference/reference-agent.ts';
+import { startReferenceAgent } from '../../agents/reference/reference-agent.ts';
 import { docName } from '../../shared/doc-layout.ts';
 import { readRunRecords } from '../../shared/run-record.ts';
 import { startTestReferenceAgent } from '../helpers/agents.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type * as v from 'valibot';
-import { AgentApiClient } from '../../server/agents/agent-api-client.ts';
-import { Rejection } from '../../server/rejection.ts';
+import { AgentApiClient } from '../../agents/agent-api-client.ts';
+import { Rejection } from '../../shared/rejection.ts';
 import { parseRunRecord } from '../../shared/run-record.ts';
 import { AuditPage } from '../../shared/wire/audit.ts';
 import { ClaimedRun, HeartbeatAnswer, OpsAnswer, QueuedRunList, RunStateAnswer } from '../../shared/wire/agent.ts';

@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import { Rejection } from '../rejection.ts';
+import { Rejection } from '../shared/rejection.ts';
 import {
   ClaimedRun,
   HeartbeatAnswer,
@@ -11,10 +11,10 @@ import {
   type OpsBody,
   type QueuedRun,
   type Refusal,
-} from '../../shared/wire/agent.ts';
-import { DocView, type BlockView } from '../../shared/wire/docs.ts';
-import { ErrorEnvelope } from '../../shared/wire/errors.ts';
-import { readWire } from '../../shared/wire/parse.ts';
+} from '../shared/wire/agent.ts';
+import { DocView, type BlockView } from '../shared/wire/docs.ts';
+import { ErrorEnvelope } from '../shared/wire/errors.ts';
+import { readWire } from '../shared/wire/parse.ts';
 import type { PlannedOp } from './reference/plan.ts';
 
 export type { ClaimedRun, QueuedRun, Refusal };

@@ -1,5 +1,5 @@
-import type { ClaimsInput } from '../auth/tokens.ts';
-import { referenceAgentName, startReferenceAgent, type RunningAgent } from './reference/reference-agent.ts';
+import type { ClaimsInput } from './auth/tokens.ts';
+import { referenceAgentName, startReferenceAgent, type RunningAgent } from '../agents/reference/reference-agent.ts';
 
 /**
  * The principal of the built-in agent. Its token is made at each start, never leaves the
