@@ -19,6 +19,7 @@ function run(runId: string, state: RunState, extra: Partial<RunRecord> = {}): Ru
     claimedBy: { id: 'bot', name: 'Reference agent' },
     lease: null,
     decidedBy: null,
+    reverted: null,
     ...extra,
   };
 }
