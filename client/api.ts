@@ -76,3 +76,23 @@ export function decideRun(token: string, runId: string, decision: RunDecision, r
   const body = decision === 'discard' && reason?.trim() ? { reason: reason.trim() } : {};
   return request<{ state: string }>(token, 'POST', `/api/runs/${encodeURIComponent(runId)}/${decision}`, body);
 }
+
+/** A change Revert run left as it is, and why (PROTOCOL.md REV8). */
+export interface NotRevertedChange {
+  blockId: string;
+  instructionId: string;
+  reason: 'rewritten' | 'removed';
+}
+
+/**
+ * Revert run takes back an accepted run's changes, keeping everything written since. Fails with
+ * `NOT_ACCEPTED`, `ALREADY_REVERTED` or `NOT_REVERTIBLE` (409).
+ */
+export function revertRun(token: string, runId: string): Promise<{ state: string; notReverted: NotRevertedChange[] }> {
+  return request(token, 'POST', `/api/runs/${encodeURIComponent(runId)}/revert`, {});
+}
+
+/** Undo discard puts a discarded run back in review; `UNDO_WINDOW_CLOSED` (409) once it cannot. */
+export function undoDiscard(token: string, runId: string): Promise<{ state: string }> {
+  return request(token, 'POST', `/api/runs/${encodeURIComponent(runId)}/undo-discard`, {});
+}
