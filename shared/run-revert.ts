@@ -22,6 +22,13 @@ import { renewRepeatedIds, sparePeoplesTyping, subtract } from './undo-keeps-typ
 
 type DeleteSet = Y.UndoManager['undoStack'][number]['insertions'];
 
+/** What the plan reads of the run's changes (`RunChange`). */
+export interface RevertedChange {
+  op: string;
+  blockId: string;
+  instructionId: string;
+}
+
 export interface RevertPlan {
   insertions: DeleteSet;
   deletions: DeleteSet;
@@ -29,7 +36,7 @@ export interface RevertPlan {
 }
 
 /** Which part of `saved` can be taken back from `ydoc` now, and which changes cannot. */
-export function planRevert(ydoc: Y.Doc, saved: SavedRunScope, changes: readonly { blockId: string; instructionId: string }[]): RevertPlan {
+export function planRevert(ydoc: Y.Doc, saved: SavedRunScope, changes: readonly RevertedChange[]): RevertPlan {
   let insertions = Y.decodeSnapshot(saved.insertions).ds;
   let deletions = Y.decodeSnapshot(saved.deletions).ds;
   const inserted = (item: Y.Item) => Y.isDeleted(insertions, item.id);
@@ -48,6 +55,14 @@ export function planRevert(ydoc: Y.Doc, saved: SavedRunScope, changes: readonly 
     const blockId = idOf(top) ?? '';
     notReverted.push({ blockId, instructionId: instructionOf(top, changes), reason: removed ? 'removed' : 'rewritten' });
     left.push(...items);
+  }
+  // A block deleted since is usually collected whole (Yjs collects a deleted node's content
+  // with it), so the walk above cannot see it: a replaced block whose id no block has any more.
+  const live = new Set(docParts(ydoc).content.toArray().map((yblock) => (yblock instanceof Y.XmlElement ? yblock.getAttribute('id') : null)));
+  for (const change of changes) {
+    if (change.op !== 'replace_block' || live.has(change.blockId)) continue;
+    if (notReverted.some((entry) => entry.blockId === change.blockId)) continue;
+    notReverted.push({ blockId: change.blockId, instructionId: change.instructionId, reason: 'removed' });
   }
   if (left.length > 0) {
     insertions = subtract(insertions, left);
@@ -114,7 +129,7 @@ function idOf(top: Y.Item): string | null {
  * The instruction of the run's change at `top`: the change of the block's own id, else that of
  * the nearest block before it that a change names (a block the run inserted follows its anchor).
  */
-function instructionOf(top: Y.Item, changes: readonly { blockId: string; instructionId: string }[]): string {
+function instructionOf(top: Y.Item, changes: readonly RevertedChange[]): string {
   for (let item: Y.Item | null = top; item !== null; item = item.left) {
     if (!(item.content instanceof Y.ContentType)) continue;
     const id = idOf(item);

@@ -128,6 +128,21 @@ describe('POST /api/runs/:runId/revert', () => {
     expect((await getRun(server, doc.runId)).reverted?.notReverted).toEqual(reverted.body.notReverted);
   });
 
+  it('[REV8] lists a change whose block was deleted since as removed, and reverts the rest', async () => {
+    const doc = await firstRun();
+    const editor = connect(doc.docId);
+    await editor.synced;
+    expect((await post(`/api/runs/${doc.runId}/accept`)).status).toBe(200);
+    await waitFor(() => readProseMirrorDoc(editor.ydoc).childCount === 3);
+    docParts(editor.ydoc).content.delete(0, 1);
+    await waitFor(async () => (await markdownOf(server, doc.docId)) === 'beta two\n\ngamma three');
+
+    const reverted = await post(`/api/runs/${doc.runId}/revert`);
+    expect(reverted.status).toBe(200);
+    expect(reverted.body.notReverted).toEqual([{ blockId: doc.blocks[0].id, instructionId: doc.instructionIds[0], reason: 'removed' }]);
+    expect(await markdownOf(server, doc.docId)).toBe('alpha one\n\nbeta two\n\ngamma three');
+  });
+
   it('[REV8] answers 409 for a run that is not accepted or already reverted, and changes nothing', async () => {
     const doc = await firstRun();
     expect(await post(`/api/runs/${doc.runId}/revert`)).toMatchObject({ status: 409, body: { error: { code: 'NOT_ACCEPTED' } } });
