@@ -143,6 +143,16 @@ describe('POST /api/runs/:runId/revert', () => {
     expect(await markdownOf(server, doc.docId)).toBe('alpha one\n\nbeta two\n\ngamma three');
   });
 
+  it('[REV8] pins the annotations of the text it brings back to that text again', async () => {
+    const doc = await firstRun();
+    expect((await post(`/api/runs/${doc.runId}/accept`)).status).toBe(200);
+    const statuses = async () => ((await server.api(`/api/docs/${doc.docId}`)).body.annotations as { status: string }[]).map((note) => note.status);
+    // The instruction on `alpha one` lost its text with the block Accept removed.
+    expect(await statuses()).toEqual(['attached', 'orphaned']);
+    expect((await post(`/api/runs/${doc.runId}/revert`)).status).toBe(200);
+    expect(await statuses()).toEqual(['attached', 'attached']);
+  });
+
   it('[REV8] answers 409 for a run that is not accepted or already reverted, and changes nothing', async () => {
     const doc = await firstRun();
     expect(await post(`/api/runs/${doc.runId}/revert`)).toMatchObject({ status: 409, body: { error: { code: 'NOT_ACCEPTED' } } });
