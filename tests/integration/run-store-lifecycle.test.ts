@@ -140,7 +140,10 @@ describe('the run lifecycle in SQLite', () => {
     const accepted: string[] = [];
     for (let n = 0; n < revertibleRuns + 2; n++) {
       const id = n === 0 ? 'r1' : `r${n + 1}`;
-      if (n > 0) await store.runs.createRun({ id, docId: 'doc1', createdBy: { id: 'ed', name: 'Ed' }, createdAt: 1000 + n, contextMarkdown: 'text', items: [{ instructionId: 'i1', blockId: 'b1', instruction: 'uppercase', quote: 'a' }] });
+      if (n > 0) {
+        const items = [{ instructionId: 'i1', blockId: 'b1', instruction: 'uppercase', quote: 'a' }];
+        await store.runs.createRun({ id, docId: 'doc1', createdBy: { id: 'ed', name: 'Ed' }, createdAt: 1000 + n, contextMarkdown: 'text', items });
+      }
       await store.runs.claimRun(id, bot, 2000, 5000);
       await store.runs.recordBatch(id, 'bot', 2500, batch(`k${n}`));
       await store.runs.completeRun(id, 'bot', 3000, { summary: null, refusals: new Map() });
