@@ -4,7 +4,8 @@ import { persistence } from './persistence.ts';
 import { memory } from './memory.ts';
 import { traces } from './traces.ts';
 import { browser } from './browser.ts';
+import { agentApi } from './agent-api.ts';
 import type { Benchmark } from './lib/types.ts';
 
 /** Every benchmark, in the order they run and print. */
-export const benchmarks: Benchmark[] = [syncLatency, applier, persistence, memory, browser, traces];
+export const benchmarks: Benchmark[] = [syncLatency, applier, persistence, memory, browser, traces, agentApi];

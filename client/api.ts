@@ -1,13 +1,15 @@
-import type { DocKind } from '../shared/doc-layout.ts';
+import type * as v from 'valibot';
+import { CreatedDoc, DocList, type DocSummary, type NewDocBody } from '../shared/wire/docs.ts';
+import { ErrorEnvelope } from '../shared/wire/errors.ts';
+import { readWire } from '../shared/wire/parse.ts';
+import { DiscardUndone, RunDecision as RunDecisionAnswer, RunReverted, SentRun, type DiscardBody } from '../shared/wire/runs.ts';
 
-export interface DocSummary {
-  id: string;
-  title: string;
-  kind: DocKind;
-  updatedAt?: string | number;
-}
+export type { CreatedDoc, DocSummary, SentRun };
 
-/** A failed request, in words a person can read. `code` is the server's or `OFFLINE`. */
+/**
+ * A failed request, in words a person can read. `code` is the server's, `OFFLINE` when the
+ * server cannot be reached, or `BAD_ANSWER` when its answer is not the wire type it promises.
+ */
 export class ApiError extends Error {
   constructor(
     readonly code: string,
@@ -18,7 +20,13 @@ export class ApiError extends Error {
   }
 }
 
-async function request<T>(token: string, method: string, path: string, body?: unknown): Promise<T> {
+async function request<S extends v.GenericSchema>(
+  answer: S,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<v.InferOutput<S>> {
   let response: Response;
   try {
     response = await fetch(path, {
@@ -34,27 +42,22 @@ async function request<T>(token: string, method: string, path: string, body?: un
   }
   const payload: unknown = await response.json().catch(() => null);
   if (!response.ok) {
-    const error = (payload as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-    throw new ApiError(
-      typeof error?.code === 'string' ? error.code : `HTTP_${response.status}`,
-      typeof error?.message === 'string' ? error.message : `The server answered ${response.status}.`,
-      response.status,
-    );
+    const envelope = readWire(ErrorEnvelope, payload);
+    if (envelope.ok) throw new ApiError(envelope.value.error.code, envelope.value.error.message, response.status);
+    throw new ApiError(`HTTP_${response.status}`, `The server answered ${response.status}.`, response.status);
   }
-  return payload as T;
+  const read = readWire(answer, payload);
+  if (!read.ok) throw new ApiError('BAD_ANSWER', 'The server answered something this app does not understand.', response.status);
+  return read.value;
 }
 
 export function listDocs(token: string): Promise<DocSummary[]> {
-  return request<DocSummary[]>(token, 'GET', '/api/docs');
+  return request(DocList, token, 'GET', '/api/docs');
 }
 
-export function createDoc(token: string, title: string): Promise<DocSummary> {
-  return request<DocSummary>(token, 'POST', '/api/docs', { title });
-}
-
-export interface SentRun {
-  runId: string;
-  items: { instructionId: string; blockId: string; instruction: string }[];
+export function createDoc(token: string, title: string): Promise<CreatedDoc> {
+  const body = { title } satisfies Pick<NewDocBody, 'title'>;
+  return request(CreatedDoc, token, 'POST', '/api/docs', body);
 }
 
 /**
@@ -62,7 +65,7 @@ export interface SentRun {
  * another run is outstanding and `NOTHING_TO_SEND` (422) when no instruction is ready.
  */
 export function sendRun(token: string, docId: string): Promise<SentRun> {
-  return request<SentRun>(token, 'POST', `/api/docs/${encodeURIComponent(docId)}/runs`, {});
+  return request(SentRun, token, 'POST', `/api/docs/${encodeURIComponent(docId)}/runs`, {});
 }
 
 export type RunDecision = 'accept' | 'discard';
@@ -72,27 +75,20 @@ export type RunDecision = 'accept' | 'discard';
  * becomes a draft instruction where each change was. Fails with `NOT_IN_REVIEW` (409) when the
  * run is not (or no longer) in review, `INVALID_REASON` (422) for a reason over 2000 characters.
  */
-export function decideRun(token: string, runId: string, decision: RunDecision, reason?: string): Promise<{ state: string }> {
-  const body = decision === 'discard' && reason?.trim() ? { reason: reason.trim() } : {};
-  return request<{ state: string }>(token, 'POST', `/api/runs/${encodeURIComponent(runId)}/${decision}`, body);
-}
-
-/** A change Revert run left as it is, and why (PROTOCOL.md REV8). */
-export interface NotRevertedChange {
-  blockId: string;
-  instructionId: string;
-  reason: 'rewritten' | 'removed';
+export function decideRun(token: string, runId: string, decision: RunDecision, reason?: string): Promise<RunDecisionAnswer> {
+  const body: DiscardBody = decision === 'discard' && reason?.trim() ? { reason: reason.trim() } : {};
+  return request(RunDecisionAnswer, token, 'POST', `/api/runs/${encodeURIComponent(runId)}/${decision}`, body);
 }
 
 /**
  * Revert run takes back an accepted run's changes, keeping everything written since. Fails with
  * `NOT_ACCEPTED`, `ALREADY_REVERTED` or `NOT_REVERTIBLE` (409).
  */
-export function revertRun(token: string, runId: string): Promise<{ state: string; notReverted: NotRevertedChange[] }> {
-  return request(token, 'POST', `/api/runs/${encodeURIComponent(runId)}/revert`, {});
+export function revertRun(token: string, runId: string): Promise<RunReverted> {
+  return request(RunReverted, token, 'POST', `/api/runs/${encodeURIComponent(runId)}/revert`, {});
 }
 
 /** Undo discard puts a discarded run back in review; `UNDO_WINDOW_CLOSED` (409) once it cannot. */
-export function undoDiscard(token: string, runId: string): Promise<{ state: string }> {
-  return request(token, 'POST', `/api/runs/${encodeURIComponent(runId)}/undo-discard`, {});
+export function undoDiscard(token: string, runId: string): Promise<DiscardUndone> {
+  return request(DiscardUndone, token, 'POST', `/api/runs/${encodeURIComponent(runId)}/undo-discard`, {});
 }

@@ -1,4 +1,5 @@
 import { decodeClaims, hasExpired, type Claims, type Role } from '../shared/claims.ts';
+import { may } from '../shared/permissions.ts';
 import { deviceKeys, readDevice, writeDevice } from './device-store.ts';
 
 export type { Claims, Role };
@@ -18,15 +19,15 @@ export interface Session {
 const palette = ['#c2185b', '#1565c0', '#2e7d32', '#6a1b9a', '#ad5700', '#00838f', '#b71c1c', '#4527a0'];
 
 export function canEditText(role: Role): boolean {
-  return role === 'editor';
+  return may(role, 'text.write');
 }
 
 /** Whether the role may write `<id>/notes` (the server makes other roles' connection read-only). */
 export function canWriteNotes(role: Role): boolean {
-  return role === 'editor' || role === 'commenter';
+  return may(role, 'notes.comment');
 }
 
-/** What a person may do with annotations and runs in the UI (DESIGN.md, Roles). */
+/** What a person may do with annotations and runs in the UI (shared/permissions.ts). */
 export interface AnnotationRights {
   comment: boolean;
   instruct: boolean;
@@ -39,9 +40,9 @@ export interface AnnotationRights {
 }
 
 export function annotationRights(role: Role): AnnotationRights {
-  const editor = role === 'editor';
-  const notes = canWriteNotes(role);
-  return { comment: notes, instruct: editor, reply: notes, resolve: editor, manageInstructions: editor };
+  const notes = may(role, 'notes.comment');
+  const instruct = may(role, 'notes.instruct');
+  return { comment: notes, instruct, reply: notes, resolve: may(role, 'notes.resolve'), manageInstructions: instruct };
 }
 
 export const noAnnotationRights: AnnotationRights = {

@@ -3,6 +3,7 @@ import type { Session } from './session.ts';
 import { ApiError, createDoc, listDocs, type DocSummary } from './api.ts';
 import { readRecentDocs, rememberDoc, type RecentDoc } from './recent-docs.ts';
 import { docPath, navigate } from './router.ts';
+import { mayCreateDocs } from '../shared/permissions.ts';
 
 interface ListedDoc {
   id: string;
@@ -85,7 +86,7 @@ export class TandemDocList extends LitElement {
   }
 
   render() {
-    const canCreate = this.session?.claims.role === 'editor';
+    const canCreate = this.session ? mayCreateDocs(this.session.claims) : false;
     return html`<main class="list-main">
       <div class="list-head">
         <h1>Documents</h1>

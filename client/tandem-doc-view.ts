@@ -6,6 +6,7 @@ import type { DocConnection } from './doc-connection.ts';
 import { rememberDoc, renameRecentDoc } from './recent-docs.ts';
 import type { TandemEditor } from './tandem-editor.ts';
 import { YDocReader } from './ydoc-reader.ts';
+import { may } from '../shared/permissions.ts';
 import { readAnnotations, type Annotation, type Author } from '../shared/annotations.ts';
 import {
   readRuns,
@@ -100,7 +101,7 @@ export class TandemDocView extends LitElement {
         .runs=${this.runs.value}
         .review=${runInReview(this.runs.value)}
         .token=${this.session?.token ?? ''}
-        .canDecide=${this.session?.claims.role === 'editor'}
+        .canDecide=${this.session ? may(this.session.claims.role, 'run.decide') : false}
         .decideBlocker=${connection.status === 'Offline' ? 'Accepting or discarding needs a connection' : null}
         @annotations-orphaned=${this.onOrphaned}
       ></tandem-editor>`;

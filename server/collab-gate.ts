@@ -93,6 +93,7 @@ export class SocketGate {
   }
 
   inspect(frame: Uint8Array): Verdict {
+    // LIMIT2: a socket's message budget.
     if (!this.messages.take()) return { action: 'close', code: 1008, reason: 'Too many messages' };
     try {
       const decoder = decoding.createDecoder(frame);
@@ -100,6 +101,7 @@ export class SocketGate {
       const documentName = address.split('\0')[0];
       const type = decoding.readVarUint(decoder);
       if (type === messageSync || type === messageSyncReply) return this.inspectSync(documentName, decoding.readVarUint(decoder));
+      // PRES5: awareness that does not decode, or has too many entries, never reaches Hocuspocus.
       if (type === messageAwareness) return isWellFormedAwareness(decoding.readVarUint8Array(decoder)) ? pass : drop;
       return pass;
     } catch {

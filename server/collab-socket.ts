@@ -11,7 +11,7 @@ export const collabPath = '/collab';
  * Hands WebSocket upgrades at `/collab` to Hocuspocus; refuses upgrades anywhere else, and
  * from an address with `socketsPerIp` sockets open. Every frame passes the socket's gate
  * (server/collab-gate.ts) before Hocuspocus reads it; a frame over `maxMessageBytes` closes the
- * socket with 1009 (ws's `maxPayload`). `close()` cuts every socket that is still open and
+ * socket with 1009 (ws's `maxPayload`, LIMIT1). `close()` cuts every socket that is still open and
  * stops the WebSocket server.
  */
 export function attachCollabSocket(httpServer: HttpServer, hocuspocus: Hocuspocus, counts: SocketCounts) {

@@ -13,6 +13,8 @@ export interface ServerOptions {
   quiet: boolean;
   /** How long a run's claim lasts without a heartbeat, in milliseconds. */
   leaseMs: number;
+  /** The clock that claims, heartbeats and lease expiry read (milliseconds); tests drive it by hand. */
+  leaseClock: () => number;
   /** Which agent the server starts in-process: the reference agent, or none. */
   agent: AgentChoice;
   /** What one client may ask of the server; given fields replace the defaults. */
@@ -40,6 +42,7 @@ export function resolveServerOptions(
     distDir: resolve(given.distDir ?? resolve(repoRoot, 'dist')),
     quiet: given.quiet ?? false,
     leaseMs: given.leaseMs ?? parseLeaseMs(env.LEASE_MS),
+    leaseClock: given.leaseClock ?? Date.now,
     agent: given.agent ?? parseAgent(env.TANDEM_AGENT),
     limits: resolveLimits(given.limits),
   };

@@ -94,7 +94,7 @@ export async function startServer(
     ],
   });
   const mirror = new RunMirror(hocuspocus, store.runs);
-  runs = createRunServices({ store, hocuspocus, mirror, scopes, writers, leaseMs: options.leaseMs, onError: log });
+  runs = createRunServices({ store, hocuspocus, mirror, scopes, writers, leaseMs: options.leaseMs, now: options.leaseClock, onError: log });
 
   const router = new Router<RouteHandler>();
   addDocRoutes(router, { store, hocuspocus });

@@ -1,3 +1,5 @@
+import type { WireError } from './wire/errors.ts';
+
 /**
  * The agent requests as Hocuspocus stateless messages (shared/PROTOCOL.md, AGENT1–AGENT4), and
  * their one parser. A request is a JSON string sent with `provider.sendStateless` on the
@@ -29,7 +31,7 @@ export interface AgentRequest {
 
 export type AgentReply =
   | { requestId: RequestId | null; ok: true; result: unknown }
-  | { requestId: RequestId | null; ok: false; error: { code: string; message: string; [detail: string]: unknown } };
+  | { requestId: RequestId | null; ok: false; error: WireError };
 
 /**
  * Reads a stateless payload. Null when it is not an agent request at all (not JSON, or no

@@ -15,6 +15,7 @@ import type { Origin } from './origins.ts';
  * (markdown.ts strips them), so a mark never makes a block stale.
  */
 
+/** OP4: the mark on the text a run inserts, naming the run and the instruction it answers. */
 export function changeMark(runId: string, instructionId: string): Mark {
   return schema.marks.change.create({ runId, instructionId });
 }

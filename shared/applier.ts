@@ -106,6 +106,7 @@ export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origi
   const parsed = parseOps(ops);
   if (!parsed.ok) return parsed;
   const live = scanBlocks(ydoc);
+  // OP1: the whole batch is validated before anything is written.
   const planned = validate(live, parsed.ops, run);
   if (!Array.isArray(planned)) return { ok: false, error: planned };
 
@@ -172,6 +173,7 @@ function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], runId:
   });
   // The last block first, so that the indices of the earlier ones stay valid.
   located.sort((a, b) => b.index - a.index);
+  // OP3: one transaction with the run's origin, the smallest change block by block.
   ydoc.transact(() => {
     for (const { region, index, yblock } of located) {
       const created: Y.XmlElement[] = [];
@@ -198,7 +200,7 @@ function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], runId:
   }, origin);
 }
 
-/** Returns the planned ops, or the first problem. */
+/** OP2: returns the planned ops, or the first problem in the documented order. */
 function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): PlannedOp[] | ApplyError {
   const rewritten = new Map<string, number>();
   const deleted = new Map<string, number>();

@@ -3,7 +3,7 @@ import { Plugin, PluginKey, type Transaction, type EditorState } from 'prosemirr
 import { randomId } from './ids.ts';
 
 /**
- * Stable block ids. Every top-level block carries a unique `id` attribute, created once and
+ * Stable block ids (DOC2). Every top-level block carries a unique `id` attribute, created once and
  * renewed when a split or a paste would duplicate one. Agents and the applier address blocks
  * by this id, never by position.
  */

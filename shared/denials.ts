@@ -1,5 +1,5 @@
 /**
- * The reasons the server gives when it refuses a WebSocket connection to a document; the
+ * DOC4: the reasons the server gives when it refuses a WebSocket connection to a document; the
  * provider reports them through `onAuthenticationFailed({reason})`.
  */
 export const denialReasons = {

@@ -7,13 +7,9 @@ import { blockToMarkdown } from './markdown.ts';
 import { contentHash } from './hash.ts';
 import type { Origin } from './origins.ts';
 
-/** One top-level block as the API and agents see it. */
-export interface BlockView {
-  id: string;
-  type: string;
-  markdown: string;
-  hash: string;
-}
+import type { BlockView } from './wire/docs.ts';
+
+export type { BlockView };
 
 /**
  * The ProseMirror document held by a text Y.Doc, read from a scratch copy: y-prosemirror

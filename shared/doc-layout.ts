@@ -69,7 +69,7 @@ export function isDocId(value: unknown): value is string {
   return typeof value === 'string' && docIdPattern.test(value);
 }
 
-/** The Hocuspocus document name of one part of a document. */
+/** DOC1: the Hocuspocus document name of one part of a document (`<id>`, `<id>/notes`, `<id>/runs`). */
 export function docName(docId: string, part: DocPart = 'text'): string {
   return part === 'text' ? docId : docId + partSuffix[part];
 }

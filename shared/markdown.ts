@@ -13,7 +13,7 @@ import { isSafeLinkHref } from './safe-url.ts';
  */
 
 const tokenizer = MarkdownIt('commonmark', { html: false }).enable('strikethrough');
-// markdown-it hands this hook the decoded and normalised destination of every link and image.
+// LINK2: markdown-it hands this hook the decoded and normalised destination of every link and image.
 tokenizer.validateLink = isSafeLinkHref;
 
 const parser = new MarkdownParser(schema, tokenizer, {

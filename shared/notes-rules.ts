@@ -1,5 +1,6 @@
 import * as Y from 'yjs';
 import type { Role } from './claims.ts';
+import { may } from './permissions.ts';
 import { notesParts } from './doc-layout.ts';
 import { parseAnnotation, type Annotation, type Author, type InstructionState, type ParseResult } from './annotations.ts';
 
@@ -33,7 +34,9 @@ import { parseAnnotation, type Annotation, type Author, type InstructionState, t
  * - [NOTES10] A record's `createdAt` and an added turn's `at` lie between `clock.earliest` and
  *   `clock.now + maxClockSkewMs`.
  *
- * Editors may resolve, re-pin and delete any record, invalid ones included.
+ * Editors may resolve, re-pin and delete any record, invalid ones included. Which role may do
+ * each of these is the table of shared/permissions.ts (`notes.comment`, `notes.instruct`,
+ * `notes.resolve`, `notes.moderate`).
  *
  * NOTES11 (nothing outside the annotations map) and NOTES12 (size) are about an update as a
  * whole and are checked where updates are seen, in server/extensions/notes-shadow.ts.
@@ -136,7 +139,7 @@ export function checkNotesChange(
   writer: NotesWriter,
   clock: NotesClock,
 ): NotesRefusal | null {
-  if (writer.role !== 'editor' && writer.role !== 'commenter') {
+  if (!may(writer.role, 'notes.comment')) {
     return refuse('NOTES1', '', `A ${writer.role} may not change annotations.`);
   }
   const ids = [...new Set([...before.keys(), ...after.keys()])].sort();
@@ -183,18 +186,18 @@ function checkAddition(id: string, now: NotesEntry, writer: NotesWriter, clock: 
   const addedRefusal = checkAdded(id, authors, [record.createdAt, ...record.turns.map((turn) => turn.at)], writer, clock);
   if (addedRefusal) return addedRefusal;
   if (record.kind === 'instruction') {
-    if (writer.role !== 'editor') return refuse('NOTES7', id, 'Commenters may not create instructions.');
+    if (!may(writer.role, 'notes.instruct')) return refuse('NOTES7', id, 'Commenters may not create instructions.');
     if (!openStates.includes(record.state) || record.runId !== null) {
       return refuse('NOTES6', id, 'A new instruction is draft or queued and belongs to no run.');
     }
     if (record.discardedChange !== undefined) return refuse('NOTES6', id, 'Only the server records a discarded change.');
   }
-  if (writer.role === 'commenter' && record.resolved) return refuse('NOTES8', id, 'Commenters may not resolve annotations.');
+  if (!may(writer.role, 'notes.resolve') && record.resolved) return refuse('NOTES8', id, 'Commenters may not resolve annotations.');
   return null;
 }
 
 function checkDeletion(id: string, was: NotesEntry, writer: NotesWriter): NotesRefusal | null {
-  if (writer.role === 'editor') return null;
+  if (may(writer.role, 'notes.moderate')) return null;
   const record = was.parsed.ok ? was.parsed.annotation : null;
   if (record?.kind === 'comment' && record.author.id === writer.id) return null;
   return refuse(record?.kind === 'instruction' ? 'NOTES7' : 'NOTES8', id, 'Commenters may delete only their own comments.');
@@ -219,13 +222,13 @@ function checkChange(id: string, a: Annotation, now: NotesEntry, writer: NotesWr
   const turnsRefusal = checkTurns(id, a, b, writer, clock);
   if (turnsRefusal) return turnsRefusal;
   const heldByServer = a.kind === 'instruction' && !openStates.includes(a.state) && a.runId !== null;
-  if (a.kind === 'instruction' && b.kind === 'instruction' && !(heldByServer && writer.role === 'editor')) {
+  if (a.kind === 'instruction' && b.kind === 'instruction' && !(heldByServer && may(writer.role, 'notes.instruct'))) {
     if (a.runId !== b.runId) return refuse('NOTES6', id, 'Only the server assigns an instruction to a run.');
     if (a.state !== b.state && !(openStates.includes(a.state) && openStates.includes(b.state))) {
       return refuse('NOTES6', id, `Only the server moves an instruction from ${a.state} to ${b.state}.`);
     }
   }
-  if (writer.role === 'editor') return null;
+  if (may(writer.role, 'notes.moderate')) return null;
 
   const pinned = canonicalJson([a.anchor, a.blockId]) !== canonicalJson([b.anchor, b.blockId]);
   const edited = a.turns.some((turn, index) => turn.text !== b.turns[index].text);
@@ -252,7 +255,7 @@ function checkTurns(id: string, a: Annotation, b: Annotation, writer: NotesWrite
     if (next.text === turn.text) continue;
     const isWorkOrder = index === 0 && a.kind === 'instruction';
     if (isWorkOrder) {
-      if (writer.role !== 'editor') return refuse('NOTES7', id, 'Commenters may only reply to an instruction.');
+      if (!may(writer.role, 'notes.instruct')) return refuse('NOTES7', id, 'Commenters may only reply to an instruction.');
     } else if (turn.author.id !== writer.id) {
       return refuse('NOTES5', id, 'Only its author edits a reply.');
     }

@@ -1,7 +1,7 @@
 import { isOpKind, opKinds, type OpKind } from './op-kinds.ts';
 
 /**
- * The ops an agent sends to change a document (CONTRACT.md, "Ops"), and their one parser.
+ * The ops an agent sends to change a document (docs/api.md, "Ops"), and their one parser.
  *
  * Every op names the instruction it answers. `expectHash` is the `hash` of the block as the
  * agent read it (`GET /api/docs/:id`, or the claim's document). Whether an op may be applied —

@@ -1,5 +1,5 @@
 /**
- * Typed transaction origins. Every write to a Y.Doc goes through `ydoc.transact(fn, origin)`
+ * Typed transaction origins (ORIGIN1). Every write to a Y.Doc goes through `ydoc.transact(fn, origin)`
  * with one of these, so that observers and undo managers can tell writers apart.
  *
  * Origins are compared by identity (Y.UndoManager's `trackedOrigins`), so a run keeps one

@@ -16,7 +16,7 @@ const allowedProtocols: ReadonlySet<string> = new Set(['http:', 'https:', 'mailt
 /** Any http(s) base gives a relative reference the same scheme the page gives it. */
 const checkBase = 'https://tandem.invalid/';
 
-/** `href` as it is when it is a link target Tandem keeps, else null (a non-string too). */
+/** LINK1: `href` as it is when it is a link target Tandem keeps, else null (a non-string too). */
 export function safeLinkHref(href: unknown): string | null {
   if (typeof href !== 'string') return null;
   let url: URL;

@@ -143,12 +143,14 @@ const marks: Record<string, MarkSpec> = {
       {
         tag: 'a[href]',
         getAttrs: (dom: HTMLElement) => {
+          // LINK2: a pasted or dropped link with a refused target keeps its text only.
           const href = safeLinkHref(dom.getAttribute('href'));
           return href === null ? false : { href, title: dom.getAttribute('title') };
         },
       },
     ],
     toDOM: (mark) => {
+      // LINK3: a stored mark with a refused target is drawn without href.
       const href = safeLinkHref(mark.attrs.href);
       return ['a', href === null ? { title: mark.attrs.title } : { href, title: mark.attrs.title }, 0];
     },

@@ -1,39 +1,30 @@
+import type * as v from 'valibot';
 import { Rejection } from '../rejection.ts';
-import type { BlockView } from '../../shared/doc-content.ts';
+import {
+  ClaimedRun,
+  HeartbeatAnswer,
+  OpsAnswer,
+  QueuedRunList,
+  RunStateAnswer,
+  type CompleteBody,
+  type FailBody,
+  type OpsBody,
+  type QueuedRun,
+  type Refusal,
+} from '../../shared/wire/agent.ts';
+import { DocView, type BlockView } from '../../shared/wire/docs.ts';
+import { ErrorEnvelope } from '../../shared/wire/errors.ts';
+import { readWire } from '../../shared/wire/parse.ts';
 import type { PlannedOp } from './reference/plan.ts';
 
+export type { ClaimedRun, QueuedRun, Refusal };
+
 /**
- * A client of the agent HTTP API (CONTRACT.md, "Agent routes"). Every agent, built in or
- * external, goes through these routes; the built-in reference agent has no private shortcut.
+ * A client of the agent HTTP API (docs/api.md, "Agent routes"). Every agent, built in or external, goes
+ * through these routes; the built-in reference agent has no private shortcut. Bodies and answers
+ * are the wire types of shared/wire; an answer that does not have its type is refused
+ * (Rejection `BAD_ANSWER`) rather than half-read.
  */
-
-export interface RunItem {
-  instructionId: string;
-  blockId: string;
-  instruction: string;
-  /** The target text as pinned, and as it read at send time (null: deleted) when it changed in between. */
-  quote?: string;
-  currentText?: string | null;
-  drifted?: boolean;
-}
-
-export interface QueuedRun {
-  runId: string;
-  docId: string;
-  items: RunItem[];
-  createdAt: string | number;
-}
-
-export interface ClaimedRun extends QueuedRun {
-  lease: { expiresAt: string | number };
-  document: { blocks: BlockView[] };
-}
-
-export interface Refusal {
-  instructionId: string;
-  reason: string;
-}
-
 export class AgentApiClient {
   private readonly base: string;
 
@@ -47,34 +38,46 @@ export class AgentApiClient {
   /** Queued runs; with `waitSeconds` the server holds the request until one exists (a long poll). */
   queuedRuns(waitSeconds = 0, signal?: AbortSignal): Promise<QueuedRun[]> {
     const wait = waitSeconds > 0 ? `&wait=${Math.min(30, Math.round(waitSeconds))}` : '';
-    return this.request('GET', `/api/agent/runs?state=queued${wait}`, undefined, signal);
+    return this.request(QueuedRunList, 'GET', `/api/agent/runs?state=queued${wait}`, undefined, signal);
   }
 
   claim(runId: string): Promise<ClaimedRun> {
-    return this.request('POST', `/api/agent/runs/${encodeURIComponent(runId)}/claim`);
+    return this.request(ClaimedRun, 'POST', `${runPath(runId)}/claim`);
   }
 
-  heartbeat(runId: string): Promise<{ lease: { expiresAt: string | number } }> {
-    return this.request('POST', `/api/agent/runs/${encodeURIComponent(runId)}/heartbeat`);
+  heartbeat(runId: string): Promise<HeartbeatAnswer> {
+    return this.request(HeartbeatAnswer, 'POST', `${runPath(runId)}/heartbeat`);
   }
 
-  sendOps(runId: string, idempotencyKey: string, ops: PlannedOp[]): Promise<{ applied: number }> {
-    return this.request('POST', `/api/agent/runs/${encodeURIComponent(runId)}/ops`, { idempotencyKey, ops });
+  sendOps(runId: string, idempotencyKey: string, ops: PlannedOp[]): Promise<OpsAnswer> {
+    const body: OpsBody = { idempotencyKey, ops };
+    return this.request(OpsAnswer, 'POST', `${runPath(runId)}/ops`, body);
   }
 
-  complete(runId: string, summary: string, refusals: Refusal[]): Promise<{ state: string }> {
-    return this.request('POST', `/api/agent/runs/${encodeURIComponent(runId)}/complete`, { summary, refusals });
+  complete(runId: string, summary: string, refusals: Refusal[]): Promise<RunStateAnswer> {
+    const body: CompleteBody = { summary, refusals };
+    return this.request(RunStateAnswer, 'POST', `${runPath(runId)}/complete`, body);
   }
 
-  fail(runId: string, message: string): Promise<{ state: string }> {
-    return this.request('POST', `/api/agent/runs/${encodeURIComponent(runId)}/fail`, { message });
+  fail(runId: string, message: string): Promise<RunStateAnswer> {
+    const body: FailBody = { message };
+    return this.request(RunStateAnswer, 'POST', `${runPath(runId)}/fail`, body);
   }
 
-  document(docId: string): Promise<{ blocks: BlockView[] }> {
-    return this.request('GET', `/api/docs/${encodeURIComponent(docId)}`);
+  /** The blocks of a text document; a page has none (Rejection `NOT_TEXT`). */
+  async document(docId: string): Promise<{ blocks: BlockView[] }> {
+    const view = await this.request(DocView, 'GET', `/api/docs/${encodeURIComponent(docId)}`);
+    if (view.blocks === undefined) throw new Rejection(422, 'NOT_TEXT', 'This document is a page: it has no blocks.');
+    return { blocks: view.blocks };
   }
 
-  private async request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  private async request<S extends v.GenericSchema>(
+    answer: S,
+    method: string,
+    path: string,
+    body?: unknown,
+    signal?: AbortSignal,
+  ): Promise<v.InferOutput<S>> {
     const response = await fetch(this.base + path, {
       method,
       signal,
@@ -87,18 +90,24 @@ export class AgentApiClient {
     const text = await response.text();
     const json = text ? safeJson(text) : null;
     if (!response.ok) {
-      const error = (json as { error?: Record<string, unknown> } | null)?.error ?? {};
-      const { code, message, ...details } = error;
+      const envelope = readWire(ErrorEnvelope, json);
+      const fallback = { code: 'HTTP_' + response.status, message: `The server answered ${response.status}.` };
+      const { code, message, ...details } = envelope.ok ? envelope.value.error : fallback;
       // The server's rejection, rebuilt on this side: the same class the server threw.
-      throw new Rejection(
-        response.status,
-        typeof code === 'string' ? code : 'HTTP_' + response.status,
-        typeof message === 'string' ? message : `The server answered ${response.status}.`,
-        details,
-      );
+      throw new Rejection(response.status, code, message, details);
     }
-    return json as T;
+    const read = readWire(answer, json);
+    if (!read.ok) {
+      const where = read.problem.path === null ? '' : ` at ${read.problem.path}`;
+      const message = `The server's answer to ${method} ${path} is not what the API promises${where}: ${read.problem.message}`;
+      throw new Rejection(502, 'BAD_ANSWER', message);
+    }
+    return read.value;
   }
+}
+
+function runPath(runId: string): string {
+  return `/api/agent/runs/${encodeURIComponent(runId)}`;
 }
 
 function safeJson(text: string): unknown {

@@ -55,6 +55,7 @@ export async function verifyToken(
       requiredClaims: ['iat', 'jti'],
     }));
   } catch (error) {
+    // TOKEN2: only a token that verifies is called expired.
     return refuse(error instanceof errors.JWTExpired ? 'expired' : 'invalid');
   }
   const claims = parseClaims(payload);

@@ -3,6 +3,7 @@ import type { Extension, onStatelessPayload } from '@hocuspocus/server';
 import { parseAgentRequest, type AgentReply, type AgentRequest } from '../../shared/agent-messages.ts';
 import type { Claims } from '../../shared/claims.ts';
 import { parseDocName } from '../../shared/doc-layout.ts';
+import { errorEnvelope } from '../../shared/wire/errors.ts';
 import type { AgentService } from '../runs/agent-service.ts';
 
 import type { AuthContext } from './auth.ts';
@@ -11,7 +12,7 @@ import type { AuthContext } from './auth.ts';
  * The agent routes as Hocuspocus stateless messages (shared/PROTOCOL.md, AGENT1–AGENT4): an
  * agent that is a peer of a document may send `{type, requestId, runId, …}` on its `<id>`
  * connection (read-only as it is) and gets `{requestId, ok, result | error}` back on that
- * connection. The same AgentService answers as for HTTP; runs of other documents are refused.
+ * connection: the route's 200 body as `result` (AGENT2), or its error body (AGENT3). The same AgentService answers as for HTTP; runs of other documents are refused.
  * Payloads that are no agent request are left to whoever else listens.
  */
 export class AgentStateless implements Extension {
@@ -38,10 +39,10 @@ export class AgentStateless implements Extension {
       reply({ requestId, ok: true, result });
     } catch (error) {
       if (error instanceof Rejection) {
-        reply({ requestId, ok: false, error: { code: error.code, message: error.message, ...error.details } });
+        reply({ requestId, ok: false, error: errorEnvelope(error.code, error.message, error.details).error });
       } else {
         this.onError(error);
-        reply({ requestId, ok: false, error: { code: 'INTERNAL', message: 'Something went wrong on the server.' } });
+        reply({ requestId, ok: false, error: errorEnvelope('INTERNAL', 'Something went wrong on the server.').error });
       }
     }
   }

@@ -3,7 +3,7 @@ import type { Claims } from '../../shared/claims.ts';
 import { parseDocName } from '../../shared/doc-layout.ts';
 import { denialReasons, type DenialReason } from '../../shared/denials.ts';
 import type { TokenRefusal, TokenVerifier } from '../auth/tokens.ts';
-import { may, mayWritePart } from '../auth/roles.ts';
+import { coversDoc, may, mayWritePart } from '../../shared/permissions.ts';
 import type { Store } from '../store/store.ts';
 
 /** What every authenticated connection carries in its Hocuspocus context. */
@@ -46,11 +46,12 @@ export class Auth implements Extension {
     const principal = check.claims;
     const target = parseDocName(documentName);
     if (!target) throw new ConnectionDenied(denialReasons.unknownDocument);
-    if (principal.doc !== undefined && principal.doc !== target.docId) {
+    if (!coversDoc(principal, target.docId)) {
       throw new ConnectionDenied(denialReasons.notAllowed);
     }
-    if (!may(principal.role, 'docs.read')) throw new ConnectionDenied(denialReasons.notAllowed);
+    if (!may(principal.role, 'doc.read')) throw new ConnectionDenied(denialReasons.notAllowed);
     if (!(await this.options.store.getDoc(target.docId))) throw new ConnectionDenied(denialReasons.unknownDocument);
+    // DOC3: read-only per role and part; Hocuspocus applies nothing such a connection sends.
     connectionConfig.readOnly = !mayWritePart(principal.role, target.part);
     return { principal };
   }

@@ -66,6 +66,8 @@ export class Persistence implements Extension {
       compactionScheduled: false,
     };
     this.tails.set(document, tail);
+    // DUR1, DUR2: every update, a client's or the server's own (applier, instruction states, run
+    // mirror), is appended inside the event Yjs emits during the write, before anyone answers.
     document.on('update', (update: Uint8Array, origin: unknown) => this.append(document, tail, update, origin));
   }
 

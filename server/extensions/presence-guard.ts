@@ -3,8 +3,8 @@ import { sanitizePresenceState } from '../../shared/presence.ts';
 import type { AuthContext } from './auth.ts';
 
 /**
- * Makes the server the authority on presence (PRES1–PRES3). A connection owns one awareness
- * client id per document: the first it announces that no other connection of the document
+ * Makes the server the authority on presence (PRES1, PRES2, PRES3). A connection owns one awareness
+ * client id per document (PRES2): the first it announces that no other connection of the document
  * owns. Every entry of an inbound awareness update for another id is dropped; the owned entry
  * is rewritten to the token's name and role, with only a valid colour, a short status and a
  * cursor kept (`sanitizePresenceState`). Hocuspocus removes the owned entry when the

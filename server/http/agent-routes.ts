@@ -6,7 +6,7 @@ import { json } from './reply.ts';
 import type { Router } from './router.ts';
 
 /**
- * The agent routes of CONTRACT.md over AgentService (server/runs/agent-service.ts), which
+ * The agent routes of docs/api.md over AgentService (server/runs/agent-service.ts), which
  * checks the token's role and answers refusals with RunErrors (mapped in api.ts).
  */
 export function addAgentRoutes(router: Router<RouteHandler>, agents: AgentService): void {

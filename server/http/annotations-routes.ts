@@ -5,7 +5,7 @@ import { createAnnotation, escalateComment, type AnnotationError } from '../../s
 import { anchorForBlock } from '../../shared/anchors.ts';
 import { docName } from '../../shared/doc-layout.ts';
 import { serverOrigin } from '../../shared/origins.ts';
-import { may } from '../auth/roles.ts';
+import { may } from '../../shared/permissions.ts';
 import { readDocState } from '../docs/read-doc.ts';
 import { withDocument } from '../docs/with-document.ts';
 import type { Store } from '../store/store.ts';
@@ -13,11 +13,12 @@ import { forbidden, notFound } from './api-error.ts';
 import type { RouteHandler } from './api.ts';
 import { parseNewAnnotation } from './annotation-input.ts';
 import { readableDoc } from './doc-access.ts';
+import type { CreatedId } from '../../shared/wire/docs.ts';
 import { json } from './reply.ts';
 import type { Router } from './router.ts';
 
 /**
- * The annotation routes of CONTRACT.md. The server writes into `<id>/notes` with its own
+ * The annotation routes of docs/api.md. The server writes into `<id>/notes` with its own
  * origin, in the principal's name; a refused request stores nothing.
  */
 export function addAnnotationRoutes(router: Router<RouteHandler>, deps: { store: Store; hocuspocus: Hocuspocus }): void {
@@ -25,9 +26,9 @@ export function addAnnotationRoutes(router: Router<RouteHandler>, deps: { store:
 
   router.add('POST', '/api/docs/:id/annotations', async ({ principal, params, body }) => {
     const doc = await readableDoc(store, principal, params.id);
-    if (!may(principal.role, 'comments.create')) throw forbidden('Only editors and commenters may annotate a document.');
+    if (!may(principal.role, 'notes.comment')) throw forbidden('Only editors and commenters may annotate a document.');
     const input = parseNewAnnotation(await body());
-    if (input.kind === 'instruction' && !may(principal.role, 'instructions.create')) {
+    if (input.kind === 'instruction' && !may(principal.role, 'notes.instruct')) {
       throw forbidden('Only editors may create instructions; commenters may comment.');
     }
     const pin = isRecordId(input.blockId)
@@ -51,11 +52,11 @@ export function addAnnotationRoutes(router: Router<RouteHandler>, deps: { store:
     );
     if (!result.ok) throw refusal(result.error);
     await store.annotationDocs.add(doc.id, [result.id]);
-    return json(201, { id: result.id });
+    return json(201, { id: result.id } satisfies CreatedId);
   });
 
   router.add('POST', '/api/annotations/:id/escalate', async ({ principal, params }) => {
-    if (!may(principal.role, 'instructions.create')) throw forbidden('Only editors may turn a comment into an instruction.');
+    if (!may(principal.role, 'notes.instruct')) throw forbidden('Only editors may turn a comment into an instruction.');
     const docId = isRecordId(params.id) ? await store.annotationDocs.docOf(params.id) : null;
     if (docId === null) throw notFound('There is no annotation with this id.');
     const doc = await readableDoc(store, principal, docId);
@@ -64,7 +65,7 @@ export function addAnnotationRoutes(router: Router<RouteHandler>, deps: { store:
     );
     if (!result.ok) throw refusal(result.error);
     await store.annotationDocs.add(doc.id, [result.id]);
-    return json(201, { id: result.id });
+    return json(201, { id: result.id } satisfies CreatedId);
   });
 }
 

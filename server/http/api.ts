@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Claims } from '../../shared/claims.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
 import { maxBodyBytes } from '../../shared/limits.ts';
+import { errorEnvelope } from '../../shared/wire/errors.ts';
 import type { ApiLimits } from './api-limits.ts';
 
 import { principalOf } from './bearer.ts';
@@ -51,10 +52,10 @@ export function createApiHandler(options: {
         if (error.status === 401) headers['WWW-Authenticate'] = 'Bearer';
         if (typeof error.details.retryAfter === 'number') headers['Retry-After'] = String(error.details.retryAfter);
         const { code, message, details } = error;
-        sendReply(res, json(error.status, { error: { code, message, ...details } }), headers);
+        sendReply(res, json(error.status, errorEnvelope(code, message, details)), headers);
       } else {
         options.onError(error);
-        sendReply(res, json(500, { error: { code: 'INTERNAL', message: 'Something went wrong on the server.' } }));
+        sendReply(res, json(500, errorEnvelope('INTERNAL', 'Something went wrong on the server.')));
       }
     } finally {
       release();

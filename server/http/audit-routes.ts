@@ -1,5 +1,6 @@
-import { Rejection } from '../rejection.ts';
-import { may } from '../auth/roles.ts';
+import { AuditQuery, type AuditPage } from '../../shared/wire/audit.ts';
+import { readInput } from '../read-input.ts';
+import { may } from '../../shared/permissions.ts';
 import type { Store } from '../store/store.ts';
 import { forbidden } from './api-error.ts';
 import type { RouteHandler } from './api.ts';
@@ -7,7 +8,6 @@ import { readableDoc } from './doc-access.ts';
 import { json } from './reply.ts';
 import type { Router } from './router.ts';
 
-export const maxAuditPage = 200;
 const defaultAuditPage = 50;
 
 /**
@@ -19,23 +19,21 @@ export function addAuditRoutes(router: Router<RouteHandler>, store: Store): void
   router.add('GET', '/api/docs/:id/audit', async ({ principal, params, url }) => {
     const doc = await readableDoc(store, principal, params.id);
     if (!may(principal.role, 'audit.read')) throw forbidden('Only editors may read the audit log.');
-    const before = positiveInteger(url.searchParams, 'before', Number.MAX_SAFE_INTEGER);
-    const limit = positiveInteger(url.searchParams, 'limit', maxAuditPage) ?? defaultAuditPage;
-    const entries = await store.audit.list(doc.id, { before, limit });
-    return json(200, {
+    const query = readInput(AuditQuery, queryValues(url.searchParams, ['before', 'limit']), {
+      status: 400,
+      codeOf: () => 'INVALID_QUERY',
+    });
+    const limit = query.limit ?? defaultAuditPage;
+    const entries = await store.audit.list(doc.id, { before: query.before, limit });
+    const page: AuditPage = {
       entries: entries.map(({ at, ...entry }) => ({ ...entry, at: new Date(at).toISOString() })),
       next: entries.length === limit ? entries.at(-1)!.id : null,
-    });
+    };
+    return json(200, page);
   });
 }
 
-/** The query parameter `name` as an integer 1…max, undefined when absent; 400 otherwise. */
-function positiveInteger(query: URLSearchParams, name: string, max: number): number | undefined {
-  const values = query.getAll(name);
-  if (values.length === 0) return undefined;
-  const value = values.length === 1 && /^[1-9]\d{0,15}$/.test(values[0]) ? Number(values[0]) : NaN;
-  if (!(value <= max)) {
-    throw new Rejection(400, 'INVALID_QUERY', `"${name}" must be one whole number from 1 to ${max}.`);
-  }
-  return value;
+/** Each of `names` given in `query` with all its values (as `getAll` reads them); absent ones left out. */
+function queryValues(query: URLSearchParams, names: string[]): Record<string, string[]> {
+  return Object.fromEntries(names.filter((name) => query.has(name)).map((name) => [name, query.getAll(name)]));
 }

@@ -1,6 +1,6 @@
 import type { Claims } from '../../shared/claims.ts';
 import { isDocId } from '../../shared/doc-layout.ts';
-import { may } from '../auth/roles.ts';
+import { coversDoc, may } from '../../shared/permissions.ts';
 import type { DocRecord, Store } from '../store/store.ts';
 import { forbidden, notFound } from './api-error.ts';
 
@@ -9,8 +9,8 @@ import { forbidden, notFound } from './api-error.ts';
  * may not read or its token is for another document, 404 when there is no such document.
  */
 export async function readableDoc(store: Store, principal: Claims, id: string): Promise<DocRecord> {
-  if (!may(principal.role, 'docs.read')) throw forbidden();
-  if (principal.doc !== undefined && principal.doc !== id) throw forbidden('Your token is for another document.');
+  if (!may(principal.role, 'doc.read')) throw forbidden();
+  if (!coversDoc(principal, id)) throw forbidden('Your token is for another document.');
   const record = isDocId(id) ? await store.getDoc(id) : null;
   if (!record) throw notFound('There is no document with this id.');
   return record;

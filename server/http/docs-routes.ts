@@ -3,7 +3,7 @@ import type { Claims } from '../../shared/claims.ts';
 import { docName, docParts, readMeta } from '../../shared/doc-layout.ts';
 import { readBlocks } from '../../shared/doc-content.ts';
 import { maxTitleLength } from '../../shared/limits.ts';
-import { may } from '../auth/roles.ts';
+import { coversDoc, may, mayCreateDocs } from '../../shared/permissions.ts';
 import { readAnnotationViews } from '../docs/annotation-views.ts';
 import { createDoc } from '../docs/create-doc.ts';
 import { docMarkdown } from '../docs/doc-markdown.ts';
@@ -12,36 +12,36 @@ import { toRunRecord } from '../store/run-store.ts';
 import type { Store } from '../store/store.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { forbidden } from './api-error.ts';
+import type { CreatedDoc, DocSummary, DocView } from '../../shared/wire/docs.ts';
 import { readableDoc } from './doc-access.ts';
 import type { RouteHandler } from './api.ts';
 import { parseNewDoc } from './doc-input.ts';
 import { json, text } from './reply.ts';
 import type { Router } from './router.ts';
 
-/** The document routes of CONTRACT.md: create, list, read, export as Markdown. */
+/** The document routes of docs/api.md: create, list, read, export as Markdown. */
 export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store; hocuspocus: Hocuspocus }): void {
   const { store, hocuspocus } = deps;
 
   const readable = (principal: Claims, id: string) => readableDoc(store, principal, id);
 
   router.add('POST', '/api/docs', async ({ principal, body }) => {
-    if (!may(principal.role, 'docs.create') || principal.doc !== undefined) {
+    if (!mayCreateDocs(principal)) {
       throw forbidden('Only editors may create documents.');
     }
     const record = await createDoc(store, parseNewDoc(await body()));
     await recordAudit(store.audit, principal, 'doc.created', record.id);
-    return json(201, { id: record.id, title: record.title, kind: record.kind });
+    const created: CreatedDoc = { id: record.id, title: record.title, kind: record.kind };
+    return json(201, created);
   });
 
   router.add('GET', '/api/docs', async ({ principal }) => {
-    if (!may(principal.role, 'docs.read')) throw forbidden();
+    if (!may(principal.role, 'doc.read')) throw forbidden();
     const records = await store.listDocs();
-    return json(
-      200,
-      records
-        .filter((record) => principal.doc === undefined || record.id === principal.doc)
-        .map(({ id, title, kind, updatedAt }) => ({ id, title, kind, updatedAt: new Date(updatedAt).toISOString() })),
-    );
+    const list: DocSummary[] = records
+      .filter((record) => coversDoc(principal, record.id))
+      .map(({ id, title, kind, updatedAt }) => ({ id, title, kind, updatedAt: new Date(updatedAt).toISOString() }));
+    return json(200, list);
   });
 
   router.add('GET', '/api/docs/:id', async ({ principal, params }) => {
@@ -57,7 +57,8 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
       readAnnotationViews(hocuspocus, store, record.id),
       store.runs.listRuns(record.id),
     ]);
-    return json(200, { id: record.id, title, kind: record.kind, ...content, annotations, runs: runs.map(toRunRecord) });
+    const answer: DocView = { id: record.id, title, kind: record.kind, ...content, annotations, runs: runs.map(toRunRecord) };
+    return json(200, answer);
   });
 
   router.add('GET', '/api/docs/:id/markdown', async ({ principal, params }) => {

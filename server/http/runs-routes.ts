@@ -1,7 +1,7 @@
 import { Rejection } from '../rejection.ts';
 import type { Hocuspocus } from '@hocuspocus/server';
 import { isRecordId } from '../../shared/annotations.ts';
-import { may } from '../auth/roles.ts';
+import { may } from '../../shared/permissions.ts';
 import type { RunMirror } from '../runs/run-mirror.ts';
 import type { RunServices } from '../runs/run-services.ts';
 import { parseDiscardReason, pinDiscardReason } from '../runs/discard-reason.ts';
@@ -10,6 +10,7 @@ import { toRunRecord } from '../store/run-store.ts';
 import type { Store } from '../store/store.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { forbidden, notFound } from './api-error.ts';
+import type { RunDecision, RunItemView, SentRun } from '../../shared/wire/runs.ts';
 import type { RouteHandler } from './api.ts';
 import { readableDoc } from './doc-access.ts';
 import { json } from './reply.ts';
@@ -29,12 +30,12 @@ export function addRunRoutes(
 
   router.add('POST', '/api/docs/:id/runs', async ({ principal, params }) => {
     const doc = await readableDoc(store, principal, params.id);
-    if (!may(principal.role, 'runs.send')) throw forbidden('Only editors may send instructions to the agent.');
+    if (!may(principal.role, 'run.send')) throw forbidden('Only editors may send instructions to the agent.');
     const result = await sendRun(deps, doc, { id: principal.sub, name: principal.name });
     if (result.ok) {
       runs.notifier.notify();
       await recordAudit(store.audit, principal, 'run.sent', doc.id, result.run.id);
-      const items = result.run.items.map(({ instructionId, blockId, instruction, quote, currentText, drifted }) => ({
+      const items: RunItemView[] = result.run.items.map(({ instructionId, blockId, instruction, quote, currentText, drifted }) => ({
         instructionId,
         blockId,
         instruction,
@@ -42,7 +43,8 @@ export function addRunRoutes(
         currentText,
         drifted,
       }));
-      return json(201, { runId: result.run.id, items });
+      const sent: SentRun = { runId: result.run.id, items };
+      return json(201, sent);
     }
     if (result.code === 'NOTHING_TO_SEND') {
       throw new Rejection(422, 'NOTHING_TO_SEND', 'No instruction is ready to send: create one, or mark a draft as ready.');
@@ -57,7 +59,7 @@ export function addRunRoutes(
   });
 
   router.add('GET', '/api/runs/:runId', async ({ principal, params }) => {
-    if (!may(principal.role, 'docs.read')) throw forbidden();
+    if (!may(principal.role, 'doc.read')) throw forbidden();
     const run = isRecordId(params.runId) ? await store.runs.getRun(params.runId) : null;
     if (!run) throw notFound('There is no run with this id.');
     await readableDoc(store, principal, run.docId);
@@ -73,7 +75,7 @@ export function addRunRoutes(
 
   // A reason is checked before anything changes; its drafts are made once the discard is done.
   router.add('POST', '/api/runs/:runId/discard', async ({ principal, params, body }) => {
-    if (!may(principal.role, 'runs.review')) throw forbidden('Only editors may accept or discard a run.');
+    if (!may(principal.role, 'run.decide')) throw forbidden('Only editors may accept or discard a run.');
     const reason = parseDiscardReason(await body({ optional: true }));
     const decided = await runs.review.decide(principal, params.runId, 'discarded');
     const run = await store.runs.getRun(params.runId);
@@ -81,7 +83,8 @@ export function addRunRoutes(
     await recordAudit(store.audit, principal, 'run.discarded', run.docId, run.id);
     if (reason === null) return json(200, decided);
     const draftIds = await pinDiscardReason(deps, run, reason, { id: principal.sub, name: principal.name });
-    return json(200, { ...decided, draftIds });
+    const answer: RunDecision = { ...decided, draftIds };
+    return json(200, answer);
   });
 
   router.add('POST', '/api/runs/:runId/revert', async ({ principal, params }) => {

@@ -3,11 +3,11 @@ import { isRecordId } from '../../shared/annotations.ts';
 import { setInstructionState } from '../../shared/annotations-writers.ts';
 import type { ApplyError } from '../../shared/applier.ts';
 import type { Claims } from '../../shared/claims.ts';
-import { readBlocks, type BlockView } from '../../shared/doc-content.ts';
+import { readBlocks } from '../../shared/doc-content.ts';
 import { docName } from '../../shared/doc-layout.ts';
 import { opKinds } from '../../shared/op-kinds.ts';
 import { serverOrigin } from '../../shared/origins.ts';
-import { may } from '../auth/roles.ts';
+import { coversDoc, may } from '../../shared/permissions.ts';
 import { readDocState } from '../docs/read-doc.ts';
 import type { StoredRun } from '../store/store.ts';
 import { parseCompleteInput, parseFailInput, parseOpsInput } from './agent-input.ts';
@@ -15,30 +15,7 @@ import { invalidInput, notClaimed, runNotFound } from './run-error.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { applyBatch, takeBack } from './run-text.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-
-export interface AgentItemView {
-  instructionId: string;
-  blockId: string;
-  instruction: string;
-  /** The target text as it was pinned. */
-  quote: string;
-  /** The target text at send time; null when it was deleted (RUN5). */
-  currentText: string | null;
-  /** The target text changed between pinning and Send. */
-  drifted: boolean;
-}
-
-export interface QueuedRunView {
-  runId: string;
-  docId: string;
-  items: AgentItemView[];
-  createdAt: string;
-}
-
-export interface ClaimView extends QueuedRunView {
-  lease: { expiresAt: string };
-  document: { blocks: BlockView[] };
-}
+import type { ClaimedRun, HeartbeatAnswer, OpsAnswer, QueuedRun, RunStateAnswer } from '../../shared/wire/agent.ts';
 
 /** How often a long poll looks at the store itself (another process may have queued a run). */
 const storeCheckMs = 1000;
@@ -51,7 +28,7 @@ const applyStatus: Record<ApplyError['code'], number> = {
 };
 
 /**
- * What an agent may do with runs (CONTRACT.md, agent routes): list queued runs, claim one,
+ * What an agent may do with runs (docs/api.md, agent routes): list queued runs, claim one,
  * keep its lease, send batches of ops, complete or fail it. One service behind two thin
  * adapters: the HTTP routes (server/http/agent-routes.ts) and stateless messages on an agent's
  * Yjs connection (server/extensions/agent-stateless.ts), which pass request bodies as they
@@ -61,13 +38,13 @@ export class AgentService {
   constructor(private readonly deps: RunServiceDeps) {}
 
   /** QUEUE1: queued runs the agent may see, oldest first; waits up to `waitMs` for one to exist. */
-  async queued(principal: Claims, waitMs: number, signal?: AbortSignal): Promise<QueuedRunView[]> {
+  async queued(principal: Claims, waitMs: number, signal?: AbortSignal): Promise<QueuedRun[]> {
     this.mustBeAgent(principal);
     const { store, notifier } = this.deps;
     const deadline = Date.now() + waitMs;
     for (;;) {
       const seen = notifier.version;
-      const runs = (await store.runs.listQueued()).filter((run) => principal.doc === undefined || run.docId === principal.doc);
+      const runs = (await store.runs.listQueued()).filter((run) => coversDoc(principal, run.docId));
       const left = deadline - Date.now();
       if (runs.length > 0 || left <= 0 || notifier.closed || signal?.aborted) return runs.map(queuedView);
       await notifier.wait(seen, Math.min(left, storeCheckMs), signal);
@@ -75,10 +52,10 @@ export class AgentService {
   }
 
   /** CLAIM1: queued → claimed by this agent; 409 `ALREADY_CLAIMED` when another claim won. */
-  async claim(principal: Claims, runId: string): Promise<ClaimView> {
+  async claim(principal: Claims, runId: string): Promise<ClaimedRun> {
     const run = await this.agentRun(principal, runId);
     const { store, hocuspocus, mirror, leaseMs } = this.deps;
-    const now = Date.now();
+    const now = this.deps.now();
     if (!(await store.runs.claimRun(run.id, agentOf(principal), now, now + leaseMs))) {
       const current = await store.runs.getRun(run.id);
       if (current?.state === 'claimed') throw new Rejection(409, 'ALREADY_CLAIMED', 'This run is already claimed by an agent.');
@@ -91,9 +68,9 @@ export class AgentService {
   }
 
   /** CLAIM2: extends the lease of a run this agent holds; 409 `NOT_CLAIMED` otherwise. */
-  async heartbeat(principal: Claims, runId: string): Promise<{ lease: { expiresAt: string } }> {
+  async heartbeat(principal: Claims, runId: string): Promise<HeartbeatAnswer> {
     const run = await this.agentRun(principal, runId);
-    const now = Date.now();
+    const now = this.deps.now();
     const expiresAt = now + this.deps.leaseMs;
     if (!(await this.deps.store.runs.renewLease(run.id, principal.sub, now, expiresAt))) throw notClaimed();
     await this.deps.mirror.refresh(run.docId);
@@ -104,18 +81,19 @@ export class AgentService {
    * OP5, OP6: applies one batch for a run this agent holds, all or nothing. A key seen before
    * answers what it answered then and applies nothing; a refused batch is not remembered.
    */
-  async ops(principal: Claims, runId: string, body: unknown): Promise<unknown> {
+  async ops(principal: Claims, runId: string, body: unknown): Promise<OpsAnswer> {
     const run = await this.agentRun(principal, runId);
     const input = parseOpsInput(body);
     const { store, locks, mirror } = this.deps;
     return locks.run(run.id, async () => {
       const current = (await store.runs.getRun(run.id)) ?? run;
       const replay = await store.runs.findBatch(run.id, input.idempotencyKey);
-      if (replay !== undefined && current.claimedBy?.id === principal.sub) return replay;
-      if (!holdsClaim(current, principal)) throw notClaimed();
+      // What was recorded under the key is the answer given then, an OpsAnswer.
+      if (replay !== undefined && current.claimedBy?.id === principal.sub) return replay as OpsAnswer;
+      if (!holdsClaim(current, principal, this.deps.now())) throw notClaimed();
       const allowed = new Set(principal.ops ?? opKinds);
       const result = await applyBatch(this.deps, current, input.ops, allowed, (changes, applied, scope) =>
-        store.runs.recordBatch(run.id, principal.sub, Date.now(), {
+        store.runs.recordBatch(run.id, principal.sub, this.deps.now(), {
           idempotencyKey: input.idempotencyKey,
           response: { applied },
           changes: changes.map(({ op, blockId, instructionId, before, after }) => ({ op, blockId, instructionId, before, after })),
@@ -133,7 +111,7 @@ export class AgentService {
   }
 
   /** CLAIM4: claimed → review, with what the agent says of each instruction it did not change. */
-  async complete(principal: Claims, runId: string, body: unknown): Promise<{ state: 'review' }> {
+  async complete(principal: Claims, runId: string, body: unknown): Promise<RunStateAnswer & { state: 'review' }> {
     const run = await this.agentRun(principal, runId);
     const input = parseCompleteInput(body);
     const { store, locks, mirror } = this.deps;
@@ -143,8 +121,8 @@ export class AgentService {
     const refusals = new Map(input.refusals.map((refusal) => [refusal.instructionId, refusal.reason]));
     await locks.run(run.id, async () => {
       const current = await store.runs.getRun(run.id);
-      if (!current || !holdsClaim(current, principal)) throw notClaimed();
-      if (!(await store.runs.completeRun(run.id, principal.sub, Date.now(), { summary: input.summary, refusals }))) throw notClaimed();
+      if (!current || !holdsClaim(current, principal, this.deps.now())) throw notClaimed();
+      if (!(await store.runs.completeRun(run.id, principal.sub, this.deps.now(), { summary: input.summary, refusals }))) throw notClaimed();
     });
     await mirror.refresh(run.docId);
     await recordAudit(store.audit, principal, 'run.completed', run.docId, run.id);
@@ -152,17 +130,17 @@ export class AgentService {
   }
 
   /** CLAIM5: claimed → failed; the run's changes are taken back, its instructions queued again. */
-  async fail(principal: Claims, runId: string, body: unknown): Promise<{ state: 'failed' }> {
+  async fail(principal: Claims, runId: string, body: unknown): Promise<RunStateAnswer & { state: 'failed' }> {
     const run = await this.agentRun(principal, runId);
     const input = parseFailInput(body);
     const { store, locks, mirror } = this.deps;
     await locks.run(run.id, async () => {
       const current = await store.runs.getRun(run.id);
-      if (!current || !holdsClaim(current, principal)) throw notClaimed();
+      if (!current || !holdsClaim(current, principal, this.deps.now())) throw notClaimed();
       const failed = await takeBack(
         this.deps,
         current,
-        () => store.runs.failRun(run.id, principal.sub, Date.now(), input.message),
+        () => store.runs.failRun(run.id, principal.sub, this.deps.now(), input.message),
         (notes) => {
           for (const item of current.items) setInstructionState(notes, item.instructionId, 'queued', null, serverOrigin);
         },
@@ -176,7 +154,7 @@ export class AgentService {
 
   /** Throws 403 unless `principal` is an agent. */
   mustBeAgent(principal: Claims): void {
-    if (!may(principal.role, 'runs.work')) throw new Rejection(403, 'FORBIDDEN', 'Only agents may claim runs and work on them.');
+    if (!may(principal.role, 'run.work')) throw new Rejection(403, 'FORBIDDEN', 'Only agents may claim runs and work on them.');
   }
 
   /** The run, when `principal` is an agent that may work on it; else throws 403 or 404. */
@@ -184,22 +162,22 @@ export class AgentService {
     this.mustBeAgent(principal);
     const run = isRecordId(runId) ? await this.deps.store.runs.getRun(runId) : null;
     if (!run) throw runNotFound();
-    if (principal.doc !== undefined && principal.doc !== run.docId) {
+    if (!coversDoc(principal, run.docId)) {
       throw new Rejection(403, 'FORBIDDEN', 'This run belongs to a document your token is not for.');
     }
     return run;
   }
 }
 
-function holdsClaim(run: StoredRun, principal: Claims): boolean {
-  return run.state === 'claimed' && run.claimedBy?.id === principal.sub && (run.leaseExpiresAt ?? 0) > Date.now();
+function holdsClaim(run: StoredRun, principal: Claims, now: number): boolean {
+  return run.state === 'claimed' && run.claimedBy?.id === principal.sub && (run.leaseExpiresAt ?? 0) > now;
 }
 
 function agentOf(principal: Claims) {
   return { id: principal.sub, name: principal.name };
 }
 
-function queuedView(run: StoredRun): QueuedRunView {
+function queuedView(run: StoredRun): QueuedRun {
   return {
     runId: run.id,
     docId: run.docId,

@@ -6,7 +6,8 @@ import { docName } from '../../shared/doc-layout.ts';
 import { serverOrigin } from '../../shared/origins.ts';
 import type { RunChange, RunItem } from '../../shared/run-record.ts';
 import { withDocument } from '../docs/with-document.ts';
-import { Rejection } from '../rejection.ts';
+import { DiscardBody } from '../../shared/wire/runs.ts';
+import { readInput } from '../read-input.ts';
 import type { Store, StoredRun } from '../store/store.ts';
 
 /**
@@ -22,21 +23,15 @@ import type { Store, StoredRun } from '../store/store.ts';
  * transition: a server stopped between the two keeps the discard and loses the reason.
  */
 
-export const maxReasonLength = 2000;
-
-/** The reason of `POST /api/runs/:runId/discard` (`{reason?}`, trimmed), or null when none was given. */
+/**
+ * The reason of `POST /api/runs/:runId/discard` (`{reason?}`, trimmed; shared/wire/runs.ts), or
+ * null when none was given. Throws Rejection 422 `INVALID_REASON` for a bad reason, 422
+ * `INVALID_BODY` for a body that is not an object.
+ */
 export function parseDiscardReason(body: unknown): string | null {
   if (body === undefined) return null;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new Rejection(422, 'INVALID_BODY', 'The body must be a JSON object {reason?}.');
-  }
-  const reason = (body as { reason?: unknown }).reason;
-  if (reason === undefined) return null;
-  if (typeof reason !== 'string') throw invalidReason('The reason must be a string.');
-  const trimmed = reason.trim();
-  if (trimmed === '') throw invalidReason('The reason must not be empty; leave it out to discard without one.');
-  if (trimmed.length > maxReasonLength) throw invalidReason(`The reason must be at most ${maxReasonLength} characters.`);
-  return trimmed;
+  const read = readInput(DiscardBody, body, { codeOf: (field) => (field === 'reason' ? 'INVALID_REASON' : undefined) });
+  return read.reason ?? null;
 }
 
 /** Creates the draft instructions of a discarded run's reason; their ids, in the run's order. */
@@ -94,8 +89,4 @@ function pinOfInstruction(notes: Parameters<typeof readAnnotation>[0], item: Run
   if (!found.ok) return null;
   const { anchor, blockId, quote } = found.annotation;
   return { anchor, blockId, quote };
-}
-
-function invalidReason(message: string): Rejection {
-  return new Rejection(422, 'INVALID_REASON', message);
 }

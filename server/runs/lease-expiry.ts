@@ -27,13 +27,13 @@ export class LeaseExpiry {
 
   /** Requeues every run whose lease ran out by now; resolves with how many it requeued. */
   async sweep(): Promise<number> {
-    const { store, locks, mirror, notifier } = this.deps;
+    const { store, locks, mirror, notifier, now } = this.deps;
     let requeued = 0;
-    for (const expired of await store.runs.expiredClaims(Date.now())) {
+    for (const expired of await store.runs.expiredClaims(now())) {
       const done = await locks.run(expired.id, async () => {
         const run = await store.runs.getRun(expired.id);
-        if (!run || run.state !== 'claimed' || (run.leaseExpiresAt ?? 0) > Date.now()) return false;
-        return takeBack(this.deps, run, () => store.runs.requeueRun(run.id, Date.now()));
+        if (!run || run.state !== 'claimed' || (run.leaseExpiresAt ?? 0) > now()) return false;
+        return takeBack(this.deps, run, () => store.runs.requeueRun(run.id, now()));
       });
       if (!done) continue;
       requeued++;

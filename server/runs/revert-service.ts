@@ -4,8 +4,8 @@ import { docName } from '../../shared/doc-layout.ts';
 import { revertOrigin, serverOrigin } from '../../shared/origins.ts';
 import type { NotReverted } from '../../shared/run-record.ts';
 import { applyRevert, planRevert, redoIsClean } from '../../shared/run-revert.ts';
+import { coversDoc, may } from '../../shared/permissions.ts';
 import { saveRunScope } from '../../shared/run-scope.ts';
-import { may } from '../auth/roles.ts';
 import { withDocument } from '../docs/with-document.ts';
 import { Rejection } from '../rejection.ts';
 import type { StoredRun } from '../store/store.ts';
@@ -74,10 +74,10 @@ export class RevertService {
   }
 
   private async reviewable(principal: Claims, runId: string, refusal: string): Promise<StoredRun> {
-    if (!may(principal.role, 'runs.review')) throw new Rejection(403, 'FORBIDDEN', refusal);
+    if (!may(principal.role, 'run.decide')) throw new Rejection(403, 'FORBIDDEN', refusal);
     const run = isRecordId(runId) ? await this.deps.store.runs.getRun(runId) : null;
     if (!run) throw runNotFound();
-    if (principal.doc !== undefined && principal.doc !== run.docId) {
+    if (!coversDoc(principal, run.docId)) {
       throw new Rejection(403, 'FORBIDDEN', 'This run belongs to a document your token is not for.');
     }
     return run;

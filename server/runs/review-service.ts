@@ -4,7 +4,7 @@ import { isRecordId } from '../../shared/annotations.ts';
 import { setInstructionState } from '../../shared/annotations-writers.ts';
 import type { Claims } from '../../shared/claims.ts';
 import { serverOrigin } from '../../shared/origins.ts';
-import { may } from '../auth/roles.ts';
+import { coversDoc, may } from '../../shared/permissions.ts';
 import type { SavedRunScope } from '../../shared/run-scope.ts';
 import type { StoredRun } from '../store/store.ts';
 import type { RunServiceDeps } from './run-services.ts';
@@ -26,11 +26,11 @@ export class ReviewService {
   constructor(private readonly deps: RunServiceDeps) {}
 
   async decide(principal: Claims, runId: string, decision: Decision): Promise<{ state: Decision }> {
-    if (!may(principal.role, 'runs.review')) throw new Rejection(403, 'FORBIDDEN', 'Only editors may accept or discard a run.');
+    if (!may(principal.role, 'run.decide')) throw new Rejection(403, 'FORBIDDEN', 'Only editors may accept or discard a run.');
     const { store, locks, mirror } = this.deps;
     const run = isRecordId(runId) ? await store.runs.getRun(runId) : null;
     if (!run) throw runNotFound();
-    if (principal.doc !== undefined && principal.doc !== run.docId) {
+    if (!coversDoc(principal, run.docId)) {
       throw new Rejection(403, 'FORBIDDEN', 'This run belongs to a document your token is not for.');
     }
     await locks.run(run.id, async () => {

@@ -23,7 +23,7 @@ export function writeRunRecords(runsYdoc: Y.Doc, records: readonly RunRecord[]):
 }
 
 /**
- * Keeps each document's read-only `<id>/runs` Y.Doc a mirror of the run store. Call `refresh`
+ * RUN4: keeps each document's read-only `<id>/runs` Y.Doc a mirror of the run store. Call `refresh`
  * after every change of a run in the store. Refreshes of one document run one after the other
  * and each reads the store inside its turn, so the mirror always ends at the latest stored
  * state, whatever order concurrent callers finish in.

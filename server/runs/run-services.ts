@@ -21,6 +21,8 @@ export interface RunServiceDeps {
   locks: KeyedLock;
   notifier: QueueNotifier;
   leaseMs: number;
+  /** The clock of claims, heartbeats and lease expiry: `Date.now` but in tests. */
+  now: () => number;
 }
 
 export interface RunServices {

@@ -75,7 +75,7 @@ export async function applyBatch(
 }
 
 /**
- * Takes every change of `run` back, if `transition` (the store's step out of the run's state)
+ * Takes every change of `run` back (REV2), if `transition` (the store's step out of the run's state)
  * succeeds: undoes the run's scope on the live text (restored from the store after a restart),
  * re-pins annotations whose text the undo brought back, and calls `inNotes` in the same notes
  * transaction (instruction states). Resolves false, changing nothing, when `transition` does.
@@ -149,7 +149,7 @@ function notAppliedNotes(text: Y.Doc, run: StoredRun, writers: TextWriters): Map
 }
 
 /**
- * Points annotations at the text an undo on `text` just restored (Yjs restores deleted text as
+ * REV3: points annotations at the text an undo on `text` just restored (Yjs restores deleted text as
  * new items; only this Y.Doc knows which old ones they stand for, see anchorAfterUndo).
  */
 export function repinRestored(text: Y.Doc, notes: Y.Doc): void {

@@ -15,12 +15,12 @@ import type { RunMirror } from './run-mirror.ts';
 export type SendResult = { ok: true; run: StoredRun } | { ok: false; code: 'NOTHING_TO_SEND' | 'RUN_OUTSTANDING' };
 
 /**
- * Send: makes one run of every queued, unresolved instruction of a document (in creation
+ * Send (RUN1): makes one run of every queued, unresolved instruction of a document (in creation
  * order), with the whole document as Markdown for context and, per instruction, the text its
  * anchors cover now beside its quote (drift, RUN5); marks those instructions `sent`
  * with the run's id; mirrors the run into `<id>/runs`.
  *
- * The run store decides which of concurrent sends wins (one outstanding run per document, a
+ * The run store decides which of concurrent sends wins (RUN2: one outstanding run per document, a
  * unique index): a send it refuses returns RUN_OUTSTANDING before touching any instruction.
  * Instructions are read before the run is stored; one that an editor moves back to draft or
  * deletes in that moment still goes with the run (its text was copied), but keeps its state.

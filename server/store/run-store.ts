@@ -77,7 +77,7 @@ export interface RunStore {
   outstandingRun(docId: string): Promise<StoredRun | null>;
 
   /*
-   * The lifecycle (CONTRACT.md, run states). Each transition is one conditional update that
+   * The lifecycle (docs/api.md, run states; shared/PROTOCOL.md RUN3). Each transition is one conditional update that
    * resolves false, changing nothing, when the run is not in the state it leaves (or, for an
    * agent's step, not claimed by that agent): of concurrent callers exactly one wins.
    */

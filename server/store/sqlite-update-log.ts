@@ -53,6 +53,7 @@ export function sqliteUpdateLog(db: Database.Database): UpdateLog {
       lastSeq: rows.length > 0 ? rows[rows.length - 1].seq : 0,
     };
   });
+  // DUR3: the state and the deletion of the entries it covers, in one transaction.
   const compact = db.transaction((name: string, state: Uint8Array, throughSeq: number) => {
     upsertState.run({ name, data: toBuffer(state), now: Date.now(), seq: throughSeq });
     deleteThrough.run(name, throughSeq);

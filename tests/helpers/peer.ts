@@ -55,4 +55,43 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, timeo
   }
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * A barrier: resolves once the server has answered a sync step 1 sent now on `peer`'s
+ * connection, and `peer`'s replica then holds everything the server's document held when it
+ * answered. Frames of one WebSocket reach the socket gate and Hocuspocus in order, and
+ * Hocuspocus handles one connection's messages one at a time (Connection's message queue
+ * awaits each), so by then the server has applied, refused or dropped everything `peer` sent
+ * before. Works on read-only connections too: the gate drops their updates but answers step 1.
+ * Rejects if the server closes the connection first.
+ */
+export function roundTrip(peer: Peer): Promise<void> {
+  const { provider } = peer;
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      provider.off('synced', onSynced);
+      provider.off('close', onClose);
+    };
+    const onSynced = () => {
+      done();
+      resolve();
+    };
+    const onClose = ({ event }: { event: { reason: string } }) => {
+      done();
+      reject(new Error(`The server closed the connection instead of answering: ${event.reason}`));
+    };
+    provider.isSynced = false;
+    provider.on('synced', onSynced);
+    provider.on('close', onClose);
+    provider.forceSync();
+  });
+}
+
+/**
+ * Resolves once `observer` holds every change that anyone's connection sent before `senders`'
+ * round trips: first each sender's round trip (the server has handled what it sent), then the
+ * observer's, which the server answers after that with its whole state.
+ */
+export async function afterHandled(senders: Peer[], observer: Peer): Promise<void> {
+  await Promise.all(senders.map(roundTrip));
+  await roundTrip(observer);
+}

@@ -71,3 +71,20 @@ export const replaceOp = (block: BlockView, markdown: string, instructionId: str
   expectHash: block.hash,
   instructionId,
 });
+
+/**
+ * Starts the long poll `query` for `agent` and resolves once the server holds it, with
+ * `answer` still to come. A barrier, not a pause: on a server with `longPollsPerSubject: 1` (LIMIT6),
+ * another long poll of the same agent is refused with 429 exactly while the first one waits.
+ * Should a probe take the slot first, so that the poll itself is refused, it starts the poll
+ * again.
+ */
+export async function heldPoll(agent: ReturnType<typeof agentApi>, query: string): Promise<{ answer: Promise<ApiResponse> }> {
+  for (;;) {
+    let refused = false;
+    const poll = agent.queued(query);
+    void poll.then((answer) => (refused = answer.status === 429));
+    await waitFor(async () => refused || (await agent.queued('?state=queued&wait=0.1')).status === 429, 10_000);
+    if (!refused) return { answer: poll };
+  }
+}

@@ -4,14 +4,14 @@ import type { Role } from '../../shared/claims.ts';
 import { docName } from '../../shared/doc-layout.ts';
 import { readRunRecords } from '../../shared/run-record.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
-import { connectPeer, sleep, waitFor, type Peer } from '../helpers/peer.ts';
-import { agentApi, blocksOf, createDoc, getRun, instruct, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
+import { afterHandled, connectPeer, roundTrip, waitFor, type Peer } from '../helpers/peer.ts';
+import { agentApi, blocksOf, createDoc, getRun, heldPoll, instruct, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
 /*
- * The agent routes (CONTRACT.md, "Agent routes"; shared/PROTOCOL.md QUEUE, CLAIM, OP) against a real
+ * The agent routes (docs/api.md, "Agent routes"; shared/PROTOCOL.md QUEUE, CLAIM, OP) against a real
  * server: claims, leases, batches of ops and how a run ends, with the codes of every refusal.
  */
 
@@ -52,22 +52,22 @@ describe('GET /api/agent/runs?state=queued', () => {
     await agent().claim(second.runId).then((response) => expect(response.status).toBe(200));
   });
 
-  it('[QUEUE1] holds a long poll until a run is queued, and answers at once when one is', async () => {
-    const doc = await createDoc(server, markdown);
-    await instruct(server, doc.id, doc.blocks[0].id, 'uppercase');
-    const bot = agent({ doc: doc.id });
-    const started = Date.now();
-    const poll = bot.queued('?state=queued&wait=10');
-    await sleep(300);
-    const sent = await server.api(`/api/docs/${doc.id}/runs`, { method: 'POST' });
-    const answer = await poll;
-    expect(answer.status).toBe(200);
-    expect(answer.body.map((run: { runId: string }) => run.runId)).toEqual([sent.body.runId]);
-    expect(Date.now() - started).toBeLessThan(3000);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
-    const again = Date.now();
-    expect((await bot.queued('?state=queued&wait=10')).body).toHaveLength(1);
-    expect(Date.now() - again).toBeLessThan(1000);
+  it('[QUEUE1] holds a long poll until a run is queued, and answers at once when one is', { timeout: 20_000 }, async () => {
+    const own = await startTestServer({ limits: { longPollsPerSubject: 1 } });
+    try {
+      const doc = await createDoc(own, markdown);
+      await instruct(own, doc.id, doc.blocks[0].id, 'uppercase');
+      const bot = agentApi(own, own.token('agent', { doc: doc.id }));
+      const poll = await heldPoll(bot, '?state=queued&wait=10');
+      const sent = await own.api(`/api/docs/${doc.id}/runs`, { method: 'POST' });
+      const answer = await poll.answer;
+      expect(answer.status).toBe(200);
+      expect(answer.body.map((run: { runId: string }) => run.runId)).toEqual([sent.body.runId]);
+      // Answered without waiting: a poll held for its 30 s would outlast this test's timeout.
+      expect((await bot.queued('?state=queued&wait=30')).body).toHaveLength(1);
+    } finally {
+      await own.dispose();
+    }
   });
 
   it('answers an empty list when the wait passes with nothing queued', async () => {
@@ -92,7 +92,9 @@ describe('GET /api/agent/runs?state=queued', () => {
 describe('POST /api/agent/runs/:runId/claim', () => {
   it('[CLAIM1] lets exactly one of two agents claiming at once win; the other gets 409 ALREADY_CLAIMED', async () => {
     const { runId, docId, blocks } = await sentRun(server, markdown, ['uppercase', 'delete']);
+    const asked = Date.now();
     const answers = await Promise.all([agent({ name: 'A' }).claim(runId), agent({ name: 'B' }).claim(runId)]);
+    const answered = Date.now();
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
     const lost = answers.find((answer) => answer.status === 409)!;
     expect(lost.body.error).toEqual({ code: 'ALREADY_CLAIMED', message: expect.any(String) });
@@ -105,9 +107,10 @@ describe('POST /api/agent/runs/:runId/claim', () => {
       lease: { expiresAt: expect.any(String) },
       document: { blocks },
     });
-    const expiresIn = Date.parse(won.body.lease.expiresAt) - Date.now();
-    expect(expiresIn).toBeGreaterThan(25_000);
-    expect(expiresIn).toBeLessThanOrEqual(30_000);
+    // The lease runs 30 s from the moment of the claim, which lies between asking and the answer.
+    const expiresAt = Date.parse(won.body.lease.expiresAt);
+    expect(expiresAt).toBeGreaterThanOrEqual(asked + 30_000);
+    expect(expiresAt).toBeLessThanOrEqual(answered + 30_000);
     const run = await getRun(server, runId);
     expect(run).toMatchObject({ state: 'claimed', lease: won.body.lease });
     expect(['A', 'B']).toContain(run.claimedBy?.name);
@@ -152,7 +155,9 @@ describe('POST /api/agent/runs/:runId/heartbeat', () => {
     const { runId } = await sentRun(server, markdown, ['uppercase']);
     const bot = agent();
     const claimed = await bot.claim(runId);
-    await sleep(20);
+    // The heartbeat must come at a later millisecond than the claim for its lease to end later.
+    const answered = Date.now();
+    await waitFor(() => Date.now() > answered, 1000, 1);
     const beat = await bot.heartbeat(runId);
     expect(beat.status).toBe(200);
     expect(Date.parse(beat.body.lease.expiresAt)).toBeGreaterThan(Date.parse(claimed.body.lease.expiresAt));
@@ -214,7 +219,8 @@ describe('POST /api/agent/runs/:runId/ops', () => {
       }
       const before = { state: Y.encodeStateAsUpdate(peer.ydoc), markdown: await markdownOf(server, ctx.docId), blocks: await blocksOf(server, ctx.docId) };
       const answer = await bot.ops(ctx.runId, 'refused', makeOps(ctx));
-      await sleep(100);
+      // The watcher's round trip starts after the answer, so it brings anything the batch wrote.
+      await roundTrip(peer);
       expect(Y.encodeStateAsUpdate(peer.ydoc)).toEqual(before.state);
       expect(await markdownOf(server, ctx.docId)).toBe(before.markdown);
       expect(await blocksOf(server, ctx.docId)).toEqual(before.blocks);
@@ -302,7 +308,7 @@ describe('POST /api/agent/runs/:runId/ops', () => {
     await rogue.synced;
     const before = Y.encodeStateAsUpdate(viewer.ydoc);
     appendToBlock(rogue.ydoc, 0, ' by the back door');
-    await sleep(300);
+    await afterHandled([rogue], viewer);
     expect(Y.encodeStateAsUpdate(viewer.ydoc)).toEqual(before);
     expect(await markdownOf(server, docId)).toBe(markdown);
     expect((await getRun(server, runId)).changes).toEqual([]);
@@ -367,15 +373,13 @@ describe('POST /api/agent/runs/:runId/fail', () => {
 });
 
 describe('server shutdown', () => {
-  it('[QUEUE1] answers a waiting long poll with an empty list and closes promptly', async () => {
-    const own = await startTestServer();
+  it('[QUEUE1] answers a waiting long poll with an empty list and closes without waiting for it', { timeout: 20_000 }, async () => {
+    const own = await startTestServer({ limits: { longPollsPerSubject: 1 } });
     try {
-      const poll = agentApi(own, own.token('agent')).queued('?state=queued&wait=30');
-      await sleep(200);
-      const started = Date.now();
+      const poll = await heldPoll(agentApi(own, own.token('agent')), '?state=queued&wait=30');
+      // A close that waited for the poll's 30 s would outlast this test's timeout.
       await own.stop();
-      expect(await poll).toMatchObject({ status: 200, body: [] });
-      expect(Date.now() - started).toBeLessThan(3000);
+      expect(await poll.answer).toMatchObject({ status: 200, body: [] });
     } finally {
       await own.dispose();
     }

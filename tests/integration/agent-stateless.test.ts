@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentReply } from '../../shared/agent-messages.ts';
-import { connectPeer, sleep } from '../helpers/peer.ts';
+import { connectPeer, waitFor } from '../helpers/peer.ts';
 import { getRun, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
@@ -27,12 +27,11 @@ async function statelessAgent(docId: string, token = server.token('agent')) {
     async request(message: Record<string, unknown>): Promise<AgentReply> {
       const requestId = `q${++next}`;
       peer.provider.sendStateless(JSON.stringify({ ...message, requestId }));
-      for (let waited = 0; waited < 5000; waited += 10) {
-        const reply = replies.find((candidate) => candidate.requestId === requestId);
-        if (reply) return reply;
-        await sleep(10);
-      }
-      throw new Error(`No reply to ${requestId}`);
+      const reply = () => replies.find((candidate) => candidate.requestId === requestId);
+      await waitFor(() => reply() !== undefined, 5000, 10).catch(() => {
+        throw new Error(`No reply to ${requestId}`);
+      });
+      return reply()!;
     },
   };
 }
@@ -81,8 +80,12 @@ describe('agent requests as stateless messages', () => {
     peer.provider.sendStateless('not json');
     peer.provider.sendStateless(JSON.stringify({ type: 'chat', text: 'hello' }));
     peer.provider.sendStateless(JSON.stringify({ type: 'claim', runId: doc.runId }));
-    await sleep(200);
-    expect(agent.replies).toEqual([{ requestId: null, ok: false, error: { code: 'INVALID_BODY', message: expect.any(String) } }]);
+    // A barrier that checks too: Hocuspocus hands one connection's stateless messages to the
+    // extensions in order, and a heartbeat of this agent would succeed had the claim without an
+    // id gone through. Its reply comes after any reply to the three messages before it.
+    const marker = await agent.request({ type: 'heartbeat', runId: doc.runId });
+    expect(marker).toMatchObject({ ok: false, error: { code: 'NOT_CLAIMED' } });
+    expect(agent.replies).toEqual([{ requestId: null, ok: false, error: { code: 'INVALID_BODY', message: expect.any(String) } }, marker]);
     expect((await getRun(server, doc.runId)).state).toBe('queued');
   });
 });

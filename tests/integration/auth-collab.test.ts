@@ -1,16 +1,15 @@
+import * as Y from 'yjs';
+import { HocuspocusProvider } from '@hocuspocus/provider';
 import { describe, expect, it } from 'vitest';
 import type { Role } from '../../shared/claims.ts';
 import { readBlocks } from '../../shared/doc-content.ts';
 import { docName, runsParts } from '../../shared/doc-layout.ts';
 import { denialReasons } from '../../shared/denials.ts';
-import { connectPeer, sleep, type Peer } from '../helpers/peer.ts';
+import { afterHandled, connectPeer, roundTrip, type Peer } from '../helpers/peer.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { appendParagraph } from '../helpers/doc-builder.ts';
 import { addAnnotation } from '../helpers/notes.ts';
 import { readAnnotations } from '../../shared/annotations.ts';
-
-/** Long enough for the server to have handled an update sent over loopback. */
-const settle = () => sleep(300);
 
 const server = useTestServer();
 
@@ -46,7 +45,7 @@ async function writeEverything(id: string, role: Role): Promise<Peer[]> {
   appendParagraph(text.ydoc, `written by ${role}`);
   addAnnotation(notes.ydoc, author, { id: 'n1', text: `by ${role}` });
   runsParts(runs.ydoc).runs.set('r1', { by: role });
-  await settle();
+  await Promise.all([text, notes, runs].map(roundTrip));
   return [text, notes, runs];
 }
 
@@ -90,7 +89,7 @@ describe('Yjs access by role', () => {
     const viewer = connect(id, server.token('viewer'));
     await Promise.all([watcher.synced, viewer.synced]);
     appendParagraph(viewer.ydoc, 'sneaky');
-    await settle();
+    await afterHandled([viewer], watcher);
     expect(readBlocks(watcher.ydoc).map((block) => block.markdown)).toEqual(['original']);
   });
 });
@@ -100,7 +99,7 @@ describe('refused connections', () => {
     ['a malformed token', 'garbage'],
     ['an empty token', ''],
     ['a token whose signature was altered', 'tampered'],
-  ])('refuses %s with the reason "Invalid token"', async (_label, kind) => {
+  ])('[DOC4] refuses %s with the reason "Invalid token"', async (_label, kind) => {
     const id = await createDoc();
     const token = kind === 'tampered' ? server.token('editor').slice(0, -2) + 'AA' : kind;
     const peer = connect(id, token);
@@ -108,12 +107,12 @@ describe('refused connections', () => {
     await expect(peer.synced).rejects.toThrow('Invalid token');
   });
 
-  it.each(['nosuchdoc', 'bad name', 'a/b/c', 'a/other'])('refuses the document name "%s" as "Unknown document"', async (name) => {
+  it.each(['[DOC4] nosuchdoc', 'bad name', 'a/b/c', 'a/other'])('refuses the document name "%s" as "Unknown document"', async (name) => {
     const peer = connect(name, server.token('editor'));
     expect(await peer.authenticationFailed).toBe(denialReasons.unknownDocument);
   });
 
-  it('admits a document-limited token to every part of its document only', async () => {
+  it('[DOC1] admits a document-limited token to every part of its document only', async () => {
     const id = await createDoc();
     const other = await createDoc();
     const token = server.token('editor', { doc: id });
@@ -129,7 +128,29 @@ describe('refused connections', () => {
     const peer = connect(id, 'garbage');
     await peer.authenticationFailed;
     appendParagraph(peer.ydoc, 'from outside');
-    await settle();
+    await socketRoundTrip(peer, `${id}/notes`);
     expect((await serverView(id)).text).toEqual(['original']);
   });
 });
+
+/**
+ * A barrier for a peer whose own document was refused: a second provider on the same WebSocket
+ * authenticates to `otherName` and syncs. The server reads one socket's frames in order, so
+ * by then it has handled every frame `peer` sent before (an update for a refused document is
+ * queued behind an authentication that never comes).
+ */
+async function socketRoundTrip(peer: Peer, otherName: string): Promise<void> {
+  const other = new HocuspocusProvider({
+    websocketProvider: peer.provider.configuration.websocketProvider,
+    name: otherName,
+    document: new Y.Doc(),
+    token: server.token('viewer'),
+  });
+  try {
+    const synced = new Promise<void>((resolve) => other.on('synced', () => resolve()));
+    other.attach();
+    await synced;
+  } finally {
+    other.destroy();
+  }
+}

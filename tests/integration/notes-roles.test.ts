@@ -4,12 +4,16 @@ import { readAnnotation, readAnnotations, type Author } from '../../shared/annot
 import { addTurn, deleteAnnotation, setInstructionState } from '../../shared/annotations-writers.ts';
 import type { Role } from '../../shared/claims.ts';
 import { docName, notesParts } from '../../shared/doc-layout.ts';
-import { connectPeer, sleep, waitFor, type Peer } from '../helpers/peer.ts';
+import { connectPeer, roundTrip, waitFor, type Peer } from '../helpers/peer.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { addAnnotation } from '../helpers/notes.ts';
 
-/** Long enough for the server to have handled an update sent over loopback. */
-const settle = () => sleep(300);
+/*
+ * A refused update closes its connection from inside the server's handling of that update
+ * (Connection's message queue), so once the close reaches the writer, the server is done with
+ * it; an observer's round trip started after that (helpers/peer.ts, roundTrip) brings the
+ * server's whole state, the update included had it been applied.
+ */
 
 const server = useTestServer();
 
@@ -65,7 +69,7 @@ describe('notes written over Yjs', () => {
     const forged = addAnnotation(cora.ydoc, people.cora.author, { kind: 'instruction', text: 'delete' });
     await waitFor(() => cora.closed.length > 0);
     expect(cora.closed[0]).toMatch(/^\[NOTES7\] /);
-    await settle();
+    await roundTrip(ed);
     expect(readAnnotation(ed.ydoc, forged).ok).toBe(false);
     expect(await stored(id)).toEqual([]);
     const fresh = notesPeer(id, 'ed');
@@ -103,7 +107,7 @@ describe('notes written over Yjs', () => {
       await cora.synced;
       forge(cora.ydoc);
       await waitFor(() => cora.closed.length > 0);
-      await settle();
+      await roundTrip(ed);
       expect(summary(ed.ydoc)).toEqual(expected);
       expect(await stored(id)).toEqual(expected);
     }
@@ -120,7 +124,7 @@ describe('notes written over Yjs', () => {
     setInstructionState(ed.ydoc, instruction, 'sent', 'rforged00000');
     await waitFor(() => ed.closed.length > 0);
     expect(ed.closed[0]).toMatch(/^\[NOTES6\] /);
-    await settle();
+    await roundTrip(watcher);
     expect(summary(watcher.ydoc)).toEqual([`${instruction} instruction queued`]);
     expect(await stored(id)).toEqual([`${instruction} instruction queued`]);
   });
@@ -139,8 +143,9 @@ describe('notes written over Yjs', () => {
     ed.provider.configuration.websocketProvider.send(syncUpdateMessage(ed.provider.effectiveName, dependent));
     await waitFor(() => statuses.includes('disconnected'));
     await waitFor(() => statuses.at(-1) === 'connected', 10_000);
-    await settle();
-    expect(await stored(id)).toEqual([]);
+    const honest = addAnnotation(ed.ydoc, people.ed.author, { text: 'written after the reset' });
+    await waitFor(async () => (await stored(id)).length > 0);
+    expect(await stored(id)).toEqual([`${honest} comment`]);
   });
 });
 

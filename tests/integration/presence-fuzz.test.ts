@@ -58,6 +58,7 @@ describe('hostile awareness messages', () => {
     const attackerReplies = recordIncoming(attacker);
     const honestView = () => statesSeenBy(observer).get(honest.ydoc.clientID);
     let barriers = 0;
+    let sent = 0;
 
     /** The server has handled the attacker's frames, and the observer has every broadcast since. */
     async function barrier() {
@@ -71,8 +72,9 @@ describe('hostile awareness messages', () => {
 
     const ids = [observer.ydoc.clientID, honest.ydoc.clientID, attacker.ydoc.clientID];
     await fc.assert(
-      fc.asyncProperty(fc.array(hostileUpdates(ids), { minLength: 1, maxLength: 40 }), async (updates) => {
+      fc.asyncProperty(fc.array(hostileUpdates(ids), { minLength: 25, maxLength: 40 }), async (updates) => {
         for (const update of updates) sendRaw(attacker, awarenessFrame(docId, update));
+        sent += updates.length;
         await barrier();
 
         const states = statesSeenBy(observer);
@@ -87,9 +89,10 @@ describe('hostile awareness messages', () => {
           expect(new TextEncoder().encode(JSON.stringify(own)).length).toBeLessThanOrEqual(maxPresenceStateBytes);
         }
       }),
-      // 100 batches of up to 40 messages: about 2,000 hostile messages, with a check after each batch.
-      { numRuns: 100 },
+      // 400 batches of 25 to 40 messages: at least 10,000 hostile messages, with a check after each batch.
+      { numRuns: 400 },
     );
+    expect(sent).toBeGreaterThanOrEqual(10_000);
 
     expect(errors).not.toHaveBeenCalled();
     const late = server.track(connectPeer({ wsUrl: server.wsUrl, name: docId, token: server.token('viewer') }));

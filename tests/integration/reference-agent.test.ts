@@ -11,7 +11,7 @@ import { markdownOf, sentRun, waitForState } from '../helpers/runs.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
 /*
- * The built-in reference agent end to end, over HTTP only (CONTRACT.md, "The reference
+ * The built-in reference agent end to end, over HTTP only (docs/api.md, "The reference
  * agent"): in the test process as `npm start` runs it, and as `npx tandem agent`.
  */
 

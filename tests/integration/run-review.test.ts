@@ -8,7 +8,7 @@ import { agentApi, blocksOf, getRun, markdownOf, replaceOp, sentRun } from '../h
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /*
- * Review (DESIGN.md, "The run", step 5; shared/PROTOCOL.md REV1–REV4): Accept run keeps the
+ * Review (docs/design.md, "The run", step 5; shared/PROTOCOL.md REV1–REV4): Accept run keeps the
  * changes and drops their marks; Discard run takes back exactly the run's changes. Both
  * survive a restart between the agent's write and the review.
  */

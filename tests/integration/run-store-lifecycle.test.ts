@@ -66,7 +66,7 @@ describe('the run lifecycle in SQLite', () => {
     expect((await store.runs.getRun('r1'))?.leaseExpiresAt).toBe(9000);
   });
 
-  it('requeues an expired claim, dropping its changes, batches, scope and outcomes', async () => {
+  it('[RUN3] requeues an expired claim, dropping its changes, batches, scope and outcomes', async () => {
     await store.runs.claimRun('r1', bot, 2000, 5000);
     expect(await store.runs.recordBatch('r1', 'bot', 2500, batch('k1'))).toBe(true);
     expect(await store.runs.findBatch('r1', 'k1')).toEqual({ applied: 1 });
@@ -112,7 +112,7 @@ describe('the run lifecycle in SQLite', () => {
     expect((await store.runs.openScopes('doc1')).map((open) => open.runId)).toEqual(['r1']);
   });
 
-  it('fails a claimed run, dropping its work and keeping why', async () => {
+  it('[RUN3] fails a claimed run, dropping its work and keeping why', async () => {
     await store.runs.claimRun('r1', bot, 2000, 5000);
     await store.runs.recordBatch('r1', 'bot', 2500, batch('k1'));
     expect(await store.runs.failRun('r1', 'bot', 3000, 'broke')).toBe(true);
@@ -121,7 +121,7 @@ describe('the run lifecycle in SQLite', () => {
     expect(await store.runs.outstandingRun('doc1')).toBeNull();
   });
 
-  it('[REV8] decides a run in review once, keeping an accepted run’s scope for a revert', async () => {
+  it('[RUN3] [REV8] decides a run in review once, keeping an accepted run’s scope for a revert', async () => {
     await store.runs.claimRun('r1', bot, 2000, 5000);
     await store.runs.recordBatch('r1', 'bot', 2500, batch('k1'));
     expect(await store.runs.decideRun('r1', 'accepted', 3000)).toBe(false);

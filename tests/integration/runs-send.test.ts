@@ -48,7 +48,7 @@ describe('POST /api/docs/:id/runs', () => {
     expect((await server.api(`/api/docs/${doc.id}`)).body.runs).toEqual([]);
   });
 
-  it('sends every queued instruction in creation order and answers 201 with the items', async () => {
+  it('[RUN1] sends every queued instruction in creation order and answers 201 with the items', async () => {
     const doc = await createDoc();
     const first = await annotate(doc.id, 'instruction', doc.blocks[2], 'uppercase');
     const second = await annotate(doc.id, 'instruction', doc.blocks[0], 'replace "one" with "1"');
@@ -97,7 +97,7 @@ describe('POST /api/docs/:id/runs', () => {
     ]);
   });
 
-  it('leaves draft and resolved instructions and comments out', async () => {
+  it('[RUN1] leaves draft and resolved instructions and comments out', async () => {
     const doc = await createDoc();
     const author = { id: 'ed', name: 'Ed' };
     const token = server.token('editor', { sub: author.id, name: author.name });
@@ -120,7 +120,7 @@ describe('POST /api/docs/:id/runs', () => {
     expect(readAnnotation(notes.ydoc, resolved)).toMatchObject({ ok: true, annotation: { state: 'queued', runId: null } });
   });
 
-  it('shows connected peers the instructions as sent and the run in the runs mirror', async () => {
+  it('[RUN4] shows connected peers the instructions as sent and the run in the runs mirror', async () => {
     const doc = await createDoc();
     const ids = [await annotate(doc.id, 'instruction', doc.blocks[0], 'uppercase'), await annotate(doc.id, 'instruction', doc.blocks[1], 'delete')];
     const viewer = server.token('viewer');
@@ -137,7 +137,7 @@ describe('POST /api/docs/:id/runs', () => {
     );
   });
 
-  it('refuses a second send while the first run is outstanding with 409 RUN_OUTSTANDING', async () => {
+  it('[RUN2] refuses a second send while the first run is outstanding with 409 RUN_OUTSTANDING', async () => {
     const doc = await createDoc();
     await annotate(doc.id, 'instruction', doc.blocks[0], 'uppercase');
     const first = await send(doc.id);
@@ -151,7 +151,7 @@ describe('POST /api/docs/:id/runs', () => {
     expect((await server.api(`/api/docs/${doc.id}`)).body.runs).toHaveLength(1);
   });
 
-  it('makes exactly one run of eight simultaneous sends; the other seven get 409', async () => {
+  it('[RUN2] makes exactly one run of eight simultaneous sends; the other seven get 409', async () => {
     const doc = await createDoc();
     const ids = [];
     for (const block of doc.blocks) ids.push(await annotate(doc.id, 'instruction', block, 'uppercase'));
@@ -222,7 +222,7 @@ describe('the runs mirror', () => {
     expect(readRunRecords(runs.ydoc).runs.map((run) => [run.runId, run.state])).toEqual([[body.runId, 'queued']]);
   });
 
-  it('is rebuilt from the run store when the document loads', async () => {
+  it('[RUN4] is rebuilt from the run store when the document loads', async () => {
     const doc = await createDoc();
     await annotate(doc.id, 'instruction', doc.blocks[0], 'uppercase');
     const { body } = await send(doc.id);

@@ -102,7 +102,8 @@ describe('token expiry and revocation over the WebSocket', () => {
 
   it('[TOKEN4] closes the open connection of a token when it expires', async () => {
     const id = await server.createDoc('Expiring');
-    const peer = connect(id, server.token('editor', { exp: now() + 2 }));
+    // Seconds of room to connect and sync first, on a loaded machine too.
+    const peer = connect(id, server.token('editor', { exp: now() + 4 }));
     await peer.synced;
     const codes = closeCodes(peer);
     expect(await peer.authenticationFailed).toBe(denialReasons.expiredToken);

@@ -173,6 +173,29 @@ describe('sequence numbers', () => {
   });
 });
 
+describe('the database file', () => {
+  it('[DUR5] commits an append to the write-ahead log before it returns', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tandem-wal-'));
+    const store = openSqliteStore(dir);
+    try {
+      const ydoc = new Y.Doc();
+      docParts(ydoc).content.insert(0, [new Y.XmlElement('paragraph')]);
+      store.updates.append('wal-doc', Y.encodeStateAsUpdate(ydoc));
+      const reader = new Database(join(dir, 'tandem.sqlite'), { readonly: true });
+      try {
+        expect(reader.pragma('journal_mode', { simple: true })).toBe('wal');
+        // A second handle sees the append: it is committed, in the WAL file, not in a buffer of ours.
+        expect(reader.prepare('SELECT count(*) AS n FROM update_log WHERE name = ?').get('wal-doc')).toEqual({ n: 1 });
+      } finally {
+        reader.close();
+      }
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('schema versions', () => {
   it('[DUR4] refuses a database of a newer schema than it knows', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tandem-newer-'));

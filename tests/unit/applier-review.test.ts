@@ -31,7 +31,7 @@ function changeRuns(doc: Node): [string, string | null][] {
 }
 
 describe('change marks', () => {
-  it('mark new blocks whole and, in a replaced block, only the characters written anew', () => {
+  it('[OP4] mark new blocks whole and, in a replaced block, only the characters written anew', () => {
     const { ydoc, blocks, run, origin } = setup();
     const ops: Op[] = [
       replaceOp(blocks[2], 'Second **new** paragraph here', 'i2'),
@@ -102,7 +102,7 @@ describe('change marks', () => {
     ]);
   });
 
-  it('are cleared for one run on Accept, as one transaction that changes no text', () => {
+  it('[OP4] are cleared for one run on Accept, as one transaction that changes no text', () => {
     const { ydoc, blocks, run, origin } = setup();
     expect(applyOps(ydoc, [replaceOp(blocks[1], 'Alpha beta gamma delta, first')], run, origin).ok).toBe(true);
     const other = { ...run, runId: 'run2' };
@@ -126,7 +126,7 @@ describe('change marks', () => {
 });
 
 describe('the run scope (shared/run-scope.ts)', () => {
-  it('Discard undoes the run and keeps what a person typed meanwhile', () => {
+  it('[REV2] Discard undoes the run and keeps what a person typed meanwhile', () => {
     const { ydoc, blocks, run, origin } = setup();
     const um = runUndoManager(ydoc, origin);
     um.stopCapturing();

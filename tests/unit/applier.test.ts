@@ -22,7 +22,7 @@ function refusal(result: ApplyResult) {
 }
 
 describe('applyOps: a valid batch', () => {
-  it('replaces a block in place, keeping its id, and describes the change', () => {
+  it('[OP3] replaces a block in place, keeping its id, and describes the change', () => {
     const { ydoc, blocks, run, origin } = setup();
     const result = applyOps(ydoc, [replaceOp(blocks[1], 'Alpha beta *gamma* delta!')], run, origin);
     expect(result).toEqual({
@@ -87,7 +87,7 @@ describe('applyOps: a valid batch', () => {
     expect(readBlocks(ydoc).map((b) => b.id)).toEqual([blocks[0].id, blocks[1].id, blocks[2].id, blocks[4].id]);
   });
 
-  it('writes the whole batch as one transaction whose origin is the run', () => {
+  it('[OP3] [ORIGIN1] writes the whole batch as one transaction whose origin is the run', () => {
     const { ydoc, blocks, run, origin } = setup();
     const origins: unknown[] = [];
     ydoc.on('afterTransaction', (tr: Y.Transaction) => origins.push(tr.origin));
@@ -280,7 +280,7 @@ describe('applyOps: refusals', () => {
     expect(refusal(applyOps(ydoc, [replaceOp(blocks[1], 'x'), bad], run, origin))).toMatchObject({ code: 'INVALID_OP', index: 1 });
   });
 
-  it('checks op by op in batch order, and within an op: kind, instruction, fence, existence, hash, Markdown, repeats', () => {
+  it('[OP2] checks op by op in batch order, and within an op: kind, instruction, fence, existence, hash, Markdown, repeats', () => {
     const { ydoc, blocks, run, origin } = setup();
     const onlyInserts = { ...run, allowedOps: new Set(['insert_after' as const]) };
     const code = (ops: Op[], r: ApplierRun = run) => {
@@ -304,7 +304,7 @@ describe('applyOps: refusals', () => {
     );
   });
 
-  it('leaves a refused batch byte-identical and never calls makeId', () => {
+  it('[OP1] leaves a refused batch byte-identical and never calls makeId', () => {
     const { ydoc, blocks, run, origin, made } = setup();
     const um = runUndoManager(ydoc, origin);
     const before = bytes(ydoc);

@@ -17,7 +17,7 @@ function stateOf(markdown: string): EditorState {
 }
 
 describe('block ids', () => {
-  it('keeps the first half of a split paragraph on its id and gives the second half a new one', () => {
+  it('[DOC2] keeps the first half of a split paragraph on its id and gives the second half a new one', () => {
     let state = stateOf('Hello world');
     const [original] = ids(state);
     state = state.apply(state.tr.setSelection(TextSelection.create(state.doc, 6)));
@@ -33,7 +33,7 @@ describe('block ids', () => {
     expect(state.doc.child(1).textContent).toBe(' world');
   });
 
-  it('renews the ids of pasted blocks that duplicate existing ones', () => {
+  it('[DOC2] renews the ids of pasted blocks that duplicate existing ones', () => {
     let state = stateOf('First\n\nSecond');
     const before = ids(state);
     const copied = state.doc.slice(0, state.doc.content.size);

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { maxOpIdLength, maxOpMarkdownLength, maxOpsPerBatch, parseOps, type Op } from '../../shared/ops.ts';
 
 /*
- * parseOps: the one reader of an agent's batch (CONTRACT.md, "Ops"). Replay a fast-check failure
+ * parseOps: the one reader of an agent's batch (docs/api.md, "Ops"). Replay a fast-check failure
  * with the seed and path it prints: fc.assert(property, {seed, path}).
  */
 

@@ -1,5 +1,5 @@
 /**
- * The small instruction language of the built-in reference agent (CONTRACT.md):
+ * The small instruction language of the built-in reference agent (docs/api.md, "The reference agent's language"):
  *
  *   replace "A" with "B"   ·   uppercase   ·   lowercase   ·   delete   ·   insert "TEXT" after
  *

@@ -4,7 +4,7 @@ import { blockToMarkdown, markdownToBlocks } from '../../../shared/markdown.ts';
 import type { BlockView } from '../../../shared/doc-content.ts';
 import { parseInstruction, understoodInstructions } from './instruction-language.ts';
 
-/** An op as CONTRACT.md writes it. */
+/** An op as docs/api.md writes it. */
 export type PlannedOp =
   | { op: 'replace_block'; blockId: string; markdown: string; expectHash: string; instructionId: string }
   | { op: 'insert_after'; blockId: string; markdown: string; instructionId: string }

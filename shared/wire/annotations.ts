@@ -1,0 +1,20 @@
+import * as v from 'valibot';
+import { checkText } from '../annotations.ts';
+import { jsonObject } from './parse.ts';
+
+/**
+ * `POST /api/docs/:id/annotations`: `{kind: "comment" | "instruction", blockId, text}`. A
+ * problem with `text` is the server's `INVALID_TEXT`, any other `INVALID_BODY`.
+ */
+export const NewAnnotationBody = jsonObject(
+  v.object({
+    kind: v.picklist(['comment', 'instruction'], 'kind must be "comment" or "instruction".'),
+    blockId: v.string('blockId must be a string: the id of a block of the document.'),
+    text: v.custom<string>(
+      (text) => checkText(text) === null,
+      (issue) => `text ${checkText(issue.input)}.`,
+    ),
+  }),
+  'The body must be a JSON object {kind, blockId, text}.',
+);
+export type NewAnnotationBody = v.InferOutput<typeof NewAnnotationBody>;

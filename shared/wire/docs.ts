@@ -1,0 +1,76 @@
+import * as v from 'valibot';
+import { maxSourceBytes, maxTitleLength } from '../limits.ts';
+import { jsonObject, utf8Length } from './parse.ts';
+
+/** The wire forms of documents: `POST /api/docs`, `GET /api/docs`, `GET /api/docs/:id`. */
+
+export const DocKind = v.picklist(['text', 'page']);
+
+const title = v.pipe(
+  v.string('title must be a string.'),
+  v.maxLength(maxTitleLength, `title must be at most ${maxTitleLength} characters.`),
+);
+
+const source = (field: 'markdown' | 'html') =>
+  v.pipe(
+    v.string(`${field} must be a string.`),
+    v.check((text) => utf8Length(text) <= maxSourceBytes, `${field} must be at most ${maxSourceBytes} bytes.`),
+  );
+
+/** `POST /api/docs`: `{title, markdown?}` (kind "text", the default) or `{title, kind: "page", html}`. */
+export const NewDocBody = jsonObject(
+  v.variant(
+    'kind',
+    [
+      v.object({
+        title,
+        kind: v.optional(v.literal('text'), 'text'),
+        markdown: v.optional(source('markdown'), ''),
+        html: v.optional(v.never('html is only for documents of kind "page".')),
+      }),
+      v.object({
+        title,
+        kind: v.literal('page'),
+        html: source('html'),
+        markdown: v.optional(v.never('A page takes html, not markdown.')),
+      }),
+    ],
+    'kind must be "text" or "page".',
+  ),
+  'The body must be a JSON object.',
+);
+export type NewDocBody = v.InferOutput<typeof NewDocBody>;
+
+/** The answer of `POST /api/docs`. */
+export const CreatedDoc = v.object({ id: v.string(), title: v.string(), kind: DocKind });
+export type CreatedDoc = v.InferOutput<typeof CreatedDoc>;
+
+/** One entry of `GET /api/docs`; `updatedAt` is an ISO time. */
+export const DocSummary = v.object({ id: v.string(), title: v.string(), kind: DocKind, updatedAt: v.string() });
+export type DocSummary = v.InferOutput<typeof DocSummary>;
+
+export const DocList = v.array(DocSummary);
+
+/** One top-level block as the API and agents see it; `hash` is what an op's `expectHash` names. */
+export const BlockView = v.object({ id: v.string(), type: v.string(), markdown: v.string(), hash: v.string() });
+export type BlockView = v.InferOutput<typeof BlockView>;
+
+/**
+ * `GET /api/docs/:id`: a text document has `blocks`, a page `html`. Annotations and runs are
+ * read here as lists only: their records have their own parsers (shared/annotations.ts,
+ * shared/run-record.ts).
+ */
+export const DocView = v.object({
+  id: v.string(),
+  title: v.string(),
+  kind: DocKind,
+  blocks: v.optional(v.array(BlockView)),
+  html: v.optional(v.string()),
+  annotations: v.array(v.unknown()),
+  runs: v.array(v.unknown()),
+});
+export type DocView = v.InferOutput<typeof DocView>;
+
+/** The answer of a request that creates one record (an annotation, an escalation): its id. */
+export const CreatedId = v.object({ id: v.string() });
+export type CreatedId = v.InferOutput<typeof CreatedId>;

@@ -1,0 +1,66 @@
+import * as v from 'valibot';
+import { jsonObject } from './parse.ts';
+
+/** The wire forms of Send and review (`POST /api/docs/:id/runs`, `/api/runs/:runId/…`). */
+
+export const maxDiscardReasonLength = 2000;
+
+/** One instruction of a run as Send answers it and agents read it. */
+export const RunItemView = v.object({
+  instructionId: v.string(),
+  blockId: v.string(),
+  /** The instruction's work order at send time. */
+  instruction: v.string(),
+  /** The target text as it was pinned. */
+  quote: v.string(),
+  /** The target text at send time; null when it was deleted (RUN5). */
+  currentText: v.nullable(v.string()),
+  /** The target text changed between pinning and Send. */
+  drifted: v.boolean(),
+});
+export type RunItemView = v.InferOutput<typeof RunItemView>;
+
+/** The answer of `POST /api/docs/:id/runs`. */
+export const SentRun = v.object({ runId: v.string(), items: v.array(RunItemView) });
+export type SentRun = v.InferOutput<typeof SentRun>;
+
+/**
+ * `POST /api/runs/:runId/discard`: `{reason?}`, trimmed; a problem with `reason` is the
+ * server's `INVALID_REASON`, any other `INVALID_BODY`.
+ */
+export const DiscardBody = jsonObject(
+  v.object({
+    reason: v.optional(
+      v.pipe(
+        v.string('The reason must be a string.'),
+        v.trim(),
+        v.nonEmpty('The reason must not be empty; leave it out to discard without one.'),
+        v.maxLength(maxDiscardReasonLength, `The reason must be at most ${maxDiscardReasonLength} characters.`),
+      ),
+    ),
+  }),
+  'The body must be a JSON object {reason?}.',
+);
+export type DiscardBody = v.InferOutput<typeof DiscardBody>;
+
+/** The answer of accept and discard; `draftIds` are the instructions a discard's reason made. */
+export const RunDecision = v.object({
+  state: v.picklist(['accepted', 'discarded']),
+  draftIds: v.optional(v.array(v.string())),
+});
+export type RunDecision = v.InferOutput<typeof RunDecision>;
+
+/** A change Revert run left as it is, and why (REV8). */
+export const NotRevertedView = v.object({
+  blockId: v.string(),
+  instructionId: v.string(),
+  reason: v.picklist(['rewritten', 'removed']),
+});
+
+/** The answer of `POST /api/runs/:runId/revert` (REV8): the run stays `accepted`. */
+export const RunReverted = v.object({ state: v.literal('accepted'), notReverted: v.array(NotRevertedView) });
+export type RunReverted = v.InferOutput<typeof RunReverted>;
+
+/** The answer of `POST /api/runs/:runId/undo-discard` (REV9). */
+export const DiscardUndone = v.object({ state: v.literal('review') });
+export type DiscardUndone = v.InferOutput<typeof DiscardUndone>;
