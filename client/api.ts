@@ -2,7 +2,7 @@ import type * as v from 'valibot';
 import { CreatedDoc, DocList, type DocSummary, type NewDocBody } from '../shared/wire/docs.ts';
 import { ErrorEnvelope } from '../shared/wire/errors.ts';
 import { readWire } from '../shared/wire/parse.ts';
-import { RunDecision as RunDecisionAnswer, SentRun, type DiscardBody } from '../shared/wire/runs.ts';
+import { DiscardUndone, RunDecision as RunDecisionAnswer, RunReverted, SentRun, type DiscardBody } from '../shared/wire/runs.ts';
 
 export type { CreatedDoc, DocSummary, SentRun };
 
@@ -78,4 +78,17 @@ export type RunDecision = 'accept' | 'discard';
 export function decideRun(token: string, runId: string, decision: RunDecision, reason?: string): Promise<RunDecisionAnswer> {
   const body: DiscardBody = decision === 'discard' && reason?.trim() ? { reason: reason.trim() } : {};
   return request(RunDecisionAnswer, token, 'POST', `/api/runs/${encodeURIComponent(runId)}/${decision}`, body);
+}
+
+/**
+ * Revert run takes back an accepted run's changes, keeping everything written since. Fails with
+ * `NOT_ACCEPTED`, `ALREADY_REVERTED` or `NOT_REVERTIBLE` (409).
+ */
+export function revertRun(token: string, runId: string): Promise<RunReverted> {
+  return request(RunReverted, token, 'POST', `/api/runs/${encodeURIComponent(runId)}/revert`, {});
+}
+
+/** Undo discard puts a discarded run back in review; `UNDO_WINDOW_CLOSED` (409) once it cannot. */
+export function undoDiscard(token: string, runId: string): Promise<DiscardUndone> {
+  return request(DiscardUndone, token, 'POST', `/api/runs/${encodeURIComponent(runId)}/undo-discard`, {});
 }

@@ -4,7 +4,8 @@ import { instructionCount } from './run-status.ts';
 
 /**
  * Tells screen-reader users what happened to a document's runs while they were not the ones
- * acting: a run that arrived for review, and a run someone else accepted or discarded. It
+ * acting: a run that arrived for review, and a run someone else accepted, discarded or reverted,
+ * or whose discard someone else undid. It
  * watches the state of the runs in the `<id>/runs` mirror, not anybody's clicks, and asks the
  * app to announce (`announce` event, detail: the sentence) in its one polite live region.
  */
@@ -17,12 +18,16 @@ export const announceEvent = 'announce';
  * Only runs already known that changed state are told: a page that opens, or a mirror that
  * first syncs, announces nothing. A decision is not told to the person who made it (`me`).
  */
-export function runAnnouncements(known: ReadonlyMap<string, RunState>, runs: readonly RunRecord[], me: string): string[] {
+export function runAnnouncements(known: ReadonlyMap<string, RunStatus>, runs: readonly RunRecord[], me: string): string[] {
   const sentences: string[] = [];
   for (const run of [...runs].reverse()) {
     const was = known.get(run.runId);
-    if (was === undefined || was === run.state) continue;
-    if (run.state === 'review') {
+    if (was === undefined || was === statusOf(run)) continue;
+    if (run.reverted) {
+      if (run.reverted.by.id !== me) sentences.push(`Run reverted by ${run.reverted.by.name}`);
+    } else if (run.state === 'review' && was === 'discarded') {
+      sentences.push('Discard undone: the run is in review again');
+    } else if (run.state === 'review') {
       const who = run.claimedBy?.name ?? 'The agent';
       sentences.push(`Run ready for review: ${who} answered ${instructionCount(run.items.length)}`);
     } else if ((run.state === 'accepted' || run.state === 'discarded') && run.decidedBy?.id !== me) {
@@ -32,13 +37,20 @@ export function runAnnouncements(known: ReadonlyMap<string, RunState>, runs: rea
   return sentences;
 }
 
+/** What the announcer compares: the run's state, or `reverted` (REV8: the state stays `accepted`). */
+export type RunStatus = RunState | 'reverted';
+
+export function statusOf(run: RunRecord): RunStatus {
+  return run.reverted ? 'reverted' : run.state;
+}
+
 /**
  * Compares the runs `read()` gives before each render of the host with those it saw last, and
  * dispatches an `announce` event from the host for each sentence. `source()` names what the
  * runs belong to (the document): when it changes, the next runs are only remembered.
  */
 export class RunAnnouncer implements ReactiveController {
-  private seen: { source: unknown; runs: readonly RunRecord[]; states: Map<string, RunState> } | null = null;
+  private seen: { source: unknown; runs: readonly RunRecord[]; states: Map<string, RunStatus> } | null = null;
 
   constructor(
     private readonly host: ReactiveControllerHost & HTMLElement,
@@ -59,7 +71,7 @@ export class RunAnnouncer implements ReactiveController {
     const seen = this.seen;
     if (seen && seen.source === source && seen.runs === runs) return;
     const sentences = seen && seen.source === source && source !== null ? runAnnouncements(seen.states, runs, this.me()) : [];
-    this.seen = { source, runs, states: new Map(runs.map((run) => [run.runId, run.state])) };
+    this.seen = { source, runs, states: new Map(runs.map((run) => [run.runId, statusOf(run)])) };
     for (const sentence of sentences) {
       this.host.dispatchEvent(new CustomEvent(announceEvent, { detail: sentence, bubbles: true, composed: true }));
     }

@@ -19,6 +19,7 @@ import './tandem-toolbar.ts';
 import './tandem-selection-actions.ts';
 import './tandem-annotation-panel.ts';
 import './tandem-review-panel.ts';
+import './tandem-recent-runs.ts';
 import { YDocReader } from './ydoc-reader.ts';
 import { readNotApplied } from './not-applied.ts';
 
@@ -137,6 +138,7 @@ export class TandemEditor extends LitElement {
           @review-select=${this.onReviewSelect}
           @review-closed=${() => this.focusText()}
         ></tandem-review-panel>
+        <tandem-recent-runs .runs=${this.runs} .token=${this.token} .canDecide=${this.canDecide} .blocker=${this.decideBlocker}></tandem-recent-runs>
         <tandem-annotation-panel
           .annotations=${annotations?.annotations ?? []}
           .placements=${annotations?.placements ?? new Map()}

@@ -9,7 +9,8 @@
 export type Origin =
   | { readonly kind: 'import' }
   | { readonly kind: 'server' }
-  | { readonly kind: 'run'; readonly runId: string };
+  | { readonly kind: 'run'; readonly runId: string }
+  | { readonly kind: 'revert'; readonly runId: string };
 
 /** Content created from Markdown or HTML when a document is made. */
 export const importOrigin: Origin = Object.freeze({ kind: 'import' });
@@ -21,8 +22,13 @@ export function runOrigin(runId: string): Origin {
   return Object.freeze({ kind: 'run', runId });
 }
 
+/** The one transaction that reverts an accepted run (REV8); not tracked by the run's undo manager. */
+export function revertOrigin(runId: string): Origin {
+  return Object.freeze({ kind: 'revert', runId });
+}
+
 export function isOrigin(value: unknown): value is Origin {
   if (typeof value !== 'object' || value === null) return false;
   const kind = (value as { kind?: unknown }).kind;
-  return kind === 'import' || kind === 'server' || kind === 'run';
+  return kind === 'import' || kind === 'server' || kind === 'run' || kind === 'revert';
 }

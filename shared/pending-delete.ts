@@ -83,14 +83,29 @@ function settlePendingDeletes(ydoc: Y.Doc, states: readonly PendingState[]): voi
 /**
  * Accept run's writes to the text (REV1, REV6), as one transaction with `origin`: the run's
  * unchanged pending deletes are carried out, the changed ones kept, and the run's change marks
- * removed. Returns the pending deletes as it found them (`changed` ones were kept).
+ * removed. Returns the pending deletes as it found them (`changed` ones were kept) and what the
+ * deletes removed (`removed`: part of the run's scope from now on, so Revert brings it back, REV8).
  */
-export function acceptRunText(ydoc: Y.Doc, runId: string, origin: Origin): PendingState[] {
+export function acceptRunText(ydoc: Y.Doc, runId: string, origin: Origin): { states: PendingState[]; removed: DeleteSet } {
   const states = pendingDeletes(ydoc, runId);
-  ydoc.transact(() => {
+  let removed = Y.createDeleteSet();
+  ydoc.transact((transaction) => {
     settlePendingDeletes(ydoc, states);
+    removed = copyDeleteSet(transaction.deleteSet);
     clearChangeMarks(ydoc, runId, origin);
   }, origin);
-  return states;
+  return { states, removed };
+}
+
+type DeleteSet = Y.UndoManager['undoStack'][number]['insertions'];
+
+/** A sorted copy of a transaction's delete set so far (Yjs sorts and merges its own in place later). */
+function copyDeleteSet(ds: DeleteSet): DeleteSet {
+  const copy = Y.createDeleteSet();
+  for (const [client, ranges] of ds.clients) {
+    // Yjs reads only `clock` and `len` of a delete set's entries.
+    copy.clients.set(client, ranges.map(({ clock, len }) => ({ clock, len })) as typeof ranges);
+  }
+  return Y.mergeDeleteSets([copy]);
 }
 

@@ -25,7 +25,7 @@ export const permissions = {
   'notes.moderate': ['editor'],
   /** Send a document's ready instructions to the agent. */
   'run.send': ['editor'],
-  /** Accept or discard a run in review. */
+  /** Accept or discard a run in review; revert an accepted run, undo a discard (REV8, REV9). */
   'run.decide': ['editor'],
   /** List queued runs, claim one, keep its lease, send ops, complete or fail it. */
   'run.work': ['agent'],

@@ -66,6 +66,14 @@ export interface RunChange {
   note?: string;
 }
 
+/** A change of a reverted run that the revert left as it is (REV8), and why. */
+export interface NotReverted {
+  blockId: string;
+  instructionId: string;
+  /** `rewritten`: the run's text there was changed since; `removed`: its block was deleted since. */
+  reason: 'rewritten' | 'removed';
+}
+
 export interface RunRecord {
   runId: string;
   docId: string;
@@ -83,6 +91,8 @@ export interface RunRecord {
   lease: { expiresAt: string } | null;
   /** The editor who accepted or discarded the run. */
   decidedBy: Author | null;
+  /** An accepted run whose changes were taken back later (REV8); the run stays `accepted`. */
+  reverted: { at: string; by: Author; notReverted: NotReverted[] } | null;
 }
 
 export type RunParseResult = { ok: true; record: RunRecord } | { ok: false; reason: string };
@@ -116,6 +126,8 @@ export function parseRunRecord(value: unknown): RunParseResult {
     const deciderReason = checkAuthor(decidedBy);
     if (deciderReason !== null) return fail(`decidedBy ${deciderReason}`);
   }
+  const reverted = parseReverted(record.reverted ?? null);
+  if (typeof reverted === 'string') return fail(`reverted ${reverted}`);
   const lease = record.lease ?? null;
   if (lease !== null && !(isObject(lease) && isIsoTime(lease.expiresAt))) return fail('lease must be {expiresAt} with an ISO time, or null');
   const items: RunItem[] = [];
@@ -147,6 +159,7 @@ export function parseRunRecord(value: unknown): RunParseResult {
       claimedBy: claimedBy === null ? null : { id: (claimedBy as Author).id, name: (claimedBy as Author).name },
       lease: lease === null ? null : { expiresAt: (lease as { expiresAt: string }).expiresAt },
       decidedBy: decidedBy === null ? null : { id: (decidedBy as Author).id, name: (decidedBy as Author).name },
+      reverted,
     },
   };
 }
@@ -200,6 +213,22 @@ function parseChange(change: unknown): RunChange | string {
   const parsed: RunChange = { op: change.op, blockId: change.blockId, instructionId: change.instructionId, before: change.before, after: change.after };
   if (typeof change.note === 'string') parsed.note = change.note;
   return parsed;
+}
+
+function parseReverted(value: unknown): RunRecord['reverted'] | string {
+  if (value === null) return null;
+  if (!isObject(value) || !isIsoTime(value.at)) return 'must be {at, by, notReverted} with an ISO time, or null';
+  const byReason = checkAuthor(value.by);
+  if (byReason !== null) return `by ${byReason}`;
+  if (!Array.isArray(value.notReverted)) return 'notReverted must be an array';
+  const notReverted: NotReverted[] = [];
+  for (const entry of value.notReverted) {
+    if (!isObject(entry) || typeof entry.blockId !== 'string' || typeof entry.instructionId !== 'string') return 'notReverted has an entry without ids';
+    if (entry.reason !== 'rewritten' && entry.reason !== 'removed') return 'notReverted has an entry with an unknown reason';
+    notReverted.push({ blockId: entry.blockId, instructionId: entry.instructionId, reason: entry.reason });
+  }
+  const by = value.by as Author;
+  return { at: value.at, by: { id: by.id, name: by.name }, notReverted };
 }
 
 function isIsoTime(value: unknown): value is string {

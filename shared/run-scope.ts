@@ -88,6 +88,11 @@ export function undoRun(undoManager: Y.UndoManager): boolean {
   return undone;
 }
 
+/** `scope` whose deletions also hold `more` (what Accept removed for the run, REV8). */
+export function withDeletions(scope: SavedRunScope, more: DeleteSet): SavedRunScope {
+  return { insertions: scope.insertions, deletions: encodeDeleteSet(Y.mergeDeleteSets([Y.decodeSnapshot(scope.deletions).ds, more])) };
+}
+
 function encodeDeleteSet(ds: DeleteSet): Uint8Array {
   return Y.encodeSnapshot(Y.createSnapshot(ds, new Map()));
 }

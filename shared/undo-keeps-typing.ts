@@ -74,8 +74,8 @@ function attributeItems(item: Y.Item): Y.Item[] {
   return items;
 }
 
-/** `ds` without the clocks of `items`. */
-function subtract(ds: DeleteSet, items: readonly Y.Item[]): DeleteSet {
+/** `ds` without the clocks of `items` (a new delete set; `ds` is left as it is). */
+export function subtract(ds: DeleteSet, items: readonly Y.Item[]): DeleteSet {
   const out = Y.createDeleteSet();
   for (const [client, ranges] of ds.clients) {
     const holes = items

@@ -19,11 +19,12 @@ import type { Router } from './router.ts';
 /**
  * Send (`POST /api/docs/:id/runs`), reading a run (`GET /api/runs/:runId`) and review
  * (`POST /api/runs/:runId/accept`, `/discard {reason?}`, through the ReviewService; a discard's
- * reason becomes draft instructions, server/runs/discard-reason.ts).
+ * reason becomes draft instructions, server/runs/discard-reason.ts), and taking a decision back
+ * (`/revert`, `/undo-discard`, through the RevertService).
  */
 export function addRunRoutes(
   router: Router<RouteHandler>,
-  deps: { store: Store; hocuspocus: Hocuspocus; mirror: RunMirror; runs: Pick<RunServices, 'review' | 'notifier'> },
+  deps: { store: Store; hocuspocus: Hocuspocus; mirror: RunMirror; runs: Pick<RunServices, 'review' | 'revert' | 'notifier'> },
 ): void {
   const { store, runs } = deps;
 
@@ -84,5 +85,19 @@ export function addRunRoutes(
     const draftIds = await pinDiscardReason(deps, run, reason, { id: principal.sub, name: principal.name });
     const answer: RunDecision = { ...decided, draftIds };
     return json(200, answer);
+  });
+
+  router.add('POST', '/api/runs/:runId/revert', async ({ principal, params }) => {
+    const reverted = await runs.revert.revert(principal, params.runId);
+    const run = await store.runs.getRun(params.runId);
+    if (run) await recordAudit(store.audit, principal, 'run.reverted', run.docId, run.id);
+    return json(200, reverted);
+  });
+
+  router.add('POST', '/api/runs/:runId/undo-discard', async ({ principal, params }) => {
+    const reopened = await runs.revert.undoDiscard(principal, params.runId);
+    const run = await store.runs.getRun(params.runId);
+    if (run) await recordAudit(store.audit, principal, 'run.discard-undone', run.docId, run.id);
+    return json(200, reopened);
   });
 }

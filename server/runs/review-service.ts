@@ -5,6 +5,7 @@ import { setInstructionState } from '../../shared/annotations-writers.ts';
 import type { Claims } from '../../shared/claims.ts';
 import { serverOrigin } from '../../shared/origins.ts';
 import { coversDoc, may } from '../../shared/permissions.ts';
+import type { SavedRunScope } from '../../shared/run-scope.ts';
 import type { StoredRun } from '../store/store.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { notInReview, runNotFound } from './run-error.ts';
@@ -38,7 +39,11 @@ export class ReviewService {
       const decidedBy = { id: principal.sub, name: principal.name };
       const transition = (notes?: ReadonlyMap<number, string>) => store.runs.decideRun(run.id, decision, Date.now(), decidedBy, notes);
       const answer = answerInstructions(current);
-      const done = decision === 'accepted' ? await keepRun(this.deps, current, transition, answer) : await takeBack(this.deps, current, transition, answer);
+      const keepScope = (scope: SavedRunScope) => store.runs.storeScope(run.id, scope);
+      const done =
+        decision === 'accepted'
+          ? await keepRun(this.deps, current, transition, answer, keepScope)
+          : await takeBack(this.deps, current, transition, answer, { redoable: true });
       if (!done) throw notInReview((await store.runs.getRun(run.id))?.state ?? 'gone');
     });
     await mirror.refresh(run.docId);

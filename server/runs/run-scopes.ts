@@ -19,7 +19,10 @@ type DeleteSet = Y.UndoManager['undoStack'][number]['insertions'];
  *   manager keeps what it deletes (Y.UndoManager marks every item its stack deletes with
  *   `keep`, which Yjs's collector honours, in the same transaction, before collecting); the
  *   filter covers documents loaded later, from the stored scopes, and, belt and braces, the
- *   transaction of any batch being applied (`applying`).
+ *   transaction of any batch being applied (`applying`);
+ * - the undo managers of runs discarded while their document stays loaded (`holdForRedo`), so
+ *   that Undo discard can redo them (REV9): each keeps what its undo deleted (the run's text) for
+ *   as long as it lives, and is destroyed when the document unloads.
  */
 export class RunScopes {
   private readonly origins = new Map<string, Origin>();
@@ -27,6 +30,8 @@ export class RunScopes {
   /** The deletions of open runs' stored scopes: document id → run id → DeleteSet. */
   private readonly kept = new Map<string, Map<string, DeleteSet>>();
   private readonly applying = new Set<string>();
+  /** Discarded runs that can still be redone: run id → the document, its loaded Y.Doc and the manager. */
+  private readonly redoable = new Map<string, { docId: string; ydoc: Y.Doc; manager: Y.UndoManager }>();
 
   constructor(private readonly runs: RunStore) {}
 
@@ -100,6 +105,53 @@ export class RunScopes {
   }
 
   /**
+   * After Accept: the run's live manager goes, but its stored `scope` (Accept's removals
+   * included) keeps what it deleted when the document loads again, while it is revertible (REV8).
+   */
+  retain(docId: string, runId: string, ydoc: Y.Doc, scope: SavedRunScope): void {
+    this.forget(docId, runId, ydoc);
+    this.saved(docId, runId, scope);
+  }
+
+  /** After Discard: keeps the run's manager over `ydoc` for a redo (REV9) until the document unloads. */
+  holdForRedo(docId: string, runId: string, ydoc: Y.Doc): void {
+    const manager = this.managers.get(ydoc)?.get(runId);
+    this.managers.get(ydoc)?.delete(runId);
+    this.forget(docId, runId, ydoc);
+    if (manager) this.redoable.set(runId, { docId, ydoc, manager });
+  }
+
+  /** The held manager of a discarded run over this very `ydoc`, or null (its window is closed). */
+  redo(runId: string, ydoc: Y.Doc): RedoableRun | null {
+    const held = this.redoable.get(runId);
+    if (!held || held.ydoc !== ydoc) return null;
+    return {
+      manager: held.manager,
+      reopened: (scope) => {
+        this.redoable.delete(runId);
+        let ofDoc = this.managers.get(ydoc);
+        if (!ofDoc) {
+          ofDoc = new Map();
+          this.managers.set(ydoc, ofDoc);
+        }
+        ofDoc.set(runId, held.manager);
+        const origin = [...held.manager.trackedOrigins].find((tracked) => tracked !== held.manager);
+        if (origin) this.origins.set(runId, origin as Origin);
+        this.saved(held.docId, runId, scope);
+      },
+    };
+  }
+
+  /** Closes the discard windows of a document (it unloaded, or another run was sent for it). */
+  closeRedo(docId: string): void {
+    for (const [runId, held] of this.redoable) {
+      if (held.docId !== docId) continue;
+      held.manager.destroy();
+      this.redoable.delete(runId);
+    }
+  }
+
+  /**
    * Forgets a run that is no longer open in this document (given back, failed, accepted,
    * discarded): its undo manager over `ydoc` (if any) stops listening, and the run's deletions
    * are no longer kept when the document loads again. A run given back gets a new origin and a
@@ -114,6 +166,12 @@ export class RunScopes {
     if (kept && kept.size === 0) this.kept.delete(docId);
     this.origins.delete(runId);
   }
+}
+
+export interface RedoableRun {
+  manager: Y.UndoManager;
+  /** Puts the manager back as the run's live one, the run being in review again with `scope`. */
+  reopened(scope: SavedRunScope): void;
 }
 
 function decodeDeletions(scope: SavedRunScope): DeleteSet {

@@ -8,6 +8,7 @@ import type { RunMirror } from './run-mirror.ts';
 import type { RunScopes } from './run-scopes.ts';
 import type { TextWriters } from '../extensions/text-writers.ts';
 import { ReviewService } from './review-service.ts';
+import { RevertService } from './revert-service.ts';
 
 /** What every run service works with. */
 export interface RunServiceDeps {
@@ -27,6 +28,8 @@ export interface RunServiceDeps {
 export interface RunServices {
   agents: AgentService;
   review: ReviewService;
+  /** Revert an accepted run, undo a discard (REV8, REV9). */
+  revert: RevertService;
   /** Wake long polls: a run may have been queued. */
   notifier: QueueNotifier;
   expiry: LeaseExpiry;
@@ -42,6 +45,7 @@ export function createRunServices(options: Omit<RunServiceDeps, 'locks' | 'notif
   return {
     agents: new AgentService(deps),
     review: new ReviewService(deps),
+    revert: new RevertService(deps),
     notifier: deps.notifier,
     expiry,
     async close() {

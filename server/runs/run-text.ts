@@ -10,7 +10,7 @@ import type { OpKind } from '../../shared/op-kinds.ts';
 import type { Op } from '../../shared/ops.ts';
 import { serverOrigin } from '../../shared/origins.ts';
 import { acceptRunText, notAppliedNote, pendingDeletes } from '../../shared/pending-delete.ts';
-import { saveRunScope, undoRun, type SavedRunScope } from '../../shared/run-scope.ts';
+import { saveRunScope, undoRun, withDeletions, type SavedRunScope } from '../../shared/run-scope.ts';
 import { withDocument } from '../docs/with-document.ts';
 import type { StoredRun } from '../store/run-store.ts';
 import type { RunScopes } from './run-scopes.ts';
@@ -85,6 +85,7 @@ export async function takeBack(
   run: StoredRun,
   transition: () => Promise<boolean>,
   inNotes: (notesYdoc: Y.Doc) => void = () => {},
+  options: { redoable?: boolean } = {},
 ): Promise<boolean> {
   const { hocuspocus, scopes } = deps;
   return withDocument(hocuspocus, docName(run.docId), (text) =>
@@ -96,7 +97,9 @@ export async function takeBack(
         repinRestored(text, notes);
         inNotes(notes);
       }, serverOrigin);
-      scopes.forget(run.docId, run.id, text);
+      // A discard can be undone while the document stays loaded (REV9).
+      if (options.redoable) scopes.holdForRedo(run.docId, run.id, text);
+      else scopes.forget(run.docId, run.id, text);
       return true;
     }),
   );
@@ -106,22 +109,28 @@ export async function takeBack(
  * Accept: if `transition` succeeds (given the notes of the changes Accept does not apply, by
  * change position), carries out the run's pending deletes but those of blocks people changed
  * meanwhile (REV6), removes the run's change marks from the text, and calls `inNotes` in one
- * notes transaction. The run's changes stay; its scope is forgotten.
+ * notes transaction. The run's changes stay; its scope, with what the pending deletes removed,
+ * is passed to `keepScope` (to store) and its deletions stay kept, for a later Revert (REV8).
  */
 export async function keepRun(
   deps: RunTextDeps,
   run: StoredRun,
   transition: (notes: ReadonlyMap<number, string>) => Promise<boolean>,
   inNotes: (notesYdoc: Y.Doc) => void,
+  keepScope: (scope: SavedRunScope) => Promise<unknown>,
 ): Promise<boolean> {
   const { hocuspocus, scopes, writers } = deps;
   return withDocument(hocuspocus, docName(run.docId), (text) =>
     withDocument(hocuspocus, docName(run.docId, 'notes'), async (notes) => {
+      const manager = await scopes.manager(text, run.id);
       if (!(await transition(notAppliedNotes(text, run, writers)))) return false;
       // The same check again, on the text as it is now: a block people changed is never removed.
-      acceptRunText(text, run.id, serverOrigin);
+      // Nothing Accept removes is collected: it is part of the run's scope from now on.
+      const { removed } = scopes.whileApplying(run.docId, () => acceptRunText(text, run.id, serverOrigin));
       notes.transact(() => inNotes(notes), serverOrigin);
-      scopes.forget(run.docId, run.id, text);
+      const scope = withDeletions(saveRunScope(manager), removed);
+      scopes.retain(run.docId, run.id, text, scope);
+      await keepScope(scope);
       return true;
     }),
   );
@@ -143,7 +152,7 @@ function notAppliedNotes(text: Y.Doc, run: StoredRun, writers: TextWriters): Map
  * REV3: points annotations at the text an undo on `text` just restored (Yjs restores deleted text as
  * new items; only this Y.Doc knows which old ones they stand for, see anchorAfterUndo).
  */
-function repinRestored(text: Y.Doc, notes: Y.Doc): void {
+export function repinRestored(text: Y.Doc, notes: Y.Doc): void {
   for (const annotation of readAnnotations(notes).annotations) {
     const anchor = anchorAfterUndo(text, annotation.anchor);
     if (anchor) setAnchor(notes, annotation.id, { anchor, blockId: annotation.blockId }, serverOrigin);

@@ -1,6 +1,9 @@
 import type { Author } from '../../shared/annotations.ts';
-import type { RunChange, RunItem, RunRecord, RunState } from '../../shared/run-record.ts';
+import type { NotReverted, RunChange, RunItem, RunRecord, RunState } from '../../shared/run-record.ts';
 import type { SavedRunScope } from '../../shared/run-scope.ts';
+
+/** How many accepted runs per document stay revertible (REV8): their scopes and deletions are kept. */
+export const revertibleRuns = 5;
 
 /** A run to create: `queued`, with its items `pending`. Times are milliseconds since the epoch. */
 export interface NewRun {
@@ -28,6 +31,8 @@ export interface StoredRun {
   leaseExpiresAt: number | null;
   /** The editor who accepted or discarded the run. */
   decidedBy: Author | null;
+  /** Set when an accepted run was reverted (REV8); times in milliseconds. */
+  reverted: { at: number; by: Author; notReverted: NotReverted[] } | null;
   summary: string | null;
   error: string | null;
   contextMarkdown: string;
@@ -105,14 +110,31 @@ export interface RunStore {
   /** claimed by `agentId` → failed with `message`; changes, batches and scope dropped, items pending. */
   failRun(id: string, agentId: string, now: number, message: string): Promise<boolean>;
   /**
-   * review → accepted or discarded by `by` (kept as `decidedBy`); the scope is dropped. `notes`
-   * (change position → why it was not applied, REV6) are written on the run's changes in the
-   * same step.
+   * review → accepted or discarded by `by` (kept as `decidedBy`). `notes` (change position → why
+   * it was not applied, REV6) are written on the run's changes in the same step. A discarded
+   * run's scope is dropped; an accepted run keeps it (it can be reverted, REV8), and the scopes
+   * of the document's accepted runs older than its last `revertibleRuns` are dropped.
    */
   decideRun(id: string, state: 'accepted' | 'discarded', now: number, by?: Author, notes?: ReadonlyMap<number, string>): Promise<boolean>;
+  /** Replaces the stored scope of a run in review or accepted (and not reverted); false otherwise. */
+  storeScope(runId: string, scope: SavedRunScope): Promise<boolean>;
+  /**
+   * accepted (not yet reverted, its scope still stored) → reverted by `by` at `now`, with what was
+   * not reverted; the scope is dropped. The run stays `accepted`.
+   */
+  revertRun(id: string, now: number, by: Author, notReverted: readonly NotReverted[]): Promise<boolean>;
+  /**
+   * discarded → review again (Undo discard, REV9), `decidedBy` cleared (its scope is stored
+   * next, with `storeScope`); false when the run is not discarded or the document has another
+   * outstanding run.
+   */
+  reopenRun(id: string, now: number): Promise<boolean>;
   /** The undo scope stored for a run, or null. */
   loadScope(runId: string): Promise<SavedRunScope | null>;
-  /** The stored scopes of a document's runs that are claimed or in review. */
+  /**
+   * The stored scopes of a document's runs whose changes can still be taken back: claimed, in
+   * review, or accepted and revertible (REV8).
+   */
   openScopes(docId: string): Promise<{ runId: string; scope: SavedRunScope }[]>;
 }
 
@@ -141,5 +163,10 @@ export function toRunRecord(run: StoredRun): RunRecord {
     claimedBy: run.claimedBy && { id: run.claimedBy.id, name: run.claimedBy.name },
     lease: run.state === 'claimed' && run.leaseExpiresAt !== null ? { expiresAt: new Date(run.leaseExpiresAt).toISOString() } : null,
     decidedBy: run.decidedBy && { id: run.decidedBy.id, name: run.decidedBy.name },
+    reverted: run.reverted && {
+      at: new Date(run.reverted.at).toISOString(),
+      by: { id: run.reverted.by.id, name: run.reverted.by.name },
+      notReverted: run.reverted.notReverted.map((entry) => ({ ...entry })),
+    },
   };
 }

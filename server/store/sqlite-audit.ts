@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
 
 /**
- * AUDIT1: the audit log: who opened a document, created it, sent, claimed, completed, failed, accepted
- * or discarded its runs, and which tokens were revoked. One row per event (a connection is one
+ * AUDIT1: the audit log: who opened a document, created it, sent, claimed, completed, failed, accepted,
+ * discarded or reverted its runs or undid a discard, and which tokens were revoked. One row per event (a connection is one
  * row when it opens, never one per message). Entries of no document (the revocation of a token
  * good for every document) belong to every document's log.
  */
@@ -16,6 +16,8 @@ export const auditActions = [
   'run.failed',
   'run.accepted',
   'run.discarded',
+  'run.reverted',
+  'run.discard-undone',
   'token.revoked',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];

@@ -1,11 +1,12 @@
 import type Database from 'better-sqlite3';
 import type { Author } from '../../shared/annotations.ts';
 import type { SavedRunScope } from '../../shared/run-scope.ts';
-import type { AppliedBatch, Completion, RunStore } from './run-store.ts';
+import type { NotReverted } from '../../shared/run-record.ts';
+import { revertibleRuns, type AppliedBatch, type Completion, type RunStore } from './run-store.ts';
 
 type Lifecycle = Pick<
   RunStore,
-  'claimRun' | 'renewLease' | 'requeueRun' | 'findBatch' | 'recordBatch' | 'completeRun' | 'failRun' | 'decideRun' | 'loadScope' | 'openScopes'
+  'claimRun' | 'renewLease' | 'requeueRun' | 'findBatch' | 'recordBatch' | 'completeRun' | 'failRun' | 'decideRun' | 'storeScope' | 'revertRun' | 'reopenRun' | 'loadScope' | 'openScopes'
 >;
 
 /**
@@ -44,6 +45,22 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
     `UPDATE runs SET state = @state, decided_by = @byId, decided_by_name = @byName, updated_at = @now WHERE id = @id AND state = 'review'`,
   );
 
+  const revert = db.prepare(
+    `UPDATE runs SET reverted_at = @now, reverted_by = @byId, reverted_by_name = @byName, not_reverted = @notReverted, updated_at = @now
+     WHERE id = @id AND state = 'accepted' AND reverted_at IS NULL AND EXISTS (SELECT 1 FROM run_scopes WHERE run_id = @id)`,
+  );
+  const reopen = db.prepare(
+    `UPDATE runs SET state = 'review', decided_by = NULL, decided_by_name = NULL, updated_at = @now WHERE id = @id AND state = 'discarded'`,
+  );
+  const holdsScope = db.prepare<[string], { id: string }>(
+    `SELECT id FROM runs WHERE id = ? AND (state = 'review' OR (state = 'accepted' AND reverted_at IS NULL))`,
+  );
+  const pruneAcceptedScopes = db.prepare(
+    `DELETE FROM run_scopes WHERE run_id IN (
+       SELECT r.id FROM runs r JOIN run_scopes s ON s.run_id = r.id
+       WHERE r.doc_id = (SELECT doc_id FROM runs WHERE id = @id) AND r.state = 'accepted'
+       ORDER BY r.updated_at DESC, r.id DESC LIMIT -1 OFFSET @keep)`,
+  );
   const resetItems = db.prepare(`UPDATE run_items SET outcome = 'pending', reason = NULL WHERE run_id = ?`);
   const markChanged = db.prepare(`UPDATE run_items SET outcome = 'changed' WHERE run_id = ? AND instruction_id = ?`);
   const selectItemOutcomes = db.prepare<[string], { position: number; instruction_id: string; outcome: string }>(
@@ -72,7 +89,7 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
   );
   const selectOpenScopes = db.prepare<[string], { run_id: string; insertions: Buffer; deletions: Buffer }>(
     `SELECT s.run_id, s.insertions, s.deletions FROM run_scopes s JOIN runs r ON r.id = s.run_id
-     WHERE r.doc_id = ? AND r.state IN ('claimed', 'review')`,
+     WHERE r.doc_id = ? AND r.state IN ('claimed', 'review', 'accepted')`,
   );
 
   /** Forgets what a claim did: its changes, its batches, its scope, the items' outcomes. */
@@ -121,9 +138,18 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
   const decideRun = db.transaction((id: string, state: 'accepted' | 'discarded', now: number, by: Author | null, notes: ReadonlyMap<number, string>) => {
     if (decide.run({ id, state, now, byId: by?.id ?? null, byName: by?.name ?? null }).changes === 0) return false;
     for (const [position, note] of notes) noteChange.run({ runId: id, position, note });
+    if (state === 'discarded') deleteScope.run(id);
+    else pruneAcceptedScopes.run({ id, keep: revertibleRuns });
+    return true;
+  });
+
+  const revertRun = db.transaction((id: string, now: number, by: Author, notReverted: readonly NotReverted[]) => {
+    const params = { id, now, byId: by.id, byName: by.name, notReverted: JSON.stringify(notReverted) };
+    if (revert.run(params).changes === 0) return false;
     deleteScope.run(id);
     return true;
   });
+
 
   return {
     async claimRun(id, agent, now, leaseExpiresAt) {
@@ -150,6 +176,25 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
     },
     async decideRun(id, state, now, by, notes = new Map()) {
       return decideRun(id, state, now, by ?? null, notes);
+    },
+    async storeScope(runId, scope) {
+      return db.transaction(() => {
+        if (!holdsScope.get(runId)) return false;
+        upsertScope.run({ runId, insertions: toBuffer(scope.insertions), deletions: toBuffer(scope.deletions) });
+        return true;
+      })();
+    },
+    async revertRun(id, now, by, notReverted) {
+      return revertRun(id, now, by, notReverted);
+    },
+    async reopenRun(id, now) {
+      try {
+        return reopen.run({ id, now }).changes === 1;
+      } catch (error) {
+        // The document has another outstanding run (runs_one_outstanding).
+        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return false;
+        throw error;
+      }
     },
     async loadScope(runId) {
       const row = selectScope.get(runId);

@@ -5,8 +5,8 @@ import type Database from 'better-sqlite3';
  * while it is queued, claimed or in review; the partial unique index `runs_one_outstanding`
  * allows one such run per document, so the rule holds under any concurrency, here and in
  * PostgreSQL, which has the same partial indexes. `run_scopes` holds the undo scope of a run
- * that changed the text (shared/run-scope.ts) until it is accepted, discarded, failed or
- * given back.
+ * that changed the text (shared/run-scope.ts) until it is discarded, failed, given back or
+ * reverted, or is no longer one of the document's last `revertibleRuns` accepted runs (REV8).
  */
 const schema = `
 CREATE TABLE IF NOT EXISTS runs (
@@ -68,7 +68,15 @@ CREATE TABLE IF NOT EXISTS run_scopes (
 
 /** Columns added after the first version, each with the type it is added with. */
 const addedColumns: Record<string, Record<string, string>> = {
-  runs: { claimed_by_name: 'TEXT', decided_by: 'TEXT', decided_by_name: 'TEXT' },
+  runs: {
+    claimed_by_name: 'TEXT',
+    decided_by: 'TEXT',
+    decided_by_name: 'TEXT',
+    reverted_at: 'INTEGER',
+    reverted_by: 'TEXT',
+    reverted_by_name: 'TEXT',
+    not_reverted: 'TEXT',
+  },
   run_items: { current_text: 'TEXT', drifted: 'INTEGER NOT NULL DEFAULT 0' },
   run_changes: { note: 'TEXT' },
 };

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { isRunState, type ItemOutcome, type RunChange, type RunItem, type RunState } from '../../shared/run-record.ts';
+import { isRunState, type ItemOutcome, type NotReverted, type RunChange, type RunItem, type RunState } from '../../shared/run-record.ts';
 import type { OpKind } from '../../shared/op-kinds.ts';
 import type { NewRun, RunStore, StoredRun } from './run-store.ts';
 import { migrateRunTables } from './sqlite-runs-schema.ts';
@@ -18,6 +18,10 @@ interface RunRow {
   lease_expires_at: number | null;
   decided_by: string | null;
   decided_by_name: string | null;
+  reverted_at: number | null;
+  reverted_by: string | null;
+  reverted_by_name: string | null;
+  not_reverted: string | null;
   summary: string | null;
   error: string | null;
   context_markdown: string;
@@ -92,6 +96,14 @@ export function sqliteRunStore(db: Database.Database): RunStore {
       claimedBy: row.claimed_by === null ? null : { id: row.claimed_by, name: row.claimed_by_name ?? row.claimed_by },
       leaseExpiresAt: row.lease_expires_at,
       decidedBy: row.decided_by === null ? null : { id: row.decided_by, name: row.decided_by_name ?? row.decided_by },
+      reverted:
+        row.reverted_at === null
+          ? null
+          : {
+              at: row.reverted_at,
+              by: { id: row.reverted_by ?? '', name: row.reverted_by_name ?? row.reverted_by ?? '' },
+              notReverted: JSON.parse(row.not_reverted ?? '[]') as NotReverted[],
+            },
       summary: row.summary,
       error: row.error,
       contextMarkdown: row.context_markdown,

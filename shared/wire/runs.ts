@@ -49,3 +49,18 @@ export const RunDecision = v.object({
   draftIds: v.optional(v.array(v.string())),
 });
 export type RunDecision = v.InferOutput<typeof RunDecision>;
+
+/** A change Revert run left as it is, and why (REV8). */
+export const NotRevertedView = v.object({
+  blockId: v.string(),
+  instructionId: v.string(),
+  reason: v.picklist(['rewritten', 'removed']),
+});
+
+/** The answer of `POST /api/runs/:runId/revert` (REV8): the run stays `accepted`. */
+export const RunReverted = v.object({ state: v.literal('accepted'), notReverted: v.array(NotRevertedView) });
+export type RunReverted = v.InferOutput<typeof RunReverted>;
+
+/** The answer of `POST /api/runs/:runId/undo-discard` (REV9). */
+export const DiscardUndone = v.object({ state: v.literal('review') });
+export type DiscardUndone = v.InferOutput<typeof DiscardUndone>;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../server/store/sqlite-store.ts';
-import type { AppliedBatch } from '../../server/store/run-store.ts';
+import { revertibleRuns, type AppliedBatch } from '../../server/store/run-store.ts';
 import type { Store } from '../../server/store/store.ts';
 
 /*
@@ -121,7 +121,7 @@ describe('the run lifecycle in SQLite', () => {
     expect(await store.runs.outstandingRun('doc1')).toBeNull();
   });
 
-  it('[RUN3] decides a run in review once, dropping its scope', async () => {
+  it('[RUN3] [REV8] decides a run in review once, keeping an accepted run’s scope for a revert', async () => {
     await store.runs.claimRun('r1', bot, 2000, 5000);
     await store.runs.recordBatch('r1', 'bot', 2500, batch('k1'));
     expect(await store.runs.decideRun('r1', 'accepted', 3000)).toBe(false);
@@ -129,7 +129,40 @@ describe('the run lifecycle in SQLite', () => {
     const decisions = await Promise.all([store.runs.decideRun('r1', 'accepted', 4000), store.runs.decideRun('r1', 'discarded', 4000)]);
     expect(decisions).toEqual([true, false]);
     expect(await store.runs.getRun('r1')).toMatchObject({ state: 'accepted', changes: [expect.objectContaining({ after: 'A' })] });
+    expect((await store.runs.openScopes('doc1')).map((open) => open.runId)).toEqual(['r1']);
+    const by = { id: 'ed', name: 'Ed' };
+    expect(await Promise.all([store.runs.revertRun('r1', 5000, by, []), store.runs.revertRun('r1', 5000, by, [])])).toEqual([true, false]);
+    expect(await store.runs.getRun('r1')).toMatchObject({ state: 'accepted', reverted: { at: 5000, by, notReverted: [] } });
     expect(await store.runs.openScopes('doc1')).toEqual([]);
+  });
+
+  it('[REV8] keeps the scopes of only the last accepted runs of a document', async () => {
+    const accepted: string[] = [];
+    for (let n = 0; n < revertibleRuns + 2; n++) {
+      const id = n === 0 ? 'r1' : `r${n + 1}`;
+      if (n > 0) {
+        const items = [{ instructionId: 'i1', blockId: 'b1', instruction: 'uppercase', quote: 'a' }];
+        await store.runs.createRun({ id, docId: 'doc1', createdBy: { id: 'ed', name: 'Ed' }, createdAt: 1000 + n, contextMarkdown: 'text', items });
+      }
+      await store.runs.claimRun(id, bot, 2000, 5000);
+      await store.runs.recordBatch(id, 'bot', 2500, batch(`k${n}`));
+      await store.runs.completeRun(id, 'bot', 3000, { summary: null, refusals: new Map() });
+      expect(await store.runs.decideRun(id, 'accepted', 4000 + n)).toBe(true);
+      accepted.push(id);
+    }
+    const kept = (await store.runs.openScopes('doc1')).map((open) => open.runId).sort();
+    expect(kept).toEqual(accepted.slice(-revertibleRuns).sort());
+    expect(await store.runs.loadScope('r1')).toBeNull();
+  });
+
+  it('[REV9] reopens a discarded run only while the document has no other outstanding run', async () => {
+    await store.runs.claimRun('r1', bot, 2000, 5000);
+    await store.runs.completeRun('r1', 'bot', 3000, { summary: null, refusals: new Map() });
+    expect(await store.runs.reopenRun('r1', 3500)).toBe(false);
+    await store.runs.decideRun('r1', 'discarded', 4000, { id: 'ed', name: 'Ed' });
+    await store.runs.createRun({ id: 'r2', docId: 'doc1', createdBy: { id: 'ed', name: 'Ed' }, createdAt: 4500, contextMarkdown: 'text', items: [] });
+    expect(await store.runs.reopenRun('r1', 5000)).toBe(false);
+    expect((await store.runs.getRun('r1'))?.state).toBe('discarded');
   });
 
   it('brings the tables of an earlier version up to date, keeping their rows', async () => {

@@ -59,6 +59,7 @@ describe('the SQLite run store', () => {
       claimedBy: null,
       leaseExpiresAt: null,
       decidedBy: null,
+      reverted: null,
       summary: null,
       error: null,
       contextMarkdown: '# Title\n\ntext\n',

@@ -87,6 +87,7 @@ describe('POST /api/docs/:id/runs', () => {
       claimedBy: null,
       lease: null,
       decidedBy: null,
+      reverted: null,
     });
     expect(Date.parse(run.body.createdAt)).toBeGreaterThan(Date.now() - 60_000);
     expect((await server.api(`/api/docs/${doc.id}`)).body.runs).toEqual([run.body]);

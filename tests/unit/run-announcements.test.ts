@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunRecord, RunState } from '../../shared/run-record.ts';
-import { runAnnouncements } from '../../client/run-announcer.ts';
+import { runAnnouncements, type RunStatus } from '../../client/run-announcer.ts';
 
 /* What the app's live region says about runs (README, "Using it"). */
 
@@ -19,6 +19,7 @@ function run(runId: string, state: RunState, extra: Partial<RunRecord> = {}): Ru
     claimedBy: { id: 'bot', name: 'Reference agent' },
     lease: null,
     decidedBy: null,
+    reverted: null,
     ...extra,
   };
 }
@@ -42,6 +43,18 @@ describe('runAnnouncements', () => {
     expect(runAnnouncements(known, [run('r1', 'accepted', { decidedBy: bob })], 'alice')).toEqual(['Run accepted by Bob']);
     expect(runAnnouncements(known, [run('r2', 'discarded', { decidedBy: bob })], 'alice')).toEqual(['Run discarded by Bob']);
     expect(runAnnouncements(known, [run('r1', 'accepted', { decidedBy: bob })], 'bob')).toEqual([]);
+  });
+
+  it('[REV8] [REV9] tells who reverted a run, unless it was this person, and that a discard was undone', () => {
+    const known = new Map<string, RunStatus>([
+      ['r1', 'accepted'],
+      ['r2', 'discarded'],
+    ]);
+    const bob = { id: 'bob', name: 'Bob' };
+    const reverted = { at: '2025-01-02T03:05:00.000Z', by: bob, notReverted: [] };
+    expect(runAnnouncements(known, [run('r1', 'accepted', { decidedBy: bob, reverted })], 'alice')).toEqual(['Run reverted by Bob']);
+    expect(runAnnouncements(known, [run('r1', 'accepted', { decidedBy: bob, reverted })], 'bob')).toEqual([]);
+    expect(runAnnouncements(known, [run('r2', 'review')], 'alice')).toEqual(['Discard undone: the run is in review again']);
   });
 
   it('says nothing of runs it had not seen, nor of a state that did not change', () => {

@@ -29,6 +29,7 @@ const record: RunRecord = {
   claimedBy: { id: 'reference-agent', name: 'Reference agent' },
   lease: null,
   decidedBy: null,
+  reverted: null,
 };
 
 describe('parseRunRecord', () => {

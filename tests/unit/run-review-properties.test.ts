@@ -7,9 +7,10 @@ import { docParts } from '../../shared/doc-layout.ts';
 import { markdownToBlocks } from '../../shared/markdown.ts';
 import { opKinds } from '../../shared/op-kinds.ts';
 import type { Op } from '../../shared/ops.ts';
-import { importOrigin, runOrigin, serverOrigin } from '../../shared/origins.ts';
+import { importOrigin, revertOrigin, runOrigin, serverOrigin } from '../../shared/origins.ts';
 import { acceptRunText, pendingDeletes } from '../../shared/pending-delete.ts';
-import { keepRunDeletions, restoreRunScope, runUndoManager, saveRunScope, undoRun } from '../../shared/run-scope.ts';
+import { applyRevert, planRevert } from '../../shared/run-revert.ts';
+import { keepRunDeletions, restoreRunScope, runUndoManager, saveRunScope, undoRun, withDeletions } from '../../shared/run-scope.ts';
 import { schema } from '../../shared/schema.ts';
 
 /*
@@ -300,6 +301,81 @@ describe('review keeps what people type (fast-check)', () => {
           // Either way the review is over: no change mark, no block pending deletion.
           expect(text).not.toContain('"change"');
           expect(text).not.toMatch(/"deleting":"/);
+        },
+      ),
+      params(100),
+    );
+  }, runs === undefined ? 20_000 : 600_000);
+
+  it('[REV8] keeps every character people type, before and after Accept, when the run is reverted later, with or without a restart', () => {
+    fc.assert(
+      fc.property(
+        fc.array(blockSpec, { minLength: 2, maxLength: 5 }),
+        fc.array(step, { minLength: 3, maxLength: 20 }),
+        fc.array(step, { maxLength: 10 }),
+        fc.boolean(),
+        fc.nat(),
+        (specs, steps, later, restart, scramble) => {
+          const base = baseDoc(specs);
+          const fence = new Set(readBlocks(base).map((block) => block.id));
+          const replicas = [copyOf(base, 1), copyOf(base, 2), copyOf(base, 3), copyOf(base, 4)];
+          const network = new Network(replicas, new Set([3]));
+          const origin = runOrigin('run');
+          const manager = runUndoManager(replicas[0], origin);
+          const run = applierRun(fence);
+          let typed = 0;
+          let batches = 0;
+          const type = (each: Step) => {
+            if (each.kind === 'type') {
+              const ydoc = replicas[each.replica];
+              ydoc.transact(() => (typed += typeSomewhere(ydoc, each.at, each.text)));
+            } else if (each.kind === 'deliver') network.deliverOne(each.pick);
+          };
+          for (const each of steps) {
+            if (each.kind !== 'batch') type(each);
+            else {
+              const ops = planOps(replicas[0], each.ops, fence);
+              if (ops.length === 0) continue;
+              manager.stopCapturing();
+              expect(applyOps(replicas[0], ops, run, origin).ok).toBe(true);
+              manager.stopCapturing();
+              batches++;
+            }
+          }
+          fc.pre(batches > 0);
+          network.flush(scramble);
+
+          const runDeleted = Y.mergeDeleteSets(manager.undoStack.map((item) => item.deletions));
+          const acceptRemoves = new Set<string>();
+          for (const { yblock, changed } of pendingDeletes(replicas[0], 'run')) if (!changed) collectClocks(yblock, acceptRemoves);
+          // As the server does while it accepts: nothing Accept removes is collected.
+          replicas[0].gc = false;
+          const { removed } = acceptRunText(replicas[0], 'run', serverOrigin);
+          replicas[0].gc = true;
+          const scope = withDeletions(saveRunScope(manager), removed);
+          manager.destroy();
+          network.flush(scramble);
+          for (const each of later) if (each.kind !== 'batch') type(each);
+          network.flush(scramble);
+
+          if (restart) {
+            const reloaded = new Y.Doc({ gc: true, gcFilter: keepRunDeletions([scope]) });
+            Y.applyUpdate(reloaded, Y.encodeStateAsUpdate(replicas[0]));
+            replicas[0] = reloaded;
+            network.replaceServer(reloaded);
+          }
+          applyRevert(replicas[0], planRevert(replicas[0], scope, []), revertOrigin('run'));
+          network.flush(scramble);
+
+          const text = JSON.stringify(readProseMirrorDoc(replicas[0]).toJSON());
+          for (const ydoc of replicas) {
+            expect(peoplesCharactersIn(ydoc, runDeleted, acceptRemoves)).toBe(typed);
+            expect(peopleLetters(ydoc)).toBeGreaterThanOrEqual(typed);
+            expect(JSON.stringify(readProseMirrorDoc(ydoc).toJSON())).toBe(text);
+          }
+          expect(text).not.toMatch(/"deleting":"/);
+          // With nobody typing, the revert gives back exactly the text the run found.
+          if (typed === 0) expect(text).toBe(JSON.stringify(readProseMirrorDoc(base).toJSON()));
         },
       ),
       params(100),

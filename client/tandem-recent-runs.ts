@@ -1,0 +1,127 @@
+import { LitElement, html, nothing } from 'lit';
+import type { NotReverted, RunRecord } from '../shared/run-record.ts';
+import { ApiError, revertRun, undoDiscard } from './api.ts';
+
+/** How many decided runs the list shows; the server keeps the last five accepted ones revertible (REV8). */
+const shown = 5;
+
+type Action = 'revert' | 'undo-discard';
+
+/**
+ * The document's recently decided runs (a region named `Recent runs`): who accepted or
+ * discarded each, and for editors a button `Revert run` on an accepted run (REV8) and `Undo
+ * discard` on the newest run when it was discarded (REV9). What a revert left as it was is
+ * listed under the run. A button the server refused (the window closed, the run no longer
+ * revertible) gives way to the server's words.
+ */
+export class TandemRecentRuns extends LitElement {
+  static properties = {
+    runs: { attribute: false },
+    token: {},
+    canDecide: { type: Boolean },
+    blocker: {},
+    busy: { state: true },
+    message: { state: true },
+  };
+  /** The document's runs, newest first. */
+  declare runs: readonly RunRecord[];
+  declare token: string;
+  /** Whether this person may revert or undo a discard (editors). */
+  declare canDecide: boolean;
+  /** Why these cannot happen now (`Needs a connection`), or null. */
+  declare blocker: string | null;
+  declare busy: { runId: string; action: Action } | null;
+  /** What the last request said, about which run. */
+  declare message: { runId: string; text: string; error: boolean } | null;
+  /** Runs whose button the server refused: it is not offered again. */
+  private readonly refused = new Set<string>();
+
+  constructor() {
+    super();
+    this.runs = [];
+    this.token = '';
+    this.canDecide = false;
+    this.blocker = null;
+    this.busy = null;
+    this.message = null;
+  }
+
+  protected createRenderRoot() {
+    return this;
+  }
+
+  render() {
+    const decided = this.runs.filter((run) => run.state === 'accepted' || run.state === 'discarded').slice(0, shown);
+    if (decided.length === 0) return nothing;
+    return html`<section class="recent-runs" aria-labelledby="recent-runs-title">
+      <h2 class="panel-title" id="recent-runs-title">Recent runs</h2>
+      <ul class="recent-runs-list">
+        ${decided.map((run) => this.renderRun(run))}
+      </ul>
+      ${this.blocker && this.canDecide ? html`<p class="offline-note">${this.blocker}</p>` : ''}
+    </section>`;
+  }
+
+  private renderRun(run: RunRecord) {
+    const message = this.message?.runId === run.runId ? this.message : null;
+    return html`<li class="recent-run" data-run-id=${run.runId}>
+      <span class="recent-run-what">${describeRun(run)}</span>
+      ${this.renderButton(run)}
+      ${run.reverted && run.reverted.notReverted.length > 0
+        ? html`<ul class="recent-run-not-reverted" aria-label="Not reverted">
+            ${run.reverted.notReverted.map((entry) => html`<li>${notRevertedText(run, entry)}</li>`)}
+          </ul>`
+        : ''}
+      ${message ? html`<p class="message ${message.error ? 'error' : ''}" role=${message.error ? 'alert' : 'status'}>${message.text}</p>` : ''}
+    </li>`;
+  }
+
+  private renderButton(run: RunRecord) {
+    if (!this.canDecide || this.refused.has(run.runId)) return '';
+    const action: Action | null =
+      run.state === 'accepted' && !run.reverted ? 'revert' : run.state === 'discarded' && this.runs[0]?.runId === run.runId ? 'undo-discard' : null;
+    if (!action) return '';
+    const busy = this.busy?.runId === run.runId;
+    return html`<button type="button" ?disabled=${this.busy !== null || this.blocker !== null} @click=${() => this.act(run, action)}>
+      ${action === 'revert' ? (busy ? 'Reverting…' : 'Revert run') : busy ? 'Undoing…' : 'Undo discard'}
+    </button>`;
+  }
+
+  private async act(run: RunRecord, action: Action) {
+    if (this.busy) return;
+    this.busy = { runId: run.runId, action };
+    this.message = null;
+    try {
+      if (action === 'revert') {
+        const { notReverted } = await revertRun(this.token, run.runId);
+        const text = notReverted.length === 0 ? 'Run reverted.' : `Run reverted, but for ${notReverted.length === 1 ? 'one change' : `${notReverted.length} changes`} written over since.`;
+        this.message = { runId: run.runId, text, error: false };
+      } else {
+        await undoDiscard(this.token, run.runId);
+        this.message = { runId: run.runId, text: 'Discard undone: the run is in review again.', error: false };
+      }
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 409) this.refused.add(run.runId);
+      const what = action === 'revert' ? 'reverted' : 'undone';
+      const text = error instanceof ApiError && error.code !== 'OFFLINE' ? error.message : `This could not be ${what}: the server cannot be reached.`;
+      this.message = { runId: run.runId, text, error: true };
+    } finally {
+      this.busy = null;
+    }
+  }
+}
+
+function describeRun(run: RunRecord): string {
+  const what = run.items.length === 1 ? `“${run.items[0]!.instruction}”` : `${run.items.length} instructions`;
+  const by = run.decidedBy ? ` by ${run.decidedBy.name}` : '';
+  if (run.reverted) return `${what}: accepted${by}, reverted by ${run.reverted.by.name}`;
+  return `${what}: ${run.state}${by}`;
+}
+
+function notRevertedText(run: RunRecord, entry: NotReverted): string {
+  const item = run.items.find((candidate) => candidate.instructionId === entry.instructionId);
+  const why = entry.reason === 'removed' ? 'its block was deleted since' : 'its text was changed since';
+  return `Not reverted: “${item?.instruction ?? 'a change'}” (${why})`;
+}
+
+customElements.define('tandem-recent-runs', TandemRecentRuns);

@@ -1,0 +1,95 @@
+import { isRecordId } from '../../shared/annotations.ts';
+import type { Claims } from '../../shared/claims.ts';
+import { docName } from '../../shared/doc-layout.ts';
+import { revertOrigin, serverOrigin } from '../../shared/origins.ts';
+import type { NotReverted } from '../../shared/run-record.ts';
+import { applyRevert, planRevert, redoIsClean } from '../../shared/run-revert.ts';
+import { coversDoc, may } from '../../shared/permissions.ts';
+import { saveRunScope } from '../../shared/run-scope.ts';
+import { withDocument } from '../docs/with-document.ts';
+import { Rejection } from '../rejection.ts';
+import type { StoredRun } from '../store/store.ts';
+import { runNotFound } from './run-error.ts';
+import type { RunServiceDeps } from './run-services.ts';
+import { repinRestored } from './run-text.ts';
+
+/**
+ * Taking a decision back (PROTOCOL.md REV8, REV9), for editors:
+ * - revert: an accepted run's changes are taken back, as one transaction with the revert
+ *   origin, keeping everything written since; the run stays `accepted` with `reverted` set;
+ * - undo discard: a run discarded while its document stayed loaded goes back to `review` with
+ *   its changes redone (its undo manager's redo), keeping edits made meanwhile; its
+ *   instructions stay `answered` (an instruction's state only moves forward).
+ * Like Accept and Discard, the store's step comes first and only when it wins is the text changed.
+ */
+export class RevertService {
+  constructor(private readonly deps: RunServiceDeps) {}
+
+  async revert(principal: Claims, runId: string): Promise<{ state: 'accepted'; notReverted: NotReverted[] }> {
+    const run = await this.reviewable(principal, runId, 'Only editors may revert a run.');
+    const { store, locks, mirror, hocuspocus, scopes } = this.deps;
+    const notReverted = await locks.run(run.id, async () => {
+      const current = (await store.runs.getRun(run.id)) ?? run;
+      if (current.state !== 'accepted') throw notAccepted(current.state);
+      if (current.reverted) throw alreadyReverted();
+      const saved = await store.runs.loadScope(run.id);
+      if (!saved) throw notRevertible();
+      const by = { id: principal.sub, name: principal.name };
+      return withDocument(hocuspocus, docName(run.docId), (text) =>
+        withDocument(hocuspocus, docName(run.docId, 'notes'), async (notes) => {
+          const plan = planRevert(text, saved, current.changes);
+          if (!(await store.runs.revertRun(run.id, Date.now(), by, plan.notReverted))) throw alreadyReverted();
+          applyRevert(text, plan, revertOrigin(run.id));
+          notes.transact(() => repinRestored(text, notes), serverOrigin);
+          scopes.forget(run.docId, run.id, text);
+          return plan.notReverted;
+        }),
+      );
+    });
+    await mirror.refresh(run.docId);
+    return { state: 'accepted', notReverted };
+  }
+
+  async undoDiscard(principal: Claims, runId: string): Promise<{ state: 'review' }> {
+    const run = await this.reviewable(principal, runId, 'Only editors may undo a discard.');
+    const { store, locks, mirror, hocuspocus, scopes } = this.deps;
+    await locks.run(run.id, async () => {
+      const current = (await store.runs.getRun(run.id)) ?? run;
+      if (current.state !== 'discarded') throw notDiscarded(current.state);
+      const [newest] = await store.runs.listRuns(run.docId);
+      if (newest?.id !== run.id) throw windowClosed('another run was sent for this document since');
+      await withDocument(hocuspocus, docName(run.docId), async (text) => {
+        const held = scopes.redo(run.id, text);
+        if (!held) throw windowClosed('the document was closed since');
+        if (!redoIsClean(text, held.manager)) throw windowClosed('text the run wrote in was deleted since');
+        if (!(await store.runs.reopenRun(run.id, Date.now()))) throw windowClosed('the document has another run outstanding');
+        held.manager.redo();
+        const scope = saveRunScope(held.manager);
+        held.reopened(scope);
+        await store.runs.storeScope(run.id, scope);
+      });
+    });
+    await mirror.refresh(run.docId);
+    return { state: 'review' };
+  }
+
+  private async reviewable(principal: Claims, runId: string, refusal: string): Promise<StoredRun> {
+    if (!may(principal.role, 'run.decide')) throw new Rejection(403, 'FORBIDDEN', refusal);
+    const run = isRecordId(runId) ? await this.deps.store.runs.getRun(runId) : null;
+    if (!run) throw runNotFound();
+    if (!coversDoc(principal, run.docId)) {
+      throw new Rejection(403, 'FORBIDDEN', 'This run belongs to a document your token is not for.');
+    }
+    return run;
+  }
+}
+
+const notAccepted = (state: string) =>
+  new Rejection(409, 'NOT_ACCEPTED', `This run is ${state}, not accepted: only an accepted run can be reverted.`);
+const alreadyReverted = () => new Rejection(409, 'ALREADY_REVERTED', 'This run was already reverted.');
+const notRevertible = () =>
+  new Rejection(409, 'NOT_REVERTIBLE', 'This run is no longer revertible: only the last accepted runs of a document can be reverted.');
+const notDiscarded = (state: string) =>
+  new Rejection(409, 'NOT_DISCARDED', `This run is ${state}, not discarded: only a discarded run's discard can be undone.`);
+const windowClosed = (why: string) =>
+  new Rejection(409, 'UNDO_WINDOW_CLOSED', `This discard can no longer be undone: ${why}.`);

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { useTestServer } from '../helpers/use-test-server.ts';
+import { agentApi, replaceOp, sentRun } from '../helpers/runs.ts';
+import { useBrowser, readText, reviewPanel, waitForStatus, type Person } from '../helpers/browser.ts';
+
+/*
+ * Taking a decision back in the app (shared/PROTOCOL.md REV8, REV9): `Revert run` in the
+ * Recent runs list takes an accepted run's changes back; `Undo discard` puts a discarded run
+ * back in review with its changes.
+ */
+
+const server = useTestServer();
+const people = useBrowser(server);
+
+async function open(id: string, name: string): Promise<Person> {
+  const person = await people.open(`/d/${id}`, server.token('editor', { name }));
+  await waitForStatus(person.page, 'Connected');
+  return person;
+}
+
+const recentRuns = (page: Page) => page.getByRole('region', { name: 'Recent runs' });
+
+/** A run that uppercases the first block, in review. */
+async function runInReview() {
+  const doc = await sentRun(server, 'Keep this one.\n\nLast words.', ['uppercase']);
+  const bot = agentApi(server, server.token('agent'));
+  expect((await bot.claim(doc.runId)).status).toBe(200);
+  expect((await bot.ops(doc.runId, 'k1', [replaceOp(doc.blocks[0], 'KEEP THIS ONE.', doc.instructionIds[0])])).status).toBe(200);
+  expect((await bot.complete(doc.runId)).status).toBe(200);
+  return doc;
+}
+
+describe('taking a run decision back', () => {
+  it('[REV8] Accept run, then Revert run, brings the text back and lists the run as reverted', async () => {
+    const doc = await runInReview();
+    const alice = await open(doc.docId, 'Alice');
+    await reviewPanel(alice.page).getByRole('button', { name: 'Accept run' }).click();
+    await expect.poll(() => readText(alice.page)).toBe('KEEP THIS ONE.\nLast words.');
+
+    await recentRuns(alice.page).getByRole('button', { name: 'Revert run' }).click();
+    await expect.poll(() => readText(alice.page)).toBe('Keep this one.\nLast words.');
+    await expect.poll(() => recentRuns(alice.page).getByRole('status').textContent()).toBe('Run reverted.');
+    await expect.poll(() => recentRuns(alice.page).locator('.recent-run-what').textContent()).toBe('“uppercase”: accepted by Alice, reverted by Alice');
+    expect(await recentRuns(alice.page).getByRole('button', { name: 'Revert run' }).count()).toBe(0);
+  });
+
+  it('[REV9] Discard run, then Undo discard, brings the changes back and the review panel with them', async () => {
+    const doc = await runInReview();
+    const alice = await open(doc.docId, 'Alice');
+    await expect.poll(() => readText(alice.page)).toBe('KEEP THIS ONE.\nLast words.');
+    await reviewPanel(alice.page).getByRole('button', { name: 'Discard run' }).click();
+    await expect.poll(() => readText(alice.page)).toBe('Keep this one.\nLast words.');
+    await expect.poll(() => reviewPanel(alice.page).count()).toBe(0);
+
+    await recentRuns(alice.page).getByRole('button', { name: 'Undo discard' }).click();
+    await expect.poll(() => readText(alice.page)).toBe('KEEP THIS ONE.\nLast words.');
+    await reviewPanel(alice.page).getByRole('button', { name: 'Accept run' }).waitFor();
+    expect((await server.api(`/api/runs/${doc.runId}`)).body.state).toBe('review');
+  });
+});
