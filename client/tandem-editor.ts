@@ -138,7 +138,7 @@ export class TandemEditor extends LitElement {
           @review-select=${this.onReviewSelect}
           @review-closed=${() => this.focusText()}
         ></tandem-review-panel>
-        <tandem-recent-runs .runs=${this.runs} .token=${this.token} .canDecide=${this.canDecide} .blocker=${this.decideBlocker}></tandem-recent-runs>
+        <tandem-recent-runs .runs=${this.runs} .blocker=${this.decideBlocker}></tandem-recent-runs>
         <tandem-annotation-panel
           .annotations=${annotations?.annotations ?? []}
           .placements=${annotations?.placements ?? new Map()}

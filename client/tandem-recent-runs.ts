@@ -1,4 +1,6 @@
 import { LitElement, html, nothing } from 'lit';
+import { ContextConsumer } from '@lit/context';
+import { sessionContext } from './session-context.ts';
 import type { NotReverted, RunRecord } from '../shared/run-record.ts';
 import { ApiError, revertRun, undoDiscard } from './api.ts';
 
@@ -17,17 +19,12 @@ type Action = 'revert' | 'undo-discard';
 export class TandemRecentRuns extends LitElement {
   static properties = {
     runs: { attribute: false },
-    token: {},
-    canDecide: { type: Boolean },
     blocker: {},
     busy: { state: true },
     message: { state: true },
   };
   /** The document's runs, newest first. */
   declare runs: readonly RunRecord[];
-  declare token: string;
-  /** Whether this person may revert or undo a discard (editors). */
-  declare canDecide: boolean;
   /** Why these cannot happen now (`Needs a connection`), or null. */
   declare blocker: string | null;
   declare busy: { runId: string; action: Action } | null;
@@ -35,12 +32,20 @@ export class TandemRecentRuns extends LitElement {
   declare message: { runId: string; text: string; error: boolean } | null;
   /** Runs whose button the server refused: it is not offered again. */
   private readonly refused = new Set<string>();
+  private readonly sessionFrom = new ContextConsumer(this, { context: sessionContext, subscribe: true });
+
+  private get token(): string {
+    return this.sessionFrom.value?.token ?? '';
+  }
+
+  /** Whether this person may revert or undo a discard (editors). */
+  private get canDecide(): boolean {
+    return !!this.sessionFrom.value?.may('decide-run');
+  }
 
   constructor() {
     super();
     this.runs = [];
-    this.token = '';
-    this.canDecide = false;
     this.blocker = null;
     this.busy = null;
     this.message = null;

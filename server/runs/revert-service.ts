@@ -7,7 +7,7 @@ import { applyRevert, planRevert, redoIsClean } from '../../shared/run-revert.ts
 import { coversDoc, may } from '../../shared/permissions.ts';
 import { saveRunScope } from '../../shared/run-scope.ts';
 import { withDocument } from '../docs/with-document.ts';
-import { Rejection } from '../rejection.ts';
+import { Rejection } from '../../shared/rejection.ts';
 import type { StoredRun } from '../store/store.ts';
 import { runNotFound } from './run-error.ts';
 import type { RunServiceDeps } from './run-services.ts';
