@@ -130,7 +130,8 @@ export async function startServer(
   const { port } = httpServer.address() as AddressInfo;
   const sign = (claims: ClaimsInput) => signToken(keys, claims);
   const sweeper = startTokenSweeper({ hocuspocus, revocations: store.revocations, onError: log });
-  const ownerToken = await sign({ sub: 'owner', name: 'Owner', role: 'editor', exp: Math.floor(Date.now() / 1000) + ownerLinkSeconds });
+  const iat = Math.floor(Date.now() / 1000);
+  const ownerToken = await sign({ sub: 'owner', name: 'Owner', role: 'editor', iat, exp: iat + ownerLinkSeconds });
   let closing: Promise<void> | undefined;
   const agent =
     options.agent === 'reference'
