@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import { Rejection } from '../shared/rejection.ts';
+import { Rejection } from '../shared/protocol/rejection.ts';
 import {
   ClaimedRun,
   HeartbeatAnswer,

@@ -1,15 +1,15 @@
 /**
- * The applier under benchmark (bench/applier.ts): Tandem's `applyOps` (shared/applier.ts) in a
- * run scope (shared/run-scope.ts), as the server applies an agent's batch and discards a run.
+ * The applier under benchmark (bench/applier.ts): Tandem's `applyOps` (shared/applier/applier.ts) in a
+ * run scope (shared/applier/run-scope.ts), as the server applies an agent's batch and discards a run.
  * Delete this file and the applier benchmark is skipped again.
  */
 import type * as Y from 'yjs';
-import { applyOps, type ApplierRun } from '../shared/applier.ts';
-import { readBlocks } from '../shared/doc-content.ts';
-import { opKinds } from '../shared/op-kinds.ts';
-import type { Op } from '../shared/ops.ts';
-import { runOrigin, type Origin } from '../shared/origins.ts';
-import { runUndoManager, undoRun } from '../shared/run-scope.ts';
+import { applyOps, type ApplierRun } from '../shared/applier/applier.ts';
+import { readBlocks } from '../shared/model/doc-content.ts';
+import { opKinds } from '../shared/applier/op-kinds.ts';
+import type { Op } from '../shared/applier/ops.ts';
+import { runOrigin, type Origin } from '../shared/model/origins.ts';
+import { runUndoManager, undoRun } from '../shared/applier/run-scope.ts';
 import type { ApplierSubject } from './applier.ts';
 
 interface Batch {

@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as Y from 'yjs';
 import { buildInitialState } from '../server/docs/create-doc.ts';
-import { docParts } from '../shared/doc-layout.ts';
+import { docParts } from '../shared/model/doc-layout.ts';
 import { paragraphsMarkdown } from './lib/docs.ts';
 import { percentile } from './lib/stats.ts';
 import { rowsFor, type Benchmark } from './lib/types.ts';

@@ -8,7 +8,7 @@
 import * as Y from 'yjs';
 import Database from 'better-sqlite3';
 import { buildInitialState } from '../server/docs/create-doc.ts';
-import { docParts } from '../shared/doc-layout.ts';
+import { docParts } from '../shared/model/doc-layout.ts';
 import {
   docOfStateSize,
   paragraphText,

@@ -6,7 +6,7 @@
  */
 import { EditorState, TextSelection } from 'prosemirror-state';
 import type { Node } from 'prosemirror-model';
-import { schema } from '../shared/schema.ts';
+import { schema } from '../shared/model/schema.ts';
 import { reviewKey, reviewPlugin, setRunsTr } from '../client/review-plugin.ts';
 
 const { nodes, marks } = schema;

@@ -25,7 +25,7 @@ import {
   type ConcurrentTrace,
   type SequentialTrace,
 } from './lib/traces.ts';
-import { docParts } from '../shared/doc-layout.ts';
+import { docParts } from '../shared/model/doc-layout.ts';
 import { rowsFor, type BenchContext, type Benchmark } from './lib/types.ts';
 
 const sequentialName = 'seq-automerge-paper';

@@ -1,6 +1,6 @@
 import type * as Y from 'yjs';
-import type { PinnedRange } from '../shared/anchors.ts';
-import type { AnnotationKind, Author } from '../shared/annotations.ts';
+import type { PinnedRange } from '../shared/model/anchors.ts';
+import type { AnnotationKind, Author } from '../shared/notes/annotations.ts';
 import {
   addTurn,
   createAnnotation,
@@ -11,7 +11,7 @@ import {
   setInstructionState,
   setResolved,
   type WriteResult,
-} from '../shared/annotations-writers.ts';
+} from '../shared/notes/annotations-writers.ts';
 
 /** What a card or the composer asks for; `text` for create, reply and edit. */
 export type AnnotationRequest =

@@ -1,7 +1,7 @@
 import type * as Y from 'yjs';
 import { TextSelection, type Command } from 'prosemirror-state';
-import { anchorFromRange } from '../shared/anchors.ts';
-import type { AnnotationKind } from '../shared/annotations.ts';
+import { anchorFromRange } from '../shared/model/anchors.ts';
+import type { AnnotationKind } from '../shared/notes/annotations.ts';
 import { annotationsKey, bindingMapping, type AnnotationsMeta } from './annotation-plugin.ts';
 
 /**

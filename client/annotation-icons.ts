@@ -1,5 +1,5 @@
 import { svg } from 'lit';
-import type { AnnotationKind } from '../shared/annotations.ts';
+import type { AnnotationKind } from '../shared/notes/annotations.ts';
 
 /** The mark of each kind, in cards, buttons and the send dialog: a speech bubble and a bolt. */
 export function kindIcon(kind: AnnotationKind) {

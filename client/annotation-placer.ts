@@ -1,8 +1,8 @@
 import type * as Y from 'yjs';
 import type { EditorState, Transaction } from 'prosemirror-state';
 import { ySyncPluginKey } from 'y-prosemirror';
-import { anchorFromRange, resolveAnchors, type Anchor, type PinnedRange } from '../shared/anchors.ts';
-import { docParts } from '../shared/doc-layout.ts';
+import { anchorFromRange, resolveAnchors, type Anchor, type PinnedRange } from '../shared/model/anchors.ts';
+import { docParts } from '../shared/model/doc-layout.ts';
 import { annotationsKey, bindingMapping, placedKey, type AnnotationsMeta, type Placed, type Placement } from './annotation-plugin.ts';
 
 /**

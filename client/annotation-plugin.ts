@@ -2,8 +2,8 @@ import { Plugin, PluginKey, type EditorState, type Transaction } from 'prosemirr
 import type { Mapping } from 'prosemirror-transform';
 import { Decoration, DecorationSet, type EditorView } from 'prosemirror-view';
 import { ySyncPluginKey } from 'y-prosemirror';
-import type { Anchor, PinnedRange, ProsemirrorMapping } from '../shared/anchors.ts';
-import type { Annotation, AnnotationKind } from '../shared/annotations.ts';
+import type { Anchor, PinnedRange, ProsemirrorMapping } from '../shared/model/anchors.ts';
+import type { Annotation, AnnotationKind } from '../shared/notes/annotations.ts';
 
 /**
  * Annotations in the editor: where each one sits in the text now, the highlights, the

@@ -1,5 +1,5 @@
 import type { DecorationAttrs } from 'prosemirror-view';
-import { isPresenceColor } from '../shared/presence.ts';
+import { isPresenceColor } from '../shared/protocol/presence.ts';
 
 /** What y-prosemirror hands the builders: the `user` of a peer's awareness state, unchecked. */
 interface CursorUser {

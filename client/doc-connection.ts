@@ -1,7 +1,7 @@
 import type * as Y from 'yjs';
 import type { IndexeddbPersistence } from 'y-indexeddb';
 import { HocuspocusProviderWebsocket, WebSocketStatus, type HocuspocusProvider } from '@hocuspocus/provider';
-import { docName, docParts, readMeta } from '../shared/doc-layout.ts';
+import { docName, docParts, readMeta } from '../shared/model/doc-layout.ts';
 import { DocPart } from './doc-part.ts';
 
 /** The words of the connection indicator; tests and people read exactly these. */

@@ -1,7 +1,7 @@
 import * as Y from 'yjs';
 import { IndexeddbPersistence } from 'y-indexeddb';
 import { HocuspocusProvider, type HocuspocusProviderWebsocket } from '@hocuspocus/provider';
-import { denialReasons } from '../shared/denials.ts';
+import { denialReasons } from '../shared/protocol/denials.ts';
 
 export interface DocPartOptions {
   /** The socket every part of a document shares (Hocuspocus multiplexes documents over it). */

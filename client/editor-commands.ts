@@ -3,7 +3,7 @@ import type { Command, EditorState } from 'prosemirror-state';
 import { toggleMark, wrapIn, lift } from 'prosemirror-commands';
 import { wrapInList, liftListItem } from 'prosemirror-schema-list';
 import { undoCommand, redoCommand } from 'y-prosemirror';
-import { schema } from '../shared/schema.ts';
+import { schema } from '../shared/model/schema.ts';
 
 const { nodes, marks } = schema;
 

@@ -1,16 +1,16 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { EditorState, type Command, type Transaction } from 'prosemirror-state';
 import { EditorView } from 'prosemirror-view';
-import { schema } from '../shared/schema.ts';
-import { docParts } from '../shared/doc-layout.ts';
+import { schema } from '../shared/model/schema.ts';
+import { docParts } from '../shared/model/doc-layout.ts';
 import type { DocConnection } from './doc-connection.ts';
 import { editorPlugins } from './editor-plugins.ts';
-import type { PinnedRange } from '../shared/anchors.ts';
-import type { Annotation, AnnotationKind } from '../shared/annotations.ts';
+import type { PinnedRange } from '../shared/model/anchors.ts';
+import type { Annotation, AnnotationKind } from '../shared/notes/annotations.ts';
 import { setAnnotationsTr } from './annotation-plugin.ts';
 import { AnnotationPlacer } from './annotation-placer.ts';
 import { setRunsTr } from './review-plugin.ts';
-import type { RunRecord } from '../shared/run-record.ts';
+import type { RunRecord } from '../shared/protocol/run-record.ts';
 
 export interface EditorHost extends ReactiveControllerHost {
   connection: DocConnection | null;

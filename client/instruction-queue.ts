@@ -1,4 +1,4 @@
-import type { Annotation, Instruction } from '../shared/annotations.ts';
+import type { Annotation, Instruction } from '../shared/notes/annotations.ts';
 
 /** The instructions the next run would carry: queued and not resolved, oldest first. */
 export function readyInstructions(annotations: readonly Annotation[]): Instruction[] {

@@ -1,7 +1,7 @@
 import type * as Y from 'yjs';
 import type { Awareness } from 'y-protocols/awareness';
-import { docParts } from '../shared/doc-layout.ts';
-import { pendingDeleteOf, writersSince } from '../shared/pending-delete-attr.ts';
+import { docParts } from '../shared/model/doc-layout.ts';
+import { pendingDeleteOf, writersSince } from '../shared/applier/pending-delete-attr.ts';
 
 /**
  * The blocks runs deleted that people changed since (PROTOCOL.md REV6), as the review panel

@@ -2,7 +2,7 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { Awareness } from 'y-protocols/awareness';
 import type { DocConnection } from './doc-connection.ts';
 import type { Session } from './session.ts';
-import { readPresenceUser } from '../shared/presence.ts';
+import { readPresenceUser } from '../shared/protocol/presence.ts';
 
 /** One person (or agent) with the document open, as awareness tells it. */
 export interface Peer {

@@ -3,9 +3,9 @@ import { Decoration, DecorationSet } from 'prosemirror-view';
 import type { Node } from 'prosemirror-model';
 import { ReplaceStep } from 'prosemirror-transform';
 import { ySyncPluginKey } from 'y-prosemirror';
-import { schema } from '../shared/schema.ts';
-import type { RunRecord } from '../shared/run-record.ts';
-import { parsePendingDelete } from '../shared/pending-delete-attr.ts';
+import { schema } from '../shared/model/schema.ts';
+import type { RunRecord } from '../shared/protocol/run-record.ts';
+import { parsePendingDelete } from '../shared/applier/pending-delete-attr.ts';
 
 /**
  * The review in the text. The applier marks every piece of text a run inserted with the

@@ -1,5 +1,5 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { isDocId } from '../shared/doc-layout.ts';
+import { isDocId } from '../shared/model/doc-layout.ts';
 
 export type Route = { name: 'list' } | { name: 'doc'; docId: string } | { name: 'not-found' };
 

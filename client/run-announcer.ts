@@ -1,5 +1,5 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import type { RunRecord, RunState } from '../shared/run-record.ts';
+import type { RunRecord, RunState } from '../shared/protocol/run-record.ts';
 import { instructionCount } from './run-status.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type * as Y from 'yjs';
-import type { Annotation } from '../shared/annotations.ts';
-import { outstandingRunStates, readRunRecords, type RunRecord, type RunState } from '../shared/run-record.ts';
+import type { Annotation } from '../shared/notes/annotations.ts';
+import { outstandingRunStates, readRunRecords, type RunRecord, type RunState } from '../shared/protocol/run-record.ts';
 
 /**
  * What the page says about a document's runs, read from the server-written `<id>/runs` Y.Doc

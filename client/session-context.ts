@@ -1,6 +1,6 @@
 import { createContext } from '@lit/context';
 import { annotationRights, canEditText, canWriteNotes, type AnnotationRights, type Session } from './session.ts';
-import { may, mayCreateDocs } from '../shared/permissions.ts';
+import { may, mayCreateDocs } from '../shared/protocol/permissions.ts';
 
 /** The things the page asks whether this person may do. */
 export type SessionAction =

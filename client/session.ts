@@ -1,5 +1,5 @@
-import { decodeClaims, hasExpired, type Claims, type Role } from '../shared/claims.ts';
-import { may } from '../shared/permissions.ts';
+import { decodeClaims, hasExpired, type Claims, type Role } from '../shared/protocol/claims.ts';
+import { may } from '../shared/protocol/permissions.ts';
 import { deviceKeys, readDevice, writeDevice } from './device-store.ts';
 
 export type { Claims, Role };
@@ -27,7 +27,7 @@ export function canWriteNotes(role: Role): boolean {
   return may(role, 'notes.comment');
 }
 
-/** What a person may do with annotations and runs in the UI (shared/permissions.ts). */
+/** What a person may do with annotations and runs in the UI (shared/protocol/permissions.ts). */
 export interface AnnotationRights {
   comment: boolean;
   instruct: boolean;

@@ -1,7 +1,7 @@
 import { LitElement, html, nothing } from 'lit';
 import { classMap } from 'lit/directives/class-map.js';
-import type { Annotation, InstructionState } from '../shared/annotations.ts';
-import type { WriteResult } from '../shared/annotations-writers.ts';
+import type { Annotation, InstructionState } from '../shared/notes/annotations.ts';
+import type { WriteResult } from '../shared/notes/annotations-writers.ts';
 import type { AnnotationRequest } from './annotation-actions.ts';
 import { kindIcon } from './annotation-icons.ts';
 import { kindLabels, type Placement } from './annotation-plugin.ts';

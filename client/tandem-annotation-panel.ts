@@ -1,11 +1,11 @@
 import { LitElement, html } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
-import type { Annotation } from '../shared/annotations.ts';
+import type { Annotation } from '../shared/notes/annotations.ts';
 import type { Placement } from './annotation-plugin.ts';
 import { ContextConsumer } from '@lit/context';
 import { noAnnotationRights, type AnnotationRights } from './session.ts';
 import { annotationRightsContext } from './session-context.ts';
-import type { RunRecord } from '../shared/run-record.ts';
+import type { RunRecord } from '../shared/protocol/run-record.ts';
 import { sentWorkOrder } from './run-status.ts';
 import type { PerformAnnotationRequest } from './tandem-annotation-card.ts';
 import './tandem-annotation-card.ts';

@@ -8,7 +8,7 @@ import type { DocConnection } from './doc-connection.ts';
 import { rememberDoc, renameRecentDoc } from './recent-docs.ts';
 import type { TandemEditor } from './tandem-editor.ts';
 import { YDocReader } from './ydoc-reader.ts';
-import { readAnnotations, type Annotation, type Author } from '../shared/annotations.ts';
+import { readAnnotations, type Annotation, type Author } from '../shared/notes/annotations.ts';
 import {
   readRuns,
   runInProgress,
@@ -17,7 +17,7 @@ import {
   sendBlocker,
   type AgentPresence,
 } from './run-status.ts';
-import type { RunRecord } from '../shared/run-record.ts';
+import type { RunRecord } from '../shared/protocol/run-record.ts';
 import { readyInstructions } from './instruction-queue.ts';
 import { RunAnnouncer } from './run-announcer.ts';
 import './tandem-editor.ts';

@@ -2,7 +2,7 @@ import { LitElement, html, nothing } from 'lit';
 import { ContextConsumer } from '@lit/context';
 import { sessionContext } from './session-context.ts';
 import type * as Y from 'yjs';
-import type { Instruction } from '../shared/annotations.ts';
+import type { Instruction } from '../shared/notes/annotations.ts';
 import { readyText, sendLabel } from './instruction-queue.ts';
 import { RunSender } from './run-sender.ts';
 import type { RunProgress } from './run-status.ts';

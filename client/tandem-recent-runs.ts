@@ -1,7 +1,7 @@
 import { LitElement, html, nothing } from 'lit';
 import { ContextConsumer } from '@lit/context';
 import { sessionContext } from './session-context.ts';
-import type { NotReverted, RunRecord } from '../shared/run-record.ts';
+import type { NotReverted, RunRecord } from '../shared/protocol/run-record.ts';
 import { ApiError, revertRun, undoDiscard } from './api.ts';
 
 /** How many decided runs the list shows; the server keeps the last five accepted ones revertible (REV8). */

@@ -1,11 +1,11 @@
 import { LitElement, html, nothing } from 'lit';
 import { ContextConsumer } from '@lit/context';
 import { sessionContext } from './session-context.ts';
-import type { ItemOutcome, RunChange, RunItem, RunRecord } from '../shared/run-record.ts';
+import type { ItemOutcome, RunChange, RunItem, RunRecord } from '../shared/protocol/run-record.ts';
 import { RunDecider } from './run-decider.ts';
 import type { RunDecision } from './api.ts';
-import { textDiff, type TextDiffPart } from '../shared/text-diff.ts';
-import { notAppliedNote } from '../shared/pending-delete-attr.ts';
+import { textDiff, type TextDiffPart } from '../shared/applier/text-diff.ts';
+import { notAppliedNote } from '../shared/applier/pending-delete-attr.ts';
 
 /** The longest reason the server takes (PROTOCOL.md REV5). */
 const maxReasonLength = 2000;

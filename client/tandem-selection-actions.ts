@@ -1,6 +1,6 @@
 import { LitElement, html } from 'lit';
 import { styleMap } from 'lit/directives/style-map.js';
-import type { AnnotationKind } from '../shared/annotations.ts';
+import type { AnnotationKind } from '../shared/notes/annotations.ts';
 import { kindIcon } from './annotation-icons.ts';
 import { kindLabels } from './annotation-plugin.ts';
 import './tandem-note-input.ts';

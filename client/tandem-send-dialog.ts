@@ -1,7 +1,7 @@
 import { LitElement, html, type PropertyValues } from 'lit';
 import type * as Y from 'yjs';
-import type { Instruction } from '../shared/annotations.ts';
-import { detectDrift, type Drift } from '../shared/drift.ts';
+import type { Instruction } from '../shared/notes/annotations.ts';
+import { detectDrift, type Drift } from '../shared/notes/drift.ts';
 import { kindIcon } from './annotation-icons.ts';
 
 /**

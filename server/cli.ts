@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { isRole, type Role } from '../shared/claims.ts';
-import { isDocId } from '../shared/doc-layout.ts';
-import { randomId } from '../shared/ids.ts';
-import { isOpKind, opKinds, type OpKind } from '../shared/op-kinds.ts';
+import { isRole, type Role } from '../shared/protocol/claims.ts';
+import { isDocId } from '../shared/model/doc-layout.ts';
+import { randomId } from '../shared/model/ids.ts';
+import { isOpKind, opKinds, type OpKind } from '../shared/applier/op-kinds.ts';
 import { addKey, openKeyRing } from './auth/keys.ts';
 import { signToken } from './auth/tokens.ts';
 import { defaultTokenSeconds, parseLifetime } from './auth/expiry.ts';

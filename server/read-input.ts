@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
 import { readWire, type WireProblem } from '../shared/wire/parse.ts';
-import { Rejection } from '../shared/rejection.ts';
+import { Rejection } from '../shared/protocol/rejection.ts';
 
 /**
  * `value` read with a wire schema (shared/wire), or a Rejection naming the first problem: 422

@@ -1,7 +1,7 @@
 import { Fragment, type Node } from 'prosemirror-model';
-import { schema } from '../../shared/schema.ts';
-import { blockToMarkdown, markdownToBlocks } from '../../shared/markdown.ts';
-import type { BlockView } from '../../shared/doc-content.ts';
+import { schema } from '../../shared/model/schema.ts';
+import { blockToMarkdown, markdownToBlocks } from '../../shared/model/markdown.ts';
+import type { BlockView } from '../../shared/model/doc-content.ts';
 import { parseInstruction, understoodInstructions } from './instruction-language.ts';
 
 /** An op as docs/api.md writes it. */

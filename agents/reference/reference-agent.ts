@@ -1,9 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { AgentApiClient, type ClaimedRun, type Refusal } from '../agent-api-client.ts';
-import { Rejection } from '../../shared/rejection.ts';
+import { Rejection } from '../../shared/protocol/rejection.ts';
 import { planInstruction } from './plan.ts';
 import { showPresence, type AgentPresence } from './presence.ts';
-import type { BlockView } from '../../shared/doc-content.ts';
+import type { BlockView } from '../../shared/model/doc-content.ts';
 
 export interface ReferenceAgentOptions {
   /** The server's base URL, e.g. `http://127.0.0.1:8787`. */

@@ -3,8 +3,8 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { buildInitialState } from '../../server/docs/create-doc.ts';
 import { openSqliteStore } from '../../server/store/sqlite-store.ts';
-import { docName, docParts } from '../../shared/doc-layout.ts';
-import { randomId } from '../../shared/ids.ts';
+import { docName, docParts } from '../../shared/model/doc-layout.ts';
+import { randomId } from '../../shared/model/ids.ts';
 import { sqliteSchema } from './server-spec.ts';
 
 const words = (

@@ -11,8 +11,8 @@ import { EditorView } from 'prosemirror-view';
 import { ySyncPlugin } from 'y-prosemirror';
 import { IndexeddbPersistence } from 'y-indexeddb';
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
-import { schema } from '../../shared/schema.ts';
-import { docParts } from '../../shared/doc-layout.ts';
+import { schema } from '../../shared/model/schema.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
 
 const params = new URLSearchParams(location.search);
 const docId = params.get('doc') ?? '';

@@ -1,4 +1,4 @@
-import type { Claims } from '../../shared/claims.ts';
+import type { Claims } from '../../shared/protocol/claims.ts';
 import type { AuditAction, AuditActor, AuditLog } from '../store/sqlite-audit.ts';
 
 export function actorOf(principal: Claims): AuditActor {

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeClaims, isTokenId, type Claims } from '../../shared/claims.ts';
+import { decodeClaims, isTokenId, type Claims } from '../../shared/protocol/claims.ts';
 import { sqliteAuditLog } from '../store/sqlite-audit.ts';
 import { sqliteRevocationList } from '../store/sqlite-revocations.ts';
 

@@ -1,6 +1,6 @@
 import type { Hocuspocus } from '@hocuspocus/server';
-import { hasExpired, type Claims } from '../../shared/claims.ts';
-import { denialReasons } from '../../shared/denials.ts';
+import { hasExpired, type Claims } from '../../shared/protocol/claims.ts';
+import { denialReasons } from '../../shared/protocol/denials.ts';
 import type { RevocationList } from '../store/sqlite-revocations.ts';
 
 /** The WebSocket close code of a connection whose token was revoked or expired while it was open. */

@@ -1,11 +1,11 @@
 import { errors, jwtVerify, SignJWT, type JWTHeaderParameters } from 'jose';
-import { parseClaims, type Claims } from '../../shared/claims.ts';
-import { randomId } from '../../shared/ids.ts';
+import { parseClaims, type Claims } from '../../shared/protocol/claims.ts';
+import { randomId } from '../../shared/model/ids.ts';
 import type { KeyRing } from './keys.ts';
 
 /**
  * Tokens are JWTs (RFC 7519) signed with HS256 by jose: header `{alg: "HS256", typ: "JWT",
- * kid}`, payload the Claims (shared/claims.ts) with `iat`, a unique `jti` and, unless the
+ * kid}`, payload the Claims (shared/protocol/claims.ts) with `iat`, a unique `jti` and, unless the
  * token never expires, `exp`. The claims are readable without a key (the browser reads its
  * name and role from them); only a holder of a kept key makes a token that verifies.
  */

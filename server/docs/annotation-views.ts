@@ -1,7 +1,7 @@
 import type { Hocuspocus } from '@hocuspocus/server';
-import { readAnnotations, type Annotation } from '../../shared/annotations.ts';
-import { resolveAnchors } from '../../shared/anchors.ts';
-import { docName } from '../../shared/doc-layout.ts';
+import { readAnnotations, type Annotation } from '../../shared/notes/annotations.ts';
+import { resolveAnchors } from '../../shared/model/anchors.ts';
+import { docName } from '../../shared/model/doc-layout.ts';
 import type { Store } from '../store/store.ts';
 import { readDocState } from './read-doc.ts';
 

@@ -1,9 +1,9 @@
 import * as Y from 'yjs';
-import { docName, docParts, type DocKind } from '../../shared/doc-layout.ts';
-import { writeInitialContent } from '../../shared/doc-content.ts';
-import { markdownToDoc } from '../../shared/markdown.ts';
-import { importOrigin } from '../../shared/origins.ts';
-import { randomId } from '../../shared/ids.ts';
+import { docName, docParts, type DocKind } from '../../shared/model/doc-layout.ts';
+import { writeInitialContent } from '../../shared/model/doc-content.ts';
+import { markdownToDoc } from '../../shared/model/markdown.ts';
+import { importOrigin } from '../../shared/model/origins.ts';
+import { randomId } from '../../shared/model/ids.ts';
 import type { DocRecord, Store } from '../store/store.ts';
 
 /** A document to create: a text document from Markdown, or a page from HTML. */

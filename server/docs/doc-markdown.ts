@@ -1,7 +1,7 @@
 import type * as Y from 'yjs';
-import { docParts, type DocKind } from '../../shared/doc-layout.ts';
-import { readProseMirrorDoc, withoutPendingDeletes } from '../../shared/doc-content.ts';
-import { docToMarkdown } from '../../shared/markdown.ts';
+import { docParts, type DocKind } from '../../shared/model/doc-layout.ts';
+import { readProseMirrorDoc, withoutPendingDeletes } from '../../shared/model/doc-content.ts';
+import { docToMarkdown } from '../../shared/model/markdown.ts';
 
 /**
  * A document's text Y.Doc as Markdown: the text itself, or a page's HTML source in a fenced

@@ -1,8 +1,8 @@
-import { Rejection } from '../../shared/rejection.ts';
+import { Rejection } from '../../shared/protocol/rejection.ts';
 import type { Extension, onStatelessPayload } from '@hocuspocus/server';
-import { parseAgentRequest, type AgentReply, type AgentRequest } from '../../shared/agent-messages.ts';
-import type { Claims } from '../../shared/claims.ts';
-import { parseDocName } from '../../shared/doc-layout.ts';
+import { parseAgentRequest, type AgentReply, type AgentRequest } from '../../shared/protocol/agent-messages.ts';
+import type { Claims } from '../../shared/protocol/claims.ts';
+import { parseDocName } from '../../shared/model/doc-layout.ts';
 import { errorEnvelope } from '../../shared/wire/errors.ts';
 import type { AgentService } from '../runs/agent-service.ts';
 

@@ -1,6 +1,6 @@
 import type { afterLoadDocumentPayload, Extension } from '@hocuspocus/server';
-import { isRecordId } from '../../shared/annotations.ts';
-import { notesParts, parseDocName } from '../../shared/doc-layout.ts';
+import { isRecordId } from '../../shared/notes/annotations.ts';
+import { notesParts, parseDocName } from '../../shared/model/doc-layout.ts';
 import type { AnnotationDocIndex } from '../store/run-store.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { Extension, connectedPayload } from '@hocuspocus/server';
-import { parseDocName } from '../../shared/doc-layout.ts';
+import { parseDocName } from '../../shared/model/doc-layout.ts';
 import type { AuditLog } from '../store/sqlite-audit.ts';
 import type { AuthContext } from './auth.ts';
 

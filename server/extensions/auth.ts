@@ -1,9 +1,9 @@
 import type { Extension, onAuthenticatePayload } from '@hocuspocus/server';
-import type { Claims } from '../../shared/claims.ts';
-import { parseDocName } from '../../shared/doc-layout.ts';
-import { denialReasons, type DenialReason } from '../../shared/denials.ts';
+import type { Claims } from '../../shared/protocol/claims.ts';
+import { parseDocName } from '../../shared/model/doc-layout.ts';
+import { denialReasons, type DenialReason } from '../../shared/protocol/denials.ts';
 import type { TokenRefusal, TokenVerifier } from '../auth/tokens.ts';
-import { coversDoc, may, mayWritePart } from '../../shared/permissions.ts';
+import { coversDoc, may, mayWritePart } from '../../shared/protocol/permissions.ts';
 import type { Store } from '../store/store.ts';
 
 /** What every authenticated connection carries in its Hocuspocus context. */

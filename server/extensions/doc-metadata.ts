@@ -1,6 +1,6 @@
 import type { Extension, onStoreDocumentPayload } from '@hocuspocus/server';
-import { parseDocName, readMeta } from '../../shared/doc-layout.ts';
-import { maxTitleLength } from '../../shared/limits.ts';
+import { parseDocName, readMeta } from '../../shared/model/doc-layout.ts';
+import { maxTitleLength } from '../../shared/protocol/limits.ts';
 import type { Store } from '../store/store.ts';
 
 /**

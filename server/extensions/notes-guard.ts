@@ -1,10 +1,10 @@
 import type * as Y from 'yjs';
 import { messageYjsSyncStep2, messageYjsUpdate } from 'y-protocols/sync';
 import type { afterHandleMessagePayload, beforeSyncPayload, Connection, Extension } from '@hocuspocus/server';
-import { parseDocName } from '../../shared/doc-layout.ts';
-import { maxBackdatingMs, type HeldInstruction, type NotesRule } from '../../shared/notes-rules.ts';
-import { restoreInstructionState } from '../../shared/annotations-writers.ts';
-import { serverOrigin } from '../../shared/origins.ts';
+import { parseDocName } from '../../shared/model/doc-layout.ts';
+import { maxBackdatingMs, type HeldInstruction, type NotesRule } from '../../shared/notes/notes-rules.ts';
+import { restoreInstructionState } from '../../shared/notes/annotations-writers.ts';
+import { serverOrigin } from '../../shared/model/origins.ts';
 import type { AuthContext } from './auth.ts';
 import { NotesShadow, type NotesLimits } from './notes-shadow.ts';
 
@@ -18,7 +18,7 @@ const closeCodes: Partial<Record<NotesRule, number>> = { NOTES12: tooLargeCode }
 export interface NotesGuardOptions {
   /** When the document `docId` was created (ms since the epoch), or null if unknown: NOTES10's floor. */
   docCreatedAt(docId: string): Promise<number | null>;
-  /** NOTES12's limits; the defaults of shared/notes-rules.ts when absent. */
+  /** NOTES12's limits; the defaults of shared/notes/notes-rules.ts when absent. */
   limits?: NotesLimits;
 }
 
@@ -36,7 +36,7 @@ export class NotesWriteRefused extends Error {
 }
 
 /**
- * Enforces the notes rules (shared/notes-rules.ts) on every Yjs update (sync step 2 or update)
+ * Enforces the notes rules (shared/notes/notes-rules.ts) on every Yjs update (sync step 2 or update)
  * that a writable connection sends to a `<id>/notes` document, before Hocuspocus applies it:
  * the update is tried on a copy of the document first (notes-shadow.ts). It runs in the
  * `beforeSync` hook, which Hocuspocus calls with the decoded sync message right before it

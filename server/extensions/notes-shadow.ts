@@ -1,5 +1,5 @@
 import * as Y from 'yjs';
-import { notesParts } from '../../shared/doc-layout.ts';
+import { notesParts } from '../../shared/model/doc-layout.ts';
 import {
   checkNotesChange,
   heldInstructions,
@@ -11,7 +11,7 @@ import {
   type NotesEntry,
   type NotesRefusal,
   type NotesWriter,
-} from '../../shared/notes-rules.ts';
+} from '../../shared/notes/notes-rules.ts';
 
 export type NotesVerdict =
   /** `held`: instructions whose state or run the server must write back once the update is in (NOTES13). */

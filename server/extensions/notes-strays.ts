@@ -1,7 +1,7 @@
 import * as Y from 'yjs';
 import type { afterLoadDocumentPayload, Extension } from '@hocuspocus/server';
-import { notesParts, parseDocName } from '../../shared/doc-layout.ts';
-import { serverOrigin } from '../../shared/origins.ts';
+import { notesParts, parseDocName } from '../../shared/model/doc-layout.ts';
+import { serverOrigin } from '../../shared/model/origins.ts';
 
 /**
  * [NOTES11] When a `<id>/notes` document loads, deletes whatever it holds outside the annotations

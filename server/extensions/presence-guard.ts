@@ -1,5 +1,5 @@
 import type { beforeHandleAwarenessPayload, Connection, Extension } from '@hocuspocus/server';
-import { sanitizePresenceState } from '../../shared/presence.ts';
+import { sanitizePresenceState } from '../../shared/protocol/presence.ts';
 import type { AuthContext } from './auth.ts';
 
 /**

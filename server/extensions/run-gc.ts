@@ -1,5 +1,5 @@
 import type { afterUnloadDocumentPayload, Extension, onCreateDocumentPayload } from '@hocuspocus/server';
-import { parseDocName } from '../../shared/doc-layout.ts';
+import { parseDocName } from '../../shared/model/doc-layout.ts';
 import type { RunScopes } from '../runs/run-scopes.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { afterLoadDocumentPayload, Extension } from '@hocuspocus/server';
-import { parseDocName } from '../../shared/doc-layout.ts';
+import { parseDocName } from '../../shared/model/doc-layout.ts';
 import { writeRunRecords } from '../runs/run-mirror.ts';
 import { toRunRecord, type RunStore } from '../store/run-store.ts';
 

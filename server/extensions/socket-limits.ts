@@ -1,5 +1,5 @@
 import type { Extension, onAuthenticatePayload } from '@hocuspocus/server';
-import { denialReasons } from '../../shared/denials.ts';
+import { denialReasons } from '../../shared/protocol/denials.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
 import type { SocketGate } from '../collab-gate.ts';
 import { ConnectionDenied } from './auth.ts';

@@ -1,6 +1,6 @@
 import * as Y from 'yjs';
 import type { Extension, onChangePayload } from '@hocuspocus/server';
-import { parseDocName } from '../../shared/doc-layout.ts';
+import { parseDocName } from '../../shared/model/doc-layout.ts';
 import type { AuthContext } from './auth.ts';
 
 /**

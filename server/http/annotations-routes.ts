@@ -1,11 +1,11 @@
-import { Rejection } from '../../shared/rejection.ts';
+import { Rejection } from '../../shared/protocol/rejection.ts';
 import type { Hocuspocus } from '@hocuspocus/server';
-import { isRecordId } from '../../shared/annotations.ts';
-import { createAnnotation, escalateComment, type AnnotationError } from '../../shared/annotations-writers.ts';
-import { anchorForBlock } from '../../shared/anchors.ts';
-import { docName } from '../../shared/doc-layout.ts';
-import { serverOrigin } from '../../shared/origins.ts';
-import { may } from '../../shared/permissions.ts';
+import { isRecordId } from '../../shared/notes/annotations.ts';
+import { createAnnotation, escalateComment, type AnnotationError } from '../../shared/notes/annotations-writers.ts';
+import { anchorForBlock } from '../../shared/model/anchors.ts';
+import { docName } from '../../shared/model/doc-layout.ts';
+import { serverOrigin } from '../../shared/model/origins.ts';
+import { may } from '../../shared/protocol/permissions.ts';
 import { readDocState } from '../docs/read-doc.ts';
 import { withDocument } from '../docs/with-document.ts';
 import type { Store } from '../store/store.ts';

@@ -1,4 +1,4 @@
-import { Rejection } from '../../shared/rejection.ts';
+import { Rejection } from '../../shared/protocol/rejection.ts';
 import type { TokenRefusal } from '../auth/tokens.ts';
 
 export const unauthorized = () =>

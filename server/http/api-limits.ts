@@ -1,6 +1,6 @@
-import type { Claims } from '../../shared/claims.ts';
+import type { Claims } from '../../shared/protocol/claims.ts';
 import type { Limits } from '../limits.ts';
-import { Rejection } from '../../shared/rejection.ts';
+import { Rejection } from '../../shared/protocol/rejection.ts';
 import { KeyedBuckets } from '../token-bucket.ts';
 
 /**

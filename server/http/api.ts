@@ -1,8 +1,8 @@
-import { Rejection } from '../../shared/rejection.ts';
+import { Rejection } from '../../shared/protocol/rejection.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Claims } from '../../shared/claims.ts';
+import type { Claims } from '../../shared/protocol/claims.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
-import { maxBodyBytes } from '../../shared/limits.ts';
+import { maxBodyBytes } from '../../shared/protocol/limits.ts';
 import { errorEnvelope } from '../../shared/wire/errors.ts';
 import type { ApiLimits } from './api-limits.ts';
 

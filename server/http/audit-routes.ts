@@ -1,6 +1,6 @@
 import { AuditQuery, type AuditPage } from '../../shared/wire/audit.ts';
 import { readInput } from '../read-input.ts';
-import { may } from '../../shared/permissions.ts';
+import { may } from '../../shared/protocol/permissions.ts';
 import type { Store } from '../store/store.ts';
 import { forbidden } from './api-error.ts';
 import type { RouteHandler } from './api.ts';

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Claims } from '../../shared/claims.ts';
+import type { Claims } from '../../shared/protocol/claims.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
 import { tokenRefused } from './api-error.ts';
 

@@ -1,4 +1,4 @@
-import { Rejection } from '../../shared/rejection.ts';
+import { Rejection } from '../../shared/protocol/rejection.ts';
 import type { IncomingMessage } from 'node:http';
 
 /** Past this many bytes a too-large body is no longer drained but its connection cut. */

@@ -1,6 +1,6 @@
-import type { Claims } from '../../shared/claims.ts';
-import { isDocId } from '../../shared/doc-layout.ts';
-import { coversDoc, may } from '../../shared/permissions.ts';
+import type { Claims } from '../../shared/protocol/claims.ts';
+import { isDocId } from '../../shared/model/doc-layout.ts';
+import { coversDoc, may } from '../../shared/protocol/permissions.ts';
 import type { DocRecord, Store } from '../store/store.ts';
 import { forbidden, notFound } from './api-error.ts';
 

@@ -1,9 +1,9 @@
 import type { Hocuspocus } from '@hocuspocus/server';
-import type { Claims } from '../../shared/claims.ts';
-import { docName, docParts, readMeta } from '../../shared/doc-layout.ts';
-import { readBlocks } from '../../shared/doc-content.ts';
-import { maxTitleLength } from '../../shared/limits.ts';
-import { coversDoc, may, mayCreateDocs } from '../../shared/permissions.ts';
+import type { Claims } from '../../shared/protocol/claims.ts';
+import { docName, docParts, readMeta } from '../../shared/model/doc-layout.ts';
+import { readBlocks } from '../../shared/model/doc-content.ts';
+import { maxTitleLength } from '../../shared/protocol/limits.ts';
+import { coversDoc, may, mayCreateDocs } from '../../shared/protocol/permissions.ts';
 import { readAnnotationViews } from '../docs/annotation-views.ts';
 import { createDoc } from '../docs/create-doc.ts';
 import { docMarkdown } from '../docs/doc-markdown.ts';

@@ -1,4 +1,4 @@
-import { Rejection } from '../../shared/rejection.ts';
+import { Rejection } from '../../shared/protocol/rejection.ts';
 import { notFound } from './api-error.ts';
 
 export type Params = Record<string, string>;

@@ -1,7 +1,7 @@
-import { Rejection } from '../../shared/rejection.ts';
+import { Rejection } from '../../shared/protocol/rejection.ts';
 import type { Hocuspocus } from '@hocuspocus/server';
-import { isRecordId } from '../../shared/annotations.ts';
-import { may } from '../../shared/permissions.ts';
+import { isRecordId } from '../../shared/notes/annotations.ts';
+import { may } from '../../shared/protocol/permissions.ts';
 import type { RunMirror } from '../runs/run-mirror.ts';
 import type { RunServices } from '../runs/run-services.ts';
 import { parseDiscardReason, pinDiscardReason } from '../runs/discard-reason.ts';

@@ -1,10 +1,10 @@
 import type { Hocuspocus } from '@hocuspocus/server';
-import { anchorForBlock, type PinnedRange } from '../../shared/anchors.ts';
-import { maxTextLength, readAnnotation, type Author } from '../../shared/annotations.ts';
-import { createAnnotation } from '../../shared/annotations-writers.ts';
-import { docName } from '../../shared/doc-layout.ts';
-import { serverOrigin } from '../../shared/origins.ts';
-import type { RunChange, RunItem } from '../../shared/run-record.ts';
+import { anchorForBlock, type PinnedRange } from '../../shared/model/anchors.ts';
+import { maxTextLength, readAnnotation, type Author } from '../../shared/notes/annotations.ts';
+import { createAnnotation } from '../../shared/notes/annotations-writers.ts';
+import { docName } from '../../shared/model/doc-layout.ts';
+import { serverOrigin } from '../../shared/model/origins.ts';
+import type { RunChange, RunItem } from '../../shared/protocol/run-record.ts';
 import { withDocument } from '../docs/with-document.ts';
 import { DiscardBody } from '../../shared/wire/runs.ts';
 import { readInput } from '../read-input.ts';

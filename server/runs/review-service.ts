@@ -1,11 +1,11 @@
-import { Rejection } from '../../shared/rejection.ts';
+import { Rejection } from '../../shared/protocol/rejection.ts';
 import type * as Y from 'yjs';
-import { isRecordId } from '../../shared/annotations.ts';
-import { setInstructionState } from '../../shared/annotations-writers.ts';
-import type { Claims } from '../../shared/claims.ts';
-import { serverOrigin } from '../../shared/origins.ts';
-import { coversDoc, may } from '../../shared/permissions.ts';
-import type { SavedRunScope } from '../../shared/run-scope.ts';
+import { isRecordId } from '../../shared/notes/annotations.ts';
+import { setInstructionState } from '../../shared/notes/annotations-writers.ts';
+import type { Claims } from '../../shared/protocol/claims.ts';
+import { serverOrigin } from '../../shared/model/origins.ts';
+import { coversDoc, may } from '../../shared/protocol/permissions.ts';
+import type { SavedRunScope } from '../../shared/applier/run-scope.ts';
 import type { StoredRun } from '../store/store.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { notInReview, runNotFound } from './run-error.ts';

@@ -1,4 +1,4 @@
-import { Rejection } from '../../shared/rejection.ts';
+import { Rejection } from '../../shared/protocol/rejection.ts';
 
 export const runNotFound = () => new Rejection(404, 'NOT_FOUND', 'There is no run with this id.');
 

@@ -1,8 +1,8 @@
 import type * as Y from 'yjs';
 import type { Hocuspocus } from '@hocuspocus/server';
-import { docName, runsParts } from '../../shared/doc-layout.ts';
-import { serverOrigin } from '../../shared/origins.ts';
-import type { RunRecord } from '../../shared/run-record.ts';
+import { docName, runsParts } from '../../shared/model/doc-layout.ts';
+import { serverOrigin } from '../../shared/model/origins.ts';
+import type { RunRecord } from '../../shared/protocol/run-record.ts';
 import { toRunRecord, type RunStore } from '../store/run-store.ts';
 
 /**

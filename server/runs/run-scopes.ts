@@ -1,12 +1,12 @@
 import * as Y from 'yjs';
-import { runOrigin, type Origin } from '../../shared/origins.ts';
-import { restoreRunScope, runUndoManager, type SavedRunScope } from '../../shared/run-scope.ts';
+import { runOrigin, type Origin } from '../../shared/model/origins.ts';
+import { restoreRunScope, runUndoManager, type SavedRunScope } from '../../shared/applier/run-scope.ts';
 import type { RunStore } from '../store/run-store.ts';
 
 type DeleteSet = Y.UndoManager['undoStack'][number]['insertions'];
 
 /**
- * The in-memory side of run scopes (shared/run-scope.ts), for the live text documents that
+ * The in-memory side of run scopes (shared/applier/run-scope.ts), for the live text documents that
  * Hocuspocus holds:
  *
  * - one origin object per run (`origin`), so that the run's Y.UndoManager recognises every

@@ -1,11 +1,11 @@
 import type { Hocuspocus } from '@hocuspocus/server';
-import { readAnnotations, type Author, type Instruction } from '../../shared/annotations.ts';
-import { setInstructionState } from '../../shared/annotations-writers.ts';
-import { resolveAnchors } from '../../shared/anchors.ts';
-import { docName } from '../../shared/doc-layout.ts';
-import { currentQuote, driftOf } from '../../shared/drift.ts';
-import { randomId } from '../../shared/ids.ts';
-import { serverOrigin } from '../../shared/origins.ts';
+import { readAnnotations, type Author, type Instruction } from '../../shared/notes/annotations.ts';
+import { setInstructionState } from '../../shared/notes/annotations-writers.ts';
+import { resolveAnchors } from '../../shared/model/anchors.ts';
+import { docName } from '../../shared/model/doc-layout.ts';
+import { currentQuote, driftOf } from '../../shared/notes/drift.ts';
+import { randomId } from '../../shared/model/ids.ts';
+import { serverOrigin } from '../../shared/model/origins.ts';
 import { docMarkdown } from '../docs/doc-markdown.ts';
 import { readDocState } from '../docs/read-doc.ts';
 import { withDocument } from '../docs/with-document.ts';

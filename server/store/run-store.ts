@@ -1,6 +1,6 @@
-import type { Author } from '../../shared/annotations.ts';
-import type { NotReverted, RunChange, RunItem, RunRecord, RunState } from '../../shared/run-record.ts';
-import type { SavedRunScope } from '../../shared/run-scope.ts';
+import type { Author } from '../../shared/notes/annotations.ts';
+import type { NotReverted, RunChange, RunItem, RunRecord, RunState } from '../../shared/protocol/run-record.ts';
+import type { SavedRunScope } from '../../shared/applier/run-scope.ts';
 
 /** How many accepted runs per document stay revertible (REV8): their scopes and deletions are kept. */
 export const revertibleRuns = 5;

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { Author } from '../../shared/annotations.ts';
-import type { SavedRunScope } from '../../shared/run-scope.ts';
-import type { NotReverted } from '../../shared/run-record.ts';
+import type { Author } from '../../shared/notes/annotations.ts';
+import type { SavedRunScope } from '../../shared/applier/run-scope.ts';
+import type { NotReverted } from '../../shared/protocol/run-record.ts';
 import { revertibleRuns, type AppliedBatch, type Completion, type RunStore } from './run-store.ts';
 
 type Lifecycle = Pick<

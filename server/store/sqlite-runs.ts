@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { isRunState, type ItemOutcome, type NotReverted, type RunChange, type RunItem, type RunState } from '../../shared/run-record.ts';
-import type { OpKind } from '../../shared/op-kinds.ts';
+import { isRunState, type ItemOutcome, type NotReverted, type RunChange, type RunItem, type RunState } from '../../shared/protocol/run-record.ts';
+import type { OpKind } from '../../shared/applier/op-kinds.ts';
 import type { NewRun, RunStore, StoredRun } from './run-store.ts';
 import { migrateRunTables } from './sqlite-runs-schema.ts';
 import { sqliteRunLifecycle } from './sqlite-run-lifecycle.ts';

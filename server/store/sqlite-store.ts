@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import type { DocKind } from '../../shared/doc-layout.ts';
+import type { DocKind } from '../../shared/model/doc-layout.ts';
 import type { DocRecord, Store } from './store.ts';
 import { sqliteRunStore } from './sqlite-runs.ts';
 import { sqliteAnnotationDocIndex } from './sqlite-annotation-docs.ts';

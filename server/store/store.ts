@@ -1,4 +1,4 @@
-import type { DocKind } from '../../shared/doc-layout.ts';
+import type { DocKind } from '../../shared/model/doc-layout.ts';
 import type { AnnotationDocIndex, RunStore } from './run-store.ts';
 import type { AuditLog } from './sqlite-audit.ts';
 import type { RevocationList } from './sqlite-revocations.ts';

@@ -6,7 +6,7 @@ import { RunItemView } from './runs.ts';
 /**
  * The agent routes' bodies and answers (docs/api.md, "Agent routes"), read the same way by the HTTP
  * routes and the stateless messages. The ops themselves are the applier's to read
- * (shared/ops.ts), so that one parser answers for them.
+ * (shared/applier/ops.ts), so that one parser answers for them.
  */
 
 const maxKeyLength = 200;

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { checkText } from '../annotations.ts';
+import { checkText } from '../notes/annotations.ts';
 import { jsonObject } from './parse.ts';
 
 /**

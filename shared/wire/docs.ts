@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { maxSourceBytes, maxTitleLength } from '../limits.ts';
+import { maxSourceBytes, maxTitleLength } from '../protocol/limits.ts';
 import { jsonObject, utf8Length } from './parse.ts';
 
 /** The wire forms of documents: `POST /api/docs`, `GET /api/docs`, `GET /api/docs/:id`. */
@@ -57,8 +57,8 @@ export type BlockView = v.InferOutput<typeof BlockView>;
 
 /**
  * `GET /api/docs/:id`: a text document has `blocks`, a page `html`. Annotations and runs are
- * read here as lists only: their records have their own parsers (shared/annotations.ts,
- * shared/run-record.ts).
+ * read here as lists only: their records have their own parsers (shared/notes/annotations.ts,
+ * shared/protocol/run-record.ts).
  */
 export const DocView = v.object({
   id: v.string(),

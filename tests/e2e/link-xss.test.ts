@@ -1,6 +1,6 @@
 import * as Y from 'yjs';
 import { describe, expect, it } from 'vitest';
-import { docParts } from '../../shared/doc-layout.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
 import { documentText, readText, useBrowser, waitForStatus } from '../helpers/browser.ts';
 import { connectPeer } from '../helpers/peer.ts';
 import { agentApi, blocksOf, instruct } from '../helpers/runs.ts';

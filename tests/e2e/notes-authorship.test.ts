@@ -1,7 +1,7 @@
 import type * as Y from 'yjs';
 import { describe, expect, it } from 'vitest';
-import { readAnnotation } from '../../shared/annotations.ts';
-import { notesParts } from '../../shared/doc-layout.ts';
+import { readAnnotation } from '../../shared/notes/annotations.ts';
+import { notesParts } from '../../shared/model/doc-layout.ts';
 import { annotationCards, pinAnnotation, useBrowser, waitForStatus } from '../helpers/browser.ts';
 import { notesPeer } from '../helpers/notes-peers.ts';
 import { waitFor } from '../helpers/peer.ts';

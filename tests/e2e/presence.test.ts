@@ -3,7 +3,7 @@ import * as Y from 'yjs';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { documentText, useBrowser, waitForStatus } from '../helpers/browser.ts';
 import { connectPeer } from '../helpers/peer.ts';
-import { docParts } from '../../shared/doc-layout.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
 
 const server = useTestServer();
 const people = useBrowser(server);

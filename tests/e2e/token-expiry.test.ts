@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { revokeInDataDir } from '../../server/auth/revoke.ts';
-import { decodeClaims } from '../../shared/claims.ts';
+import { decodeClaims } from '../../shared/protocol/claims.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { useBrowser, waitForStatus } from '../helpers/browser.ts';
 

@@ -1,9 +1,9 @@
 import * as Y from 'yjs';
-import type { ApplierRun } from '../../shared/applier.ts';
-import { readBlocks } from '../../shared/doc-content.ts';
-import { opKinds } from '../../shared/op-kinds.ts';
-import type { ReplaceBlockOp } from '../../shared/ops.ts';
-import { runOrigin } from '../../shared/origins.ts';
+import type { ApplierRun } from '../../shared/applier/applier.ts';
+import { readBlocks } from '../../shared/model/doc-content.ts';
+import { opKinds } from '../../shared/applier/op-kinds.ts';
+import type { ReplaceBlockOp } from '../../shared/applier/ops.ts';
+import { runOrigin } from '../../shared/model/origins.ts';
 import { makeYDoc } from './doc-builder.ts';
 
 /** Five blocks; a run's fence is every block but the last (`Outside the fence`). */

@@ -1,9 +1,9 @@
 import * as Y from 'yjs';
 import type { Node } from 'prosemirror-model';
-import { markdownToDoc } from '../../shared/markdown.ts';
-import { writeInitialContent } from '../../shared/doc-content.ts';
-import { docParts } from '../../shared/doc-layout.ts';
-import { importOrigin } from '../../shared/origins.ts';
+import { markdownToDoc } from '../../shared/model/markdown.ts';
+import { writeInitialContent } from '../../shared/model/doc-content.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
+import { importOrigin } from '../../shared/model/origins.ts';
 
 /** A ProseMirror document with block ids, from Markdown. */
 export function makeDoc(markdown: string): Node {

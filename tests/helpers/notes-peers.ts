@@ -1,7 +1,7 @@
 import * as Y from 'yjs';
-import type { Role } from '../../shared/claims.ts';
-import { docName, notesParts } from '../../shared/doc-layout.ts';
-import { canonicalJson } from '../../shared/notes-rules.ts';
+import type { Role } from '../../shared/protocol/claims.ts';
+import { docName, notesParts } from '../../shared/model/doc-layout.ts';
+import { canonicalJson } from '../../shared/notes/notes-rules.ts';
 import { connectPeer, type Peer } from './peer.ts';
 import type { FileServer } from './use-test-server.ts';
 

@@ -1,7 +1,7 @@
 import type * as Y from 'yjs';
-import type { Author } from '../../shared/annotations.ts';
-import { createAnnotation, type NewAnnotation } from '../../shared/annotations-writers.ts';
-import { anchorForBlock, type Anchor } from '../../shared/anchors.ts';
+import type { Author } from '../../shared/notes/annotations.ts';
+import { createAnnotation, type NewAnnotation } from '../../shared/notes/annotations-writers.ts';
+import { anchorForBlock, type Anchor } from '../../shared/model/anchors.ts';
 
 /** A well-formed anchor that points nowhere in particular: enough for records whose pin is not under test. */
 export const looseAnchor: Anchor = {

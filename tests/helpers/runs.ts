@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import type { BlockView } from '../../shared/doc-content.ts';
-import type { RunRecord } from '../../shared/run-record.ts';
+import type { BlockView } from '../../shared/model/doc-content.ts';
+import type { RunRecord } from '../../shared/protocol/run-record.ts';
 import { waitFor } from './peer.ts';
 import type { ApiResponse, TestServer } from './server.ts';
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { ClaimsInput } from '../../server/auth/tokens.ts';
-import type { Role } from '../../shared/claims.ts';
+import type { Role } from '../../shared/protocol/claims.ts';
 import { callApi, type TestServer } from './server.ts';
 import { signTestToken } from './test-tokens.ts';
 

@@ -7,7 +7,7 @@ import type { ClaimsInput } from '../../server/auth/tokens.ts';
 import { signTestToken } from './test-tokens.ts';
 import type { AgentChoice } from '../../server/config.ts';
 import type { Limits } from '../../server/limits.ts';
-import type { Role } from '../../shared/claims.ts';
+import type { Role } from '../../shared/protocol/claims.ts';
 
 export interface ApiRequest {
   method?: string;

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { ClaimsInput } from '../../server/auth/tokens.ts';
 import { newTokenId } from '../../server/auth/tokens.ts';
 import { readKeys } from '../../server/auth/keys.ts';
-import { parseClaims } from '../../shared/claims.ts';
+import { parseClaims } from '../../shared/protocol/claims.ts';
 
 /**
  * Signs a token synchronously, as the server's jose signer would (a compact HS256 JWS with the

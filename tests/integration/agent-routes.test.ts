@@ -1,8 +1,8 @@
 import * as Y from 'yjs';
 import { describe, expect, it } from 'vitest';
-import type { Role } from '../../shared/claims.ts';
-import { docName } from '../../shared/doc-layout.ts';
-import { readRunRecords } from '../../shared/run-record.ts';
+import type { Role } from '../../shared/protocol/claims.ts';
+import { docName } from '../../shared/model/doc-layout.ts';
+import { readRunRecords } from '../../shared/protocol/run-record.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
 import { afterHandled, connectPeer, roundTrip, waitFor, type Peer } from '../helpers/peer.ts';
 import { agentApi, blocksOf, createDoc, getRun, heldPoll, instruct, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';

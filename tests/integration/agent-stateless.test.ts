@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentReply } from '../../shared/agent-messages.ts';
+import type { AgentReply } from '../../shared/protocol/agent-messages.ts';
 import { connectPeer, waitFor } from '../helpers/peer.ts';
 import { getRun, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Role } from '../../shared/claims.ts';
-import { readAnnotation } from '../../shared/annotations.ts';
-import { docName, docParts } from '../../shared/doc-layout.ts';
+import type { Role } from '../../shared/protocol/claims.ts';
+import { readAnnotation } from '../../shared/notes/annotations.ts';
+import { docName, docParts } from '../../shared/model/doc-layout.ts';
 import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { pinAnnotation } from '../helpers/notes.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { revokeInDataDir } from '../../server/auth/revoke.ts';
-import { decodeClaims } from '../../shared/claims.ts';
+import { decodeClaims } from '../../shared/protocol/claims.ts';
 import { connectPeer, waitFor } from '../helpers/peer.ts';
 import { agentApi, createDoc, instruct } from '../helpers/runs.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';

@@ -1,15 +1,15 @@
 import * as Y from 'yjs';
 import { HocuspocusProvider } from '@hocuspocus/provider';
 import { describe, expect, it } from 'vitest';
-import type { Role } from '../../shared/claims.ts';
-import { readBlocks } from '../../shared/doc-content.ts';
-import { docName, runsParts } from '../../shared/doc-layout.ts';
-import { denialReasons } from '../../shared/denials.ts';
+import type { Role } from '../../shared/protocol/claims.ts';
+import { readBlocks } from '../../shared/model/doc-content.ts';
+import { docName, runsParts } from '../../shared/model/doc-layout.ts';
+import { denialReasons } from '../../shared/protocol/denials.ts';
 import { afterHandled, connectPeer, roundTrip, type Peer } from '../helpers/peer.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { appendParagraph } from '../helpers/doc-builder.ts';
 import { addAnnotation } from '../helpers/notes.ts';
-import { readAnnotations } from '../../shared/annotations.ts';
+import { readAnnotations } from '../../shared/notes/annotations.ts';
 
 const server = useTestServer();
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signToken } from '../../server/auth/tokens.ts';
 import { fixedKeyRing } from '../../server/auth/keys.ts';
-import type { Role } from '../../shared/claims.ts';
+import type { Role } from '../../shared/protocol/claims.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { decodeClaims } from '../../shared/claims.ts';
+import { decodeClaims } from '../../shared/protocol/claims.ts';
 import { waitFor } from '../helpers/peer.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 

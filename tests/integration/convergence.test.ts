@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readBlocks } from '../../shared/doc-content.ts';
+import { readBlocks } from '../../shared/model/doc-content.ts';
 import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { appendParagraph, appendToBlock } from '../helpers/doc-builder.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveAnchor, type Anchor } from '../../shared/anchors.ts';
+import { resolveAnchor, type Anchor } from '../../shared/model/anchors.ts';
 import { connectPeer, waitFor } from '../helpers/peer.ts';
 import { agentApi, getRun, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';

@@ -1,9 +1,9 @@
 import * as Y from 'yjs';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { readAnnotation } from '../../shared/annotations.ts';
-import { addTurn } from '../../shared/annotations-writers.ts';
-import { maxNotesUpdateBytes } from '../../shared/notes-rules.ts';
-import { docName } from '../../shared/doc-layout.ts';
+import { readAnnotation } from '../../shared/notes/annotations.ts';
+import { addTurn } from '../../shared/notes/annotations-writers.ts';
+import { maxNotesUpdateBytes } from '../../shared/notes/notes-rules.ts';
+import { docName } from '../../shared/model/doc-layout.ts';
 import { openSqliteStore } from '../../server/store/sqlite-store.ts';
 import { waitFor } from '../helpers/peer.ts';
 import { addAnnotation } from '../helpers/notes.ts';

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import * as Y from 'yjs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { readAnnotations, type Annotation } from '../../shared/annotations.ts';
-import { docName, notesParts } from '../../shared/doc-layout.ts';
-import { instructionStates } from '../../shared/annotations.ts';
-import { maxNotesUpdateBytes, snapshotNotes } from '../../shared/notes-rules.ts';
+import { readAnnotations, type Annotation } from '../../shared/notes/annotations.ts';
+import { docName, notesParts } from '../../shared/model/doc-layout.ts';
+import { instructionStates } from '../../shared/notes/annotations.ts';
+import { maxNotesUpdateBytes, snapshotNotes } from '../../shared/notes/notes-rules.ts';
 import { RawCollabClient, type Outcome } from '../helpers/raw-collab.ts';
 import { createDoc, instruct } from '../helpers/runs.ts';
 import { looseAnchor } from '../helpers/notes.ts';

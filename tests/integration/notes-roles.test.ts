@@ -1,9 +1,9 @@
 import * as Y from 'yjs';
 import { describe, expect, it } from 'vitest';
-import { readAnnotation, readAnnotations, type Author } from '../../shared/annotations.ts';
-import { addTurn, deleteAnnotation, setInstructionState } from '../../shared/annotations-writers.ts';
-import type { Role } from '../../shared/claims.ts';
-import { docName, notesParts } from '../../shared/doc-layout.ts';
+import { readAnnotation, readAnnotations, type Author } from '../../shared/notes/annotations.ts';
+import { addTurn, deleteAnnotation, setInstructionState } from '../../shared/notes/annotations-writers.ts';
+import type { Role } from '../../shared/protocol/claims.ts';
+import { docName, notesParts } from '../../shared/model/doc-layout.ts';
 import { connectPeer, roundTrip, waitFor, type Peer } from '../helpers/peer.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { addAnnotation } from '../helpers/notes.ts';

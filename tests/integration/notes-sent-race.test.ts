@@ -1,8 +1,8 @@
 import * as Y from 'yjs';
 import { describe, expect, it } from 'vitest';
-import { readAnnotation } from '../../shared/annotations.ts';
-import { editInstructionText, setInstructionState } from '../../shared/annotations-writers.ts';
-import { docName, notesParts } from '../../shared/doc-layout.ts';
+import { readAnnotation } from '../../shared/notes/annotations.ts';
+import { editInstructionText, setInstructionState } from '../../shared/notes/annotations-writers.ts';
+import { docName, notesParts } from '../../shared/model/doc-layout.ts';
 import { connectPeer, waitFor } from '../helpers/peer.ts';
 import { notesPeer, type Principal } from '../helpers/notes-peers.ts';
 import { createDoc, getRun, instruct } from '../helpers/runs.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { addTurn, deleteAnnotation, setInstructionState, setResolved } from '../../shared/annotations-writers.ts';
-import { readAnnotations } from '../../shared/annotations.ts';
-import { serverOrigin } from '../../shared/origins.ts';
+import { addTurn, deleteAnnotation, setInstructionState, setResolved } from '../../shared/notes/annotations-writers.ts';
+import { readAnnotations } from '../../shared/notes/annotations.ts';
+import { serverOrigin } from '../../shared/model/origins.ts';
 import { NotesShadow } from '../../server/extensions/notes-shadow.ts';
 import { addAnnotation } from '../helpers/notes.ts';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { readBlocks } from '../../shared/doc-content.ts';
-import { docParts } from '../../shared/doc-layout.ts';
-import { readAnnotation } from '../../shared/annotations.ts';
+import { readBlocks } from '../../shared/model/doc-content.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
+import { readAnnotation } from '../../shared/notes/annotations.ts';
 import { addAnnotation } from '../helpers/notes.ts';
 import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

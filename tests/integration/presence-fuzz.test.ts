@@ -4,7 +4,7 @@ import * as Y from 'yjs';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
 import { awarenessFrame, awarenessUpdate, messageTypeOf, messageTypes, recordIncoming, sendRaw, statesSeenBy, syncFrame, syncTypes } from '../helpers/frames.ts';
-import { isPresenceColor, maxPresenceStateBytes } from '../../shared/presence.ts';
+import { isPresenceColor, maxPresenceStateBytes } from '../../shared/protocol/presence.ts';
 
 const server = useTestServer({ limits: { socketMessages: { burst: 1e6, perSecond: 1e6 } } });
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseInstruction } from '../../agents/reference/instruction-language.ts';
 import { planInstruction } from '../../agents/reference/plan.ts';
-import { markdownToDoc } from '../../shared/markdown.ts';
-import { viewBlock, type BlockView } from '../../shared/doc-content.ts';
+import { markdownToDoc } from '../../shared/model/markdown.ts';
+import { viewBlock, type BlockView } from '../../shared/model/doc-content.ts';
 
 function block(markdown: string): BlockView {
   return viewBlock(markdownToDoc(markdown).child(0));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Router } from '../../server/http/router.ts';
-import { Rejection } from '../../shared/rejection.ts';
+import { Rejection } from '../../shared/protocol/rejection.ts';
 
 const router = new Router<string>()
   .add('GET', '/api/docs', 'list')

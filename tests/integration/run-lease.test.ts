@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { docName } from '../../shared/doc-layout.ts';
-import { readRunRecords } from '../../shared/run-record.ts';
+import { docName } from '../../shared/model/doc-layout.ts';
+import { readRunRecords } from '../../shared/protocol/run-record.ts';
 import { connectPeer, waitFor } from '../helpers/peer.ts';
 import { agentApi, blocksOf, getRun, heldPoll, markdownOf, replaceOp, sentRun, waitForState } from '../helpers/runs.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';

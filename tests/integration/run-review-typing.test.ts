@@ -1,7 +1,7 @@
 import * as Y from 'yjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readProseMirrorDoc } from '../../shared/doc-content.ts';
-import { docParts } from '../../shared/doc-layout.ts';
+import { readProseMirrorDoc } from '../../shared/model/doc-content.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
 import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
 import { agentApi, getRun, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';

@@ -1,7 +1,7 @@
 import type { Node } from 'prosemirror-model';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Role } from '../../shared/claims.ts';
-import { readProseMirrorDoc } from '../../shared/doc-content.ts';
+import type { Role } from '../../shared/protocol/claims.ts';
+import { readProseMirrorDoc } from '../../shared/model/doc-content.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
 import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
 import { agentApi, blocksOf, getRun, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';

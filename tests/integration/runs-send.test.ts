@@ -1,11 +1,11 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Role } from '../../shared/claims.ts';
-import { readAnnotation, type Annotation } from '../../shared/annotations.ts';
-import { setResolved } from '../../shared/annotations-writers.ts';
-import { docName } from '../../shared/doc-layout.ts';
-import { readRunRecords } from '../../shared/run-record.ts';
+import type { Role } from '../../shared/protocol/claims.ts';
+import { readAnnotation, type Annotation } from '../../shared/notes/annotations.ts';
+import { setResolved } from '../../shared/notes/annotations-writers.ts';
+import { docName } from '../../shared/model/doc-layout.ts';
+import { readRunRecords } from '../../shared/protocol/run-record.ts';
 import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { pinAnnotation } from '../helpers/notes.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { docParts } from '../../shared/doc-layout.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
 import { connectPeer, waitFor } from '../helpers/peer.ts';
 import { agentApi, createDoc, getRun, instruct, markdownOf } from '../helpers/runs.ts';

@@ -6,8 +6,8 @@ import { useTestServer } from '../helpers/use-test-server.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
 import { messageTypeOf, messageTypes, recordIncoming, sendRaw, socketClosed, syncFrame, syncTypes } from '../helpers/frames.ts';
-import { docParts } from '../../shared/doc-layout.ts';
-import { denialReasons } from '../../shared/denials.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
+import { denialReasons } from '../../shared/protocol/denials.ts';
 
 const server = useTestServer({
   limits: { socketsPerSubject: 3, socketMessages: { burst: 120, perSecond: 1 } },

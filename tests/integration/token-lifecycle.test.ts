@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { addKey } from '../../server/auth/keys.ts';
 import { revokeInDataDir } from '../../server/auth/revoke.ts';
 import { tokenEndedCloseCode } from '../../server/auth/token-sweeper.ts';
-import { decodeClaims } from '../../shared/claims.ts';
-import { denialReasons } from '../../shared/denials.ts';
+import { decodeClaims } from '../../shared/protocol/claims.ts';
+import { denialReasons } from '../../shared/protocol/denials.ts';
 import { appendParagraph } from '../helpers/doc-builder.ts';
 import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
-import { readBlocks } from '../../shared/doc-content.ts';
+import { readBlocks } from '../../shared/model/doc-content.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
 const server = useTestServer();

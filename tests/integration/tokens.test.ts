@@ -7,7 +7,7 @@ import { SignJWT } from 'jose';
 import { signToken, verifyToken } from '../../server/auth/tokens.ts';
 import { addKey, fixedKeyRing, keyId, openKeyRing, readKeys, type SigningKey } from '../../server/auth/keys.ts';
 import { parseLifetime } from '../../server/auth/expiry.ts';
-import { decodeClaims } from '../../shared/claims.ts';
+import { decodeClaims } from '../../shared/protocol/claims.ts';
 
 const key = (secret = randomBytes(32)): SigningKey => ({ kid: keyId(secret), secret });
 const current = key();

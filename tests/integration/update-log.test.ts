@@ -5,7 +5,7 @@ import { Hocuspocus, Server } from '@hocuspocus/server';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as Y from 'yjs';
-import { docParts } from '../../shared/doc-layout.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
 import { Persistence } from '../../server/extensions/persistence.ts';
 import { openSqliteStore } from '../../server/store/sqlite-store.ts';
 import { sqliteUpdateLog } from '../../server/store/sqlite-update-log.ts';

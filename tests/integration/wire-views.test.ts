@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type * as v from 'valibot';
 import { AgentApiClient } from '../../agents/agent-api-client.ts';
-import { Rejection } from '../../shared/rejection.ts';
-import { parseRunRecord } from '../../shared/run-record.ts';
+import { Rejection } from '../../shared/protocol/rejection.ts';
+import { parseRunRecord } from '../../shared/protocol/run-record.ts';
 import { AuditPage } from '../../shared/wire/audit.ts';
 import { ClaimedRun, HeartbeatAnswer, OpsAnswer, QueuedRunList, RunStateAnswer } from '../../shared/wire/agent.ts';
 import { CreatedDoc, CreatedId, DocList, DocView } from '../../shared/wire/docs.ts';

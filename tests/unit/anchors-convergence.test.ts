@@ -4,14 +4,14 @@ import * as Y from 'yjs';
 import type { Node } from 'prosemirror-model';
 import { EditorState } from 'prosemirror-state';
 import { initProseMirrorDoc, updateYFragment } from 'y-prosemirror';
-import { anchorFromRange, resolveAnchor, type Anchor, type ProsemirrorMapping } from '../../shared/anchors.ts';
-import { readAnnotations } from '../../shared/annotations.ts';
-import { createAnnotation } from '../../shared/annotations-writers.ts';
-import { docParts } from '../../shared/doc-layout.ts';
-import { readProseMirrorDoc, writeInitialContent } from '../../shared/doc-content.ts';
-import { markdownToDoc } from '../../shared/markdown.ts';
-import { importOrigin, runOrigin } from '../../shared/origins.ts';
-import { schema } from '../../shared/schema.ts';
+import { anchorFromRange, resolveAnchor, type Anchor, type ProsemirrorMapping } from '../../shared/model/anchors.ts';
+import { readAnnotations } from '../../shared/notes/annotations.ts';
+import { createAnnotation } from '../../shared/notes/annotations-writers.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
+import { readProseMirrorDoc, writeInitialContent } from '../../shared/model/doc-content.ts';
+import { markdownToDoc } from '../../shared/model/markdown.ts';
+import { importOrigin, runOrigin } from '../../shared/model/origins.ts';
+import { schema } from '../../shared/model/schema.ts';
 
 /*
  * Convergence of anchors: three replicas of a text Y.Doc pin one word, edit concurrently, exchange

@@ -11,14 +11,14 @@ import {
   resolveAnchor,
   resolveAnchors,
   type ProsemirrorMapping,
-} from '../../shared/anchors.ts';
-import { readAnnotations } from '../../shared/annotations.ts';
-import { createAnnotation, setAnchor } from '../../shared/annotations-writers.ts';
-import { docParts } from '../../shared/doc-layout.ts';
-import { changeContent, readProseMirrorDoc, writeInitialContent } from '../../shared/doc-content.ts';
-import { markdownToDoc } from '../../shared/markdown.ts';
-import { importOrigin, runOrigin } from '../../shared/origins.ts';
-import { schema } from '../../shared/schema.ts';
+} from '../../shared/model/anchors.ts';
+import { readAnnotations } from '../../shared/notes/annotations.ts';
+import { createAnnotation, setAnchor } from '../../shared/notes/annotations-writers.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
+import { changeContent, readProseMirrorDoc, writeInitialContent } from '../../shared/model/doc-content.ts';
+import { markdownToDoc } from '../../shared/model/markdown.ts';
+import { importOrigin, runOrigin } from '../../shared/model/origins.ts';
+import { schema } from '../../shared/model/schema.ts';
 
 function textDoc(markdown: string): Y.Doc {
   const ydoc = new Y.Doc();

@@ -4,9 +4,9 @@ import { EditorState, TextSelection, type Transaction } from 'prosemirror-state'
 import type { Node } from 'prosemirror-model';
 import type { DecorationSet } from 'prosemirror-view';
 import { ySyncPluginKey } from 'y-prosemirror';
-import { schema } from '../../shared/schema.ts';
-import type { Annotation } from '../../shared/annotations.ts';
-import type { Anchor } from '../../shared/anchors.ts';
+import { schema } from '../../shared/model/schema.ts';
+import type { Annotation } from '../../shared/notes/annotations.ts';
+import type { Anchor } from '../../shared/model/anchors.ts';
 import { annotationsKey, annotationsPlugin, placedKey, setAnnotationsTr, type Placed, type Placement } from '../../client/annotation-plugin.ts';
 import { AnnotationPlacer } from '../../client/annotation-placer.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { readAnnotation, readAnnotations, type Annotation } from '../../shared/annotations.ts';
+import { readAnnotation, readAnnotations, type Annotation } from '../../shared/notes/annotations.ts';
 import {
   addTurn,
   createAnnotation,
@@ -12,9 +12,9 @@ import {
   restoreInstructionState,
   setResolved,
   type NewAnnotation,
-} from '../../shared/annotations-writers.ts';
-import { notesParts } from '../../shared/doc-layout.ts';
-import { serverOrigin } from '../../shared/origins.ts';
+} from '../../shared/notes/annotations-writers.ts';
+import { notesParts } from '../../shared/model/doc-layout.ts';
+import { serverOrigin } from '../../shared/model/origins.ts';
 
 const anchor = {
   from: { type: { client: 1, clock: 1 }, item: { client: 1, clock: 8 }, assoc: 0 },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { parseAnnotation, readAnnotation, readAnnotations } from '../../shared/annotations.ts';
-import { notesParts } from '../../shared/doc-layout.ts';
+import { parseAnnotation, readAnnotation, readAnnotations } from '../../shared/notes/annotations.ts';
+import { notesParts } from '../../shared/model/doc-layout.ts';
 
 const anchor = {
   from: { type: { client: 1, clock: 1 }, item: { client: 1, clock: 8 }, assoc: 0 },

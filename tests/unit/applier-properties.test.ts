@@ -2,16 +2,16 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import * as Y from 'yjs';
 import { Fragment, type Node } from 'prosemirror-model';
-import { applyOps, type ApplierRun } from '../../shared/applier.ts';
-import { clearChangeMarks } from '../../shared/applier-marks.ts';
-import { readBlocks, readProseMirrorDoc, writeInitialContent } from '../../shared/doc-content.ts';
-import { docParts } from '../../shared/doc-layout.ts';
-import { markdownToBlocks, withoutChangeMarks } from '../../shared/markdown.ts';
-import { opKinds } from '../../shared/op-kinds.ts';
-import type { Op } from '../../shared/ops.ts';
-import { importOrigin, runOrigin, serverOrigin } from '../../shared/origins.ts';
-import { runUndoManager, undoRun } from '../../shared/run-scope.ts';
-import { schema } from '../../shared/schema.ts';
+import { applyOps, type ApplierRun } from '../../shared/applier/applier.ts';
+import { clearChangeMarks } from '../../shared/applier/applier-marks.ts';
+import { readBlocks, readProseMirrorDoc, writeInitialContent } from '../../shared/model/doc-content.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
+import { markdownToBlocks, withoutChangeMarks } from '../../shared/model/markdown.ts';
+import { opKinds } from '../../shared/applier/op-kinds.ts';
+import type { Op } from '../../shared/applier/ops.ts';
+import { importOrigin, runOrigin, serverOrigin } from '../../shared/model/origins.ts';
+import { runUndoManager, undoRun } from '../../shared/applier/run-scope.ts';
+import { schema } from '../../shared/model/schema.ts';
 
 /*
  * Properties of the applier over random documents, random batches and random concurrent human

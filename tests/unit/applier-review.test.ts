@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import type { Node } from 'prosemirror-model';
-import { applyOps } from '../../shared/applier.ts';
-import { clearChangeMarks } from '../../shared/applier-marks.ts';
-import { blockHash, readBlocks, readProseMirrorDoc } from '../../shared/doc-content.ts';
-import { docParts } from '../../shared/doc-layout.ts';
-import { blockToMarkdown, withoutChangeMarks } from '../../shared/markdown.ts';
-import type { Op } from '../../shared/ops.ts';
-import { runOrigin, serverOrigin } from '../../shared/origins.ts';
-import { keepRunDeletions, restoreRunScope, runUndoManager, saveRunScope, undoRun } from '../../shared/run-scope.ts';
+import { applyOps } from '../../shared/applier/applier.ts';
+import { clearChangeMarks } from '../../shared/applier/applier-marks.ts';
+import { blockHash, readBlocks, readProseMirrorDoc } from '../../shared/model/doc-content.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
+import { blockToMarkdown, withoutChangeMarks } from '../../shared/model/markdown.ts';
+import type { Op } from '../../shared/applier/ops.ts';
+import { runOrigin, serverOrigin } from '../../shared/model/origins.ts';
+import { keepRunDeletions, restoreRunScope, runUndoManager, saveRunScope, undoRun } from '../../shared/applier/run-scope.ts';
 import { makeYDoc } from '../helpers/doc-builder.ts';
 import { bytes, markdown, markdowns, replaceOp, setup } from '../helpers/applier-fixture.ts';
 
@@ -125,7 +125,7 @@ describe('change marks', () => {
   });
 });
 
-describe('the run scope (shared/run-scope.ts)', () => {
+describe('the run scope (shared/applier/run-scope.ts)', () => {
   it('[REV2] Discard undoes the run and keeps what a person typed meanwhile', () => {
     const { ydoc, blocks, run, origin } = setup();
     const um = runUndoManager(ydoc, origin);

@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { applyOps, type ApplierRun, type ApplyResult } from '../../shared/applier.ts';
-import { anchorFromRange, resolveAnchor } from '../../shared/anchors.ts';
-import { readBlocks, readProseMirrorDoc } from '../../shared/doc-content.ts';
-import { docParts } from '../../shared/doc-layout.ts';
-import type { Op } from '../../shared/ops.ts';
-import { runUndoManager } from '../../shared/run-scope.ts';
-import { serverOrigin } from '../../shared/origins.ts';
-import { acceptRunText } from '../../shared/pending-delete.ts';
+import { applyOps, type ApplierRun, type ApplyResult } from '../../shared/applier/applier.ts';
+import { anchorFromRange, resolveAnchor } from '../../shared/model/anchors.ts';
+import { readBlocks, readProseMirrorDoc } from '../../shared/model/doc-content.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
+import type { Op } from '../../shared/applier/ops.ts';
+import { runUndoManager } from '../../shared/applier/run-scope.ts';
+import { serverOrigin } from '../../shared/model/origins.ts';
+import { acceptRunText } from '../../shared/applier/pending-delete.ts';
 import { bytes, markdown, markdowns, replaceOp, setup } from '../helpers/applier-fixture.ts';
 
 /*
- * The applier (shared/applier.ts): validation, precedence of refusals, all-or-nothing writes as
+ * The applier (shared/applier/applier.ts): validation, precedence of refusals, all-or-nothing writes as
  * one transaction of the run, minimal diffs that keep anchors and concurrent typing. Change marks
  * and the undo scope: applier-review.test.ts; random batches: applier-properties.test.ts.
  */

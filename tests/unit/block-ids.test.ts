@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { EditorState, TextSelection } from 'prosemirror-state';
 import { splitBlock } from 'prosemirror-commands';
 import { Slice } from 'prosemirror-model';
-import { schema } from '../../shared/schema.ts';
-import { blockIdsPlugin, blocksNeedingIds, withBlockIds } from '../../shared/block-ids.ts';
-import { markdownToDoc } from '../../shared/markdown.ts';
+import { schema } from '../../shared/model/schema.ts';
+import { blockIdsPlugin, blocksNeedingIds, withBlockIds } from '../../shared/model/block-ids.ts';
+import { markdownToDoc } from '../../shared/model/markdown.ts';
 
 function ids(state: EditorState): string[] {
   const out: string[] = [];

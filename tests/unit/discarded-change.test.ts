@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { parseAnnotation, readAnnotation, type Author } from '../../shared/annotations.ts';
-import { createAnnotation, setAnchor, type NewAnnotation } from '../../shared/annotations-writers.ts';
-import { notesParts } from '../../shared/doc-layout.ts';
-import { checkNotesChange, snapshotNotes } from '../../shared/notes-rules.ts';
-import { serverOrigin } from '../../shared/origins.ts';
+import { parseAnnotation, readAnnotation, type Author } from '../../shared/notes/annotations.ts';
+import { createAnnotation, setAnchor, type NewAnnotation } from '../../shared/notes/annotations-writers.ts';
+import { notesParts } from '../../shared/model/doc-layout.ts';
+import { checkNotesChange, snapshotNotes } from '../../shared/notes/notes-rules.ts';
+import { serverOrigin } from '../../shared/model/origins.ts';
 
 /*
  * `discardedChange`: the field Discard run with a reason writes on the draft instruction it

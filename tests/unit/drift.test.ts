@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import type { Node } from 'prosemirror-model';
-import { anchorForBlock, anchorFromRange } from '../../shared/anchors.ts';
-import { maxQuoteLength } from '../../shared/annotations.ts';
-import { docParts } from '../../shared/doc-layout.ts';
-import { readProseMirrorDoc, writeInitialContent } from '../../shared/doc-content.ts';
-import { detectDrift, driftOf } from '../../shared/drift.ts';
-import { markdownToDoc } from '../../shared/markdown.ts';
-import { importOrigin } from '../../shared/origins.ts';
+import { anchorForBlock, anchorFromRange } from '../../shared/model/anchors.ts';
+import { maxQuoteLength } from '../../shared/notes/annotations.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
+import { readProseMirrorDoc, writeInitialContent } from '../../shared/model/doc-content.ts';
+import { detectDrift, driftOf } from '../../shared/notes/drift.ts';
+import { markdownToDoc } from '../../shared/model/markdown.ts';
+import { importOrigin } from '../../shared/model/origins.ts';
 
 /* Drift (shared/PROTOCOL.md RUN5): pinned text that changed between pinning and Send. */
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EditorState, TextSelection, type Command } from 'prosemirror-state';
-import { schema } from '../../shared/schema.ts';
+import { schema } from '../../shared/model/schema.ts';
 import { toolbarItems, type ToolbarItem } from '../../client/editor-commands.ts';
 import { parseRoute } from '../../client/router.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { markdownToDoc, docToMarkdown } from '../../shared/markdown.ts';
+import { markdownToDoc, docToMarkdown } from '../../shared/model/markdown.ts';
 
 const sample = `# Title
 

@@ -10,12 +10,12 @@ import {
   setInstructionState,
   setResolved,
   type NewAnnotation,
-} from '../../shared/annotations-writers.ts';
-import type { Author } from '../../shared/annotations.ts';
-import type { Role } from '../../shared/claims.ts';
-import { notesParts } from '../../shared/doc-layout.ts';
-import { checkNotesChange, heldInstructions, maxClockSkewMs, snapshotNotes, type NotesRule } from '../../shared/notes-rules.ts';
-import { serverOrigin } from '../../shared/origins.ts';
+} from '../../shared/notes/annotations-writers.ts';
+import type { Author } from '../../shared/notes/annotations.ts';
+import type { Role } from '../../shared/protocol/claims.ts';
+import { notesParts } from '../../shared/model/doc-layout.ts';
+import { checkNotesChange, heldInstructions, maxClockSkewMs, snapshotNotes, type NotesRule } from '../../shared/notes/notes-rules.ts';
+import { serverOrigin } from '../../shared/model/origins.ts';
 
 const anchor = {
   from: { type: { client: 1, clock: 1 }, item: { client: 1, clock: 8 }, assoc: 0 },

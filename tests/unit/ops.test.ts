@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { maxOpIdLength, maxOpMarkdownLength, maxOpsPerBatch, parseOps, type Op } from '../../shared/ops.ts';
+import { maxOpIdLength, maxOpMarkdownLength, maxOpsPerBatch, parseOps, type Op } from '../../shared/applier/ops.ts';
 
 /*
  * parseOps: the one reader of an agent's batch (docs/api.md, "Ops"). Replay a fast-check failure

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { applyOps } from '../../shared/applier.ts';
-import { readProseMirrorDoc } from '../../shared/doc-content.ts';
-import { docParts } from '../../shared/doc-layout.ts';
-import { serverOrigin } from '../../shared/origins.ts';
-import { acceptRunText, notAppliedNote, parsePendingDelete, pendingDeletes } from '../../shared/pending-delete.ts';
-import { runUndoManager, undoRun } from '../../shared/run-scope.ts';
+import { applyOps } from '../../shared/applier/applier.ts';
+import { readProseMirrorDoc } from '../../shared/model/doc-content.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
+import { serverOrigin } from '../../shared/model/origins.ts';
+import { acceptRunText, notAppliedNote, parsePendingDelete, pendingDeletes } from '../../shared/applier/pending-delete.ts';
+import { runUndoManager, undoRun } from '../../shared/applier/run-scope.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
 import { bytes, markdowns, replaceOp, setup } from '../helpers/applier-fixture.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { roles, type Role } from '../../shared/claims.ts';
-import { actions, coversDoc, may, mayCreateDocs, mayWritePart, type Action } from '../../shared/permissions.ts';
+import { roles, type Role } from '../../shared/protocol/claims.ts';
+import { actions, coversDoc, may, mayCreateDocs, mayWritePart, type Action } from '../../shared/protocol/permissions.ts';
 
 /**
  * README's "Security model" table, row by row, as the roles each action is for:

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPresenceColor, maxPresenceStateBytes, readPresenceUser, sanitizePresenceState } from '../../shared/presence.ts';
+import { isPresenceColor, maxPresenceStateBytes, readPresenceUser, sanitizePresenceState } from '../../shared/protocol/presence.ts';
 
 const identity = { name: 'Ada', role: 'commenter' as const };
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EditorState, TextSelection, type Transaction } from 'prosemirror-state';
 import type { Node } from 'prosemirror-model';
 import type { DecorationSet } from 'prosemirror-view';
-import { schema } from '../../shared/schema.ts';
+import { schema } from '../../shared/model/schema.ts';
 import { reviewKey, reviewPlugin, setRunsTr } from '../../client/review-plugin.ts';
 
 const { nodes, marks } = schema;

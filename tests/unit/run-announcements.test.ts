@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunRecord, RunState } from '../../shared/run-record.ts';
+import type { RunRecord, RunState } from '../../shared/protocol/run-record.ts';
 import { runAnnouncements, type RunStatus } from '../../client/run-announcer.ts';
 
 /* What the app's live region says about runs (README, "Using it"). */

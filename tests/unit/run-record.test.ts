@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { runsParts } from '../../shared/doc-layout.ts';
-import { parseRunRecord, readRunRecords, type RunRecord } from '../../shared/run-record.ts';
+import { runsParts } from '../../shared/model/doc-layout.ts';
+import { parseRunRecord, readRunRecords, type RunRecord } from '../../shared/protocol/run-record.ts';
 
 const record: RunRecord = {
   runId: 'r1',

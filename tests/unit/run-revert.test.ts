@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { applyOps } from '../../shared/applier.ts';
-import { docParts } from '../../shared/doc-layout.ts';
-import { revertOrigin, serverOrigin, type Origin } from '../../shared/origins.ts';
-import { acceptRunText } from '../../shared/pending-delete.ts';
-import { applyRevert, planRevert } from '../../shared/run-revert.ts';
-import { runUndoManager, saveRunScope, withDeletions } from '../../shared/run-scope.ts';
+import { applyOps } from '../../shared/applier/applier.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
+import { revertOrigin, serverOrigin, type Origin } from '../../shared/model/origins.ts';
+import { acceptRunText } from '../../shared/applier/pending-delete.ts';
+import { applyRevert, planRevert } from '../../shared/applier/run-revert.ts';
+import { runUndoManager, saveRunScope, withDeletions } from '../../shared/applier/run-scope.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
 import { markdowns, replaceOp, setup } from '../helpers/applier-fixture.ts';
 

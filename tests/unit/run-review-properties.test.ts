@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import * as Y from 'yjs';
-import { applyOps, type ApplierRun } from '../../shared/applier.ts';
-import { readBlocks, readProseMirrorDoc, writeInitialContent } from '../../shared/doc-content.ts';
-import { docParts } from '../../shared/doc-layout.ts';
-import { markdownToBlocks } from '../../shared/markdown.ts';
-import { opKinds } from '../../shared/op-kinds.ts';
-import type { Op } from '../../shared/ops.ts';
-import { importOrigin, revertOrigin, runOrigin, serverOrigin } from '../../shared/origins.ts';
-import { acceptRunText, pendingDeletes } from '../../shared/pending-delete.ts';
-import { applyRevert, planRevert } from '../../shared/run-revert.ts';
-import { keepRunDeletions, restoreRunScope, runUndoManager, saveRunScope, undoRun, withDeletions } from '../../shared/run-scope.ts';
-import { schema } from '../../shared/schema.ts';
+import { applyOps, type ApplierRun } from '../../shared/applier/applier.ts';
+import { readBlocks, readProseMirrorDoc, writeInitialContent } from '../../shared/model/doc-content.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
+import { markdownToBlocks } from '../../shared/model/markdown.ts';
+import { opKinds } from '../../shared/applier/op-kinds.ts';
+import type { Op } from '../../shared/applier/ops.ts';
+import { importOrigin, revertOrigin, runOrigin, serverOrigin } from '../../shared/model/origins.ts';
+import { acceptRunText, pendingDeletes } from '../../shared/applier/pending-delete.ts';
+import { applyRevert, planRevert } from '../../shared/applier/run-revert.ts';
+import { keepRunDeletions, restoreRunScope, runUndoManager, saveRunScope, undoRun, withDeletions } from '../../shared/applier/run-scope.ts';
+import { schema } from '../../shared/model/schema.ts';
 
 /*
  * Nothing a person types is lost to a run's review (OP7, REV6, REV7), over random documents,

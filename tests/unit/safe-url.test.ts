@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Mark } from 'prosemirror-model';
-import { isSafeLinkHref, safeLinkHref } from '../../shared/safe-url.ts';
-import { schema } from '../../shared/schema.ts';
-import { docToMarkdown, markdownToDoc } from '../../shared/markdown.ts';
+import { isSafeLinkHref, safeLinkHref } from '../../shared/model/safe-url.ts';
+import { schema } from '../../shared/model/schema.ts';
+import { docToMarkdown, markdownToDoc } from '../../shared/model/markdown.ts';
 
 /**
  * Targets that run script or load a document of their own, written the ways that slip past a

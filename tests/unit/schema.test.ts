@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { schema, blockTypes } from '../../shared/schema.ts';
+import { schema, blockTypes } from '../../shared/model/schema.ts';
 
 describe('schema', () => {
   it('lets every container be empty, so concurrent deletions never leave unbuildable content', () => {

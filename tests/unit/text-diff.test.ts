@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { textDiff } from '../../shared/text-diff.ts';
+import { textDiff } from '../../shared/applier/text-diff.ts';
 
 describe('textDiff', () => {
   it('replaces whole words rather than sharing stray letters', () => {

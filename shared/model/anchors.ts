@@ -7,7 +7,7 @@ import {
 } from 'y-prosemirror';
 import { schema } from './schema.ts';
 import { docParts } from './doc-layout.ts';
-import { maxQuoteLength } from './limits.ts';
+import { maxQuoteLength } from '../protocol/limits.ts';
 
 /**
  * Anchors: where an annotation is pinned in a document's text Y.Doc (`<id>`).

@@ -1,7 +1,7 @@
 import * as Y from 'yjs';
-import type { Role } from './claims.ts';
-import { may } from './permissions.ts';
-import { notesParts } from './doc-layout.ts';
+import type { Role } from '../protocol/claims.ts';
+import { may } from '../protocol/permissions.ts';
+import { notesParts } from '../model/doc-layout.ts';
 import { parseAnnotation, type Annotation, type Author, type InstructionState, type ParseResult } from './annotations.ts';
 import canonicalize from 'canonicalize';
 
@@ -36,7 +36,7 @@ import canonicalize from 'canonicalize';
  *   `clock.now + maxClockSkewMs`.
  *
  * Editors may resolve, re-pin and delete any record, invalid ones included. Which role may do
- * each of these is the table of shared/permissions.ts (`notes.comment`, `notes.instruct`,
+ * each of these is the table of shared/protocol/permissions.ts (`notes.comment`, `notes.instruct`,
  * `notes.resolve`, `notes.moderate`).
  *
  * NOTES11 (nothing outside the annotations map) and NOTES12 (size) are about an update as a

@@ -1,8 +1,8 @@
 import * as Y from 'yjs';
-import { docParts } from './doc-layout.ts';
-import { newBlockId } from './block-ids.ts';
-import type { Origin } from './origins.ts';
-import type { NotReverted } from './run-record.ts';
+import { docParts } from '../model/doc-layout.ts';
+import { newBlockId } from '../model/block-ids.ts';
+import type { Origin } from '../model/origins.ts';
+import type { NotReverted } from '../protocol/run-record.ts';
 import { runUndoManager, type SavedRunScope } from './run-scope.ts';
 import { renewRepeatedIds, sparePeoplesTyping, subtract } from './undo-keeps-typing.ts';
 

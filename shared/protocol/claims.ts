@@ -1,5 +1,5 @@
-import { isDocId } from './doc-layout.ts';
-import { isOpKind, type OpKind } from './op-kinds.ts';
+import { isDocId } from '../model/doc-layout.ts';
+import { isOpKind, type OpKind } from '../applier/op-kinds.ts';
 
 /**
  * The claims a token carries. A token is a JWT, `header.claims.signature` in base64url

@@ -1,7 +1,7 @@
 import * as Y from 'yjs';
-import { notesParts } from './doc-layout.ts';
-import { maxQuoteLength } from './limits.ts';
-import type { Anchor, RelativePositionJSON } from './anchors.ts';
+import { notesParts } from '../model/doc-layout.ts';
+import { maxQuoteLength } from '../protocol/limits.ts';
+import type { Anchor, RelativePositionJSON } from '../model/anchors.ts';
 
 /**
  * Annotation records: comments (to people) and instructions (work orders for an agent), kept in
@@ -74,7 +74,7 @@ export interface Instruction extends AnnotationBase {
 export type Annotation = Comment | Instruction;
 
 export const maxTextLength = 10_000;
-export { maxQuoteLength } from './limits.ts';
+export { maxQuoteLength } from '../protocol/limits.ts';
 export const maxNameLength = 200;
 
 export type ParseResult = { ok: true; annotation: Annotation } | { ok: false; reason: string };

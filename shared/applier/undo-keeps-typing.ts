@@ -1,6 +1,6 @@
 import * as Y from 'yjs';
-import { docParts } from './doc-layout.ts';
-import type { Origin } from './origins.ts';
+import { docParts } from '../model/doc-layout.ts';
+import type { Origin } from '../model/origins.ts';
 import { pendingDeleteAttr } from './pending-delete-attr.ts';
 
 /**

@@ -1,14 +1,14 @@
 import * as Y from 'yjs';
 import type { Node } from 'prosemirror-model';
-import { blockHash } from './doc-content.ts';
-import { docParts } from './doc-layout.ts';
-import { blockToMarkdown, markdownToBlocks } from './markdown.ts';
+import { blockHash } from '../model/doc-content.ts';
+import { docParts } from '../model/doc-layout.ts';
+import { blockToMarkdown, markdownToBlocks } from '../model/markdown.ts';
 import { changeMark } from './applier-marks.ts';
 import { newBlock, readBlock, updateBlock } from './applier-write.ts';
 import { markPendingDelete, pendingDeleteOf } from './pending-delete.ts';
 import { parseOps, type Op } from './ops.ts';
 import type { OpKind } from './op-kinds.ts';
-import type { Origin } from './origins.ts';
+import type { Origin } from '../model/origins.ts';
 
 /**
  * The applier: writes a batch of an agent's ops into a document's text Y.Doc, all or nothing.

@@ -1,7 +1,7 @@
 import * as Y from 'yjs';
-import { isDocId, runsParts } from './doc-layout.ts';
-import { checkAuthor, isRecordId, type Author } from './annotations.ts';
-import { isOpKind, type OpKind } from './op-kinds.ts';
+import { isDocId, runsParts } from '../model/doc-layout.ts';
+import { checkAuthor, isRecordId, type Author } from '../notes/annotations.ts';
+import { isOpKind, type OpKind } from '../applier/op-kinds.ts';
 
 /**
  * Run records: what `GET /api/runs/:runId` answers and what the server mirrors, as the same

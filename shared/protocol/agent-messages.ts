@@ -1,4 +1,4 @@
-import type { WireError } from './wire/errors.ts';
+import type { WireError } from '../wire/errors.ts';
 
 /**
  * The agent requests as Hocuspocus stateless messages (shared/PROTOCOL.md, AGENT1–AGENT4), and

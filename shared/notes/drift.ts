@@ -1,5 +1,5 @@
 import type * as Y from 'yjs';
-import { quoteOf, resolveAnchors, type Anchor, type ProsemirrorMapping, type ResolvedAnchor } from './anchors.ts';
+import { quoteOf, resolveAnchors, type Anchor, type ProsemirrorMapping, type ResolvedAnchor } from '../model/anchors.ts';
 
 /**
  * Drift (PROTOCOL.md RUN5): the text an annotation is pinned to changed after it was pinned.

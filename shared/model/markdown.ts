@@ -8,7 +8,7 @@ import { isSafeLinkHref } from './safe-url.ts';
 /**
  * Markdown import and export over the Tandem schema (CommonMark plus `~~strike~~`). Raw HTML
  * and images have no place in the schema: HTML is dropped, an image keeps its alt text. A link
- * or image whose target shared/safe-url.ts refuses is not parsed as one (markdown-it leaves its
+ * or image whose target shared/model/safe-url.ts refuses is not parsed as one (markdown-it leaves its
  * source as literal text), and a link mark holding such a target exports as its text alone.
  */
 

@@ -5,7 +5,7 @@ import { isOpKind, opKinds, type OpKind } from './op-kinds.ts';
  *
  * Every op names the instruction it answers. `expectHash` is the `hash` of the block as the
  * agent read it (`GET /api/docs/:id`, or the claim's document). Whether an op may be applied —
- * allowlist, fence, staleness, Markdown — is the applier's business (shared/applier.ts); this
+ * allowlist, fence, staleness, Markdown — is the applier's business (shared/applier/applier.ts); this
  * file only checks the shape.
  */
 

@@ -1,7 +1,7 @@
 import * as Y from 'yjs';
 import { Fragment, type Mark, type Node } from 'prosemirror-model';
-import { schema } from './schema.ts';
-import { withoutChangeMarks } from './markdown.ts';
+import { schema } from '../model/schema.ts';
+import { withoutChangeMarks } from '../model/markdown.ts';
 import { textDiff } from './text-diff.ts';
 
 /**

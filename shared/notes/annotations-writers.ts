@@ -1,8 +1,8 @@
 import * as Y from 'yjs';
-import { notesParts } from './doc-layout.ts';
-import { randomId } from './ids.ts';
-import type { Origin } from './origins.ts';
-import type { Anchor } from './anchors.ts';
+import { notesParts } from '../model/doc-layout.ts';
+import { randomId } from '../model/ids.ts';
+import type { Origin } from '../model/origins.ts';
+import type { Anchor } from '../model/anchors.ts';
 import {
   checkAnchor,
   checkAuthor,

@@ -131,7 +131,7 @@ const marks: Record<string, MarkSpec> = {
     toDOM: () => ['s', 0],
   },
   /**
-   * A link keeps only a target that shared/safe-url.ts accepts: pasted or dropped HTML with any
+   * A link keeps only a target that shared/model/safe-url.ts accepts: pasted or dropped HTML with any
    * other href gives plain text (the rule does not match), and a mark that holds another href
    * anyway (written as raw Yjs by an old or hostile client) renders as an `<a>` without href,
    * which is not a link.
@@ -156,7 +156,7 @@ const marks: Record<string, MarkSpec> = {
     },
   },
   /**
-   * Text a run inserted, linked to the instruction it answers (see shared/applier.ts). Only the
+   * Text a run inserted, linked to the instruction it answers (see shared/applier/applier.ts). Only the
    * applier writes it and Accept run removes it; it is no Markdown and never pasted (no
    * parseDOM). Kept last so that it sorts after every other mark in a mark set.
    */

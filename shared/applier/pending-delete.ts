@@ -1,16 +1,16 @@
 import * as Y from 'yjs';
-import { blockHash } from './doc-content.ts';
-import { docParts } from './doc-layout.ts';
+import { blockHash } from '../model/doc-content.ts';
+import { docParts } from '../model/doc-layout.ts';
 import { readBlock } from './applier-write.ts';
 import { clearChangeMarks } from './applier-marks.ts';
-import type { Origin } from './origins.ts';
+import type { Origin } from '../model/origins.ts';
 import { forEachOwnItem, pendingDeleteAttr, pendingDeleteOf, writersSince, type PendingDelete } from './pending-delete-attr.ts';
 
 export { notAppliedNote, parsePendingDelete, pendingDeleteAttr, pendingDeleteOf, type PendingDelete } from './pending-delete-attr.ts';
 
 /**
  * Deletion on Accept (PROTOCOL.md OP7, REV6): a run never removes a top-level block. It marks
- * it with the `deleting` attribute (shared/schema.ts) and the block stays in the text, shown
+ * it with the `deleting` attribute (shared/model/schema.ts) and the block stays in the text, shown
  * struck through, until the run is decided:
  * - Discard undoes the run, which takes the attribute off again: nothing was removed, so every
  *   character people typed in the block meanwhile, online or offline, is still there;

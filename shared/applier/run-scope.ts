@@ -1,14 +1,14 @@
 import * as Y from 'yjs';
-import { docParts } from './doc-layout.ts';
-import { newBlockId } from './block-ids.ts';
-import { serverOrigin, type Origin } from './origins.ts';
+import { docParts } from '../model/doc-layout.ts';
+import { newBlockId } from '../model/block-ids.ts';
+import { serverOrigin, type Origin } from '../model/origins.ts';
 import { renewRepeatedIds, sparePeoplesTyping } from './undo-keeps-typing.ts';
 
 /**
  * A run's undo scope: what Discard run takes back, held in a Y.UndoManager while the server
  * runs and persisted so that it survives a restart between apply and review.
  *
- * The UndoManager tracks only the run's origin object (shared/origins.ts: one per run), so
+ * The UndoManager tracks only the run's origin object (shared/model/origins.ts: one per run), so
  * undo removes exactly the run's inserted items and restores exactly the items it deleted;
  * edits of every other origin stay. Its capture timeout never expires: call `stopCapturing()`
  * when the run starts and when it ends, and every batch in between is one stack item.

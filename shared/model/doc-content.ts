@@ -7,7 +7,7 @@ import { blockToMarkdown } from './markdown.ts';
 import { contentHash } from './hash.ts';
 import type { Origin } from './origins.ts';
 
-import type { BlockView } from './wire/docs.ts';
+import type { BlockView } from '../wire/docs.ts';
 
 export type { BlockView };
 

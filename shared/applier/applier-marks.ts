@@ -1,13 +1,13 @@
 import * as Y from 'yjs';
 import type { Mark } from 'prosemirror-model';
-import { schema } from './schema.ts';
-import { docParts } from './doc-layout.ts';
-import { withoutChangeMarks } from './markdown.ts';
+import { schema } from '../model/schema.ts';
+import { docParts } from '../model/doc-layout.ts';
+import { withoutChangeMarks } from '../model/markdown.ts';
 import { readBlock, updateBlock } from './applier-write.ts';
-import type { Origin } from './origins.ts';
+import type { Origin } from '../model/origins.ts';
 
 /**
- * The review's `change` mark (shared/schema.ts): which run, answering which instruction,
+ * The review's `change` mark (shared/model/schema.ts): which run, answering which instruction,
  * inserted a piece of text. The applier puts it on exactly the characters a run inserts (see
  * applier-write.ts): marking text that Yjs keeps would be a format change on text people may
  * be editing, and a larger undo; Discard run removes the marks with the run's text. Accept run

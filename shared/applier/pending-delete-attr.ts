@@ -11,7 +11,7 @@ export interface PendingDelete {
   runId: string;
   /** The block's id when the run read it (the id its change names). */
   blockId: string;
-  /** The block hash the run read (shared/doc-content.ts `blockHash`). */
+  /** The block hash the run read (shared/model/doc-content.ts `blockHash`). */
   hash: string;
   /** Per Yjs client (as a decimal string), the next clock after the block's items at marking. */
   seen: Record<string, number>;

@@ -1,5 +1,5 @@
 import type { Claims, Role } from './claims.ts';
-import type { DocPart } from './doc-layout.ts';
+import type { DocPart } from '../model/doc-layout.ts';
 
 /**
  * Who may do what: the one table of actions × roles (README, "Security model"), consulted by
