@@ -8,6 +8,7 @@ import { docName } from '../../shared/doc-layout.ts';
 import { opKinds } from '../../shared/op-kinds.ts';
 import { serverOrigin } from '../../shared/origins.ts';
 import { coversDoc, may } from '../../shared/permissions.ts';
+import { claimedStates } from '../../shared/run-states.ts';
 import { readDocState } from '../docs/read-doc.ts';
 import type { StoredRun } from '../store/store.ts';
 import { parseCompleteInput, parseFailInput, parseOpsInput } from './agent-input.ts';
@@ -58,7 +59,7 @@ export class AgentService {
     const now = this.deps.now();
     if (!(await store.runs.claimRun(run.id, agentOf(principal), now, now + leaseMs))) {
       const current = await store.runs.getRun(run.id);
-      if (current?.state === 'claimed') throw new Rejection(409, 'ALREADY_CLAIMED', 'This run is already claimed by an agent.');
+      if (current && claimedStates.includes(current.state)) throw new Rejection(409, 'ALREADY_CLAIMED', 'This run is already claimed by an agent.');
       throw new Rejection(409, 'NOT_QUEUED', `This run is ${current?.state ?? 'gone'}; only a queued run can be claimed.`);
     }
     await mirror.refresh(run.docId);
@@ -170,7 +171,7 @@ export class AgentService {
 }
 
 function holdsClaim(run: StoredRun, principal: Claims, now: number): boolean {
-  return run.state === 'claimed' && run.claimedBy?.id === principal.sub && (run.leaseExpiresAt ?? 0) > now;
+  return claimedStates.includes(run.state) && run.claimedBy?.id === principal.sub && (run.leaseExpiresAt ?? 0) > now;
 }
 
 function agentOf(principal: Claims) {

@@ -1,3 +1,4 @@
+import { canTake } from '../../shared/run-states.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { takeBack } from './run-text.ts';
 
@@ -32,7 +33,7 @@ export class LeaseExpiry {
     for (const expired of await store.runs.expiredClaims(now())) {
       const done = await locks.run(expired.id, async () => {
         const run = await store.runs.getRun(expired.id);
-        if (!run || run.state !== 'claimed' || (run.leaseExpiresAt ?? 0) > now()) return false;
+        if (!run || !canTake('leaseExpired', run.state) || (run.leaseExpiresAt ?? 0) > now()) return false;
         return takeBack(this.deps, run, () => store.runs.requeueRun(run.id, now()));
       });
       if (!done) continue;

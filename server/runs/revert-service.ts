@@ -6,6 +6,7 @@ import type { NotReverted } from '../../shared/run-record.ts';
 import { applyRevert, planRevert, redoIsClean } from '../../shared/run-revert.ts';
 import { coversDoc, may } from '../../shared/permissions.ts';
 import { saveRunScope } from '../../shared/run-scope.ts';
+import { canTake } from '../../shared/run-states.ts';
 import { withDocument } from '../docs/with-document.ts';
 import { Rejection } from '../../shared/rejection.ts';
 import type { StoredRun } from '../store/store.ts';
@@ -30,7 +31,7 @@ export class RevertService {
     const { store, locks, mirror, hocuspocus, scopes } = this.deps;
     const notReverted = await locks.run(run.id, async () => {
       const current = (await store.runs.getRun(run.id)) ?? run;
-      if (current.state !== 'accepted') throw notAccepted(current.state);
+      if (!canTake('revert', current.state)) throw notAccepted(current.state);
       if (current.reverted) throw alreadyReverted();
       const saved = await store.runs.loadScope(run.id);
       if (!saved) throw notRevertible();
@@ -55,7 +56,7 @@ export class RevertService {
     const { store, locks, mirror, hocuspocus, scopes } = this.deps;
     await locks.run(run.id, async () => {
       const current = (await store.runs.getRun(run.id)) ?? run;
-      if (current.state !== 'discarded') throw notDiscarded(current.state);
+      if (!canTake('undoDiscard', current.state)) throw notDiscarded(current.state);
       const [newest] = await store.runs.listRuns(run.docId);
       if (newest?.id !== run.id) throw windowClosed('another run was sent for this document since');
       await withDocument(hocuspocus, docName(run.docId), async (text) => {

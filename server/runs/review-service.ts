@@ -6,6 +6,7 @@ import type { Claims } from '../../shared/claims.ts';
 import { serverOrigin } from '../../shared/origins.ts';
 import { coversDoc, may } from '../../shared/permissions.ts';
 import type { SavedRunScope } from '../../shared/run-scope.ts';
+import { canTake } from '../../shared/run-states.ts';
 import type { StoredRun } from '../store/store.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { notInReview, runNotFound } from './run-error.ts';
@@ -35,7 +36,7 @@ export class ReviewService {
     }
     await locks.run(run.id, async () => {
       const current = (await store.runs.getRun(run.id)) ?? run;
-      if (current.state !== 'review') throw notInReview(current.state);
+      if (!canTake(decision === 'accepted' ? 'accept' : 'discard', current.state)) throw notInReview(current.state);
       const decidedBy = { id: principal.sub, name: principal.name };
       const transition = (notes?: ReadonlyMap<number, string>) => store.runs.decideRun(run.id, decision, Date.now(), decidedBy, notes);
       const answer = answerInstructions(current);
