@@ -28,7 +28,7 @@ export class RevertService {
 
   async revert(principal: Claims, runId: string): Promise<{ state: 'accepted'; notReverted: NotReverted[] }> {
     const run = await this.reviewable(principal, runId, 'Only editors may revert a run.');
-    const { store, locks, mirror, hocuspocus, scopes } = this.deps;
+    const { store, locks, hocuspocus, scopes } = this.deps;
     const notReverted = await locks.run(run.id, async () => {
       const current = (await store.runs.getRun(run.id)) ?? run;
       if (!canTake('revert', current.state)) throw notAccepted(current.state);
@@ -47,13 +47,12 @@ export class RevertService {
         }),
       );
     });
-    await mirror.refresh(run.docId);
     return { state: 'accepted', notReverted };
   }
 
   async undoDiscard(principal: Claims, runId: string): Promise<{ state: 'review' }> {
     const run = await this.reviewable(principal, runId, 'Only editors may undo a discard.');
-    const { store, locks, mirror, hocuspocus, scopes } = this.deps;
+    const { store, locks, hocuspocus, scopes } = this.deps;
     await locks.run(run.id, async () => {
       const current = (await store.runs.getRun(run.id)) ?? run;
       if (!canTake('undoDiscard', current.state)) throw notDiscarded(current.state);
@@ -70,7 +69,6 @@ export class RevertService {
         await store.runs.storeScope(run.id, scope);
       });
     });
-    await mirror.refresh(run.docId);
     return { state: 'review' };
   }
 

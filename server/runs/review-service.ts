@@ -28,7 +28,7 @@ export class ReviewService {
 
   async decide(principal: Claims, runId: string, decision: Decision): Promise<{ state: Decision }> {
     if (!may(principal.role, 'run.decide')) throw new Rejection(403, 'FORBIDDEN', 'Only editors may accept or discard a run.');
-    const { store, locks, mirror } = this.deps;
+    const { store, locks } = this.deps;
     const run = isRecordId(runId) ? await store.runs.getRun(runId) : null;
     if (!run) throw runNotFound();
     if (!coversDoc(principal, run.docId)) {
@@ -47,7 +47,6 @@ export class ReviewService {
           : await takeBack(this.deps, current, transition, answer, { redoable: true });
       if (!done) throw notInReview((await store.runs.getRun(run.id))?.state ?? 'gone');
     });
-    await mirror.refresh(run.docId);
     return { state: decision };
   }
 }

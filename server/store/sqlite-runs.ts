@@ -4,6 +4,7 @@ import type { OpKind } from '../../shared/op-kinds.ts';
 import type { NewRun, RunStore, StoredRun } from './run-store.ts';
 import { migrateRunTables } from './sqlite-runs-schema.ts';
 import { sqliteRunLifecycle } from './sqlite-run-lifecycle.ts';
+import { withRunChanges } from './run-changes.ts';
 
 interface RunRow {
   id: string;
@@ -60,6 +61,7 @@ export function sqliteRunStore(db: Database.Database): RunStore {
      VALUES (@runId, @position, @instructionId, @blockId, @instruction, @quote, @currentText, @drifted)`,
   );
   const selectRun = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
+  const selectDocOfRun = db.prepare<[string], { doc_id: string }>('SELECT doc_id FROM runs WHERE id = ?');
   const selectRunsOfDoc = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE doc_id = ? ORDER BY created_at DESC, id DESC');
   const selectOutstanding = db.prepare<[string], RunRow>(
     `SELECT * FROM runs WHERE doc_id = ? AND state IN ('queued', 'claimed', 'review')`,
@@ -112,7 +114,7 @@ export function sqliteRunStore(db: Database.Database): RunStore {
     };
   }
 
-  return {
+  const inner: Omit<RunStore, 'onRunChanged'> = {
     async createRun(run) {
       try {
         createRun(run);
@@ -141,6 +143,7 @@ export function sqliteRunStore(db: Database.Database): RunStore {
     },
     ...sqliteRunLifecycle(db),
   };
+  return withRunChanges(inner, async (runId) => selectDocOfRun.get(runId)?.doc_id ?? null);
 }
 
 /** The unique index on outstanding runs refused the insert (not, say, a duplicate run id). */
