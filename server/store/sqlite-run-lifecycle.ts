@@ -1,8 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { Author } from '../../shared/annotations.ts';
 import type { SavedRunScope } from '../../shared/run-scope.ts';
-import type { NotReverted, RunState } from '../../shared/run-record.ts';
-import { claimedStates, fromStates, runTransitions, type RunTransition } from '../../shared/run-states.ts';
+import type { NotReverted } from '../../shared/run-record.ts';
+import { claimedStates } from '../../shared/run-states.ts';
+import { leaves, reaches, stateIn } from './sqlite-run-states.ts';
 import { revertibleRuns, type AppliedBatch, type Completion, type RunStore } from './run-store.ts';
 
 type Lifecycle = Pick<
@@ -207,20 +208,6 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
       return selectOpenScopes.all(docId).map((row) => ({ runId: row.run_id, scope: toScope(row) }));
     },
   };
-}
-
-/** `state IN (…)` of the states `transition` leaves. */
-function leaves(transition: RunTransition): string {
-  return stateIn(fromStates(transition));
-}
-
-/** `state = …` of the state `transition` reaches. */
-function reaches(transition: RunTransition): string {
-  return `state = '${runTransitions[transition].to}'`;
-}
-
-function stateIn(states: readonly RunState[]): string {
-  return `state IN (${states.map((state) => `'${state}'`).join(', ')})`;
 }
 
 function toScope(row: { insertions: Buffer; deletions: Buffer }): SavedRunScope {
