@@ -25,7 +25,9 @@ import { TextWriters } from './extensions/text-writers.ts';
 import { AgentStateless } from './extensions/agent-stateless.ts';
 import { RunMirror } from './runs/run-mirror.ts';
 import { RunScopes } from './runs/run-scopes.ts';
-import { createRunServices, type RunServices } from './runs/run-services.ts';
+import { createRunServices } from './runs/run-services.ts';
+import type { AgentService } from './runs/agent-service.ts';
+import { LateBound } from './late-bound.ts';
 import { builtInAgentClaims, startBuiltInAgent, localUrl } from './built-in-agent.ts';
 import { Router } from './http/router.ts';
 import { createApiHandler, type RouteHandler } from './http/api.ts';
@@ -71,7 +73,7 @@ export async function startServer(
   const verify: TokenVerifier = (token) => verifyToken(keys, token, (jti) => store.revocations.isRevoked(jti));
   const scopes = new RunScopes(store.runs);
   const writers = new TextWriters();
-  let runs: RunServices | undefined;
+  const agents = new LateBound<AgentService>('The agent service');
 
   const hocuspocus = new Hocuspocus({
     quiet: true,
@@ -90,16 +92,20 @@ export async function startServer(
       new RunMirrorLoad(store.runs),
       new RunGc(scopes),
       writers,
-      new AgentStateless(() => runs!.agents, log),
+      new AgentStateless(agents, log),
     ],
   });
+  const runs = createRunServices({ store, hocuspocus, scopes, writers, leaseMs: options.leaseMs, now: options.leaseClock, onError: log });
+  agents.fill(runs.agents);
+  // Every committed change of a run is mirrored (RUN4) and wakes the agents' long polls (QUEUE1).
   const mirror = new RunMirror(hocuspocus, store.runs);
-  runs = createRunServices({ store, hocuspocus, mirror, scopes, writers, leaseMs: options.leaseMs, now: options.leaseClock, onError: log });
+  store.runs.onRunChanged((_runId, docId) => mirror.refresh(docId));
+  store.runs.onRunChanged(() => runs.notifier.notify());
 
   const router = new Router<RouteHandler>();
   addDocRoutes(router, { store, hocuspocus });
   addAnnotationRoutes(router, { store, hocuspocus });
-  addRunRoutes(router, { store, hocuspocus, mirror, runs });
+  addRunRoutes(router, { store, hocuspocus, runs });
   addAgentRoutes(router, runs.agents);
   addAuditRoutes(router, store);
 

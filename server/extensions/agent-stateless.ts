@@ -19,7 +19,8 @@ export class AgentStateless implements Extension {
   extensionName = 'TandemAgentStateless';
 
   constructor(
-    private readonly service: () => AgentService,
+    /** Read per message: the services are built after Hocuspocus (server/late-bound.ts). */
+    private readonly service: { get(): AgentService },
     private readonly onError: (error: unknown) => void,
   ) {}
 
@@ -48,7 +49,7 @@ export class AgentStateless implements Extension {
   }
 
   private answer(agent: Claims, { type, runId, body }: AgentRequest): Promise<unknown> {
-    const service = this.service();
+    const service = this.service.get();
     switch (type) {
       case 'claim':
         return service.claim(agent, runId);

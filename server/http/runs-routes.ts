@@ -2,7 +2,6 @@ import { Rejection } from '../../shared/protocol/rejection.ts';
 import type { Hocuspocus } from '@hocuspocus/server';
 import { isRecordId } from '../../shared/notes/annotations.ts';
 import { may } from '../../shared/protocol/permissions.ts';
-import type { RunMirror } from '../runs/run-mirror.ts';
 import type { RunServices } from '../runs/run-services.ts';
 import { parseDiscardReason, pinDiscardReason } from '../runs/discard-reason.ts';
 import { sendRun } from '../runs/send-run.ts';
@@ -24,7 +23,7 @@ import type { Router } from './router.ts';
  */
 export function addRunRoutes(
   router: Router<RouteHandler>,
-  deps: { store: Store; hocuspocus: Hocuspocus; mirror: RunMirror; runs: Pick<RunServices, 'review' | 'revert' | 'notifier'> },
+  deps: { store: Store; hocuspocus: Hocuspocus; runs: Pick<RunServices, 'review' | 'revert'> },
 ): void {
   const { store, runs } = deps;
 
@@ -33,7 +32,6 @@ export function addRunRoutes(
     if (!may(principal.role, 'run.send')) throw forbidden('Only editors may send instructions to the agent.');
     const result = await sendRun(deps, doc, { id: principal.sub, name: principal.name });
     if (result.ok) {
-      runs.notifier.notify();
       await recordAudit(store.audit, principal, 'run.sent', doc.id, result.run.id);
       const items: RunItemView[] = result.run.items.map(({ instructionId, blockId, instruction, quote, currentText, drifted }) => ({
         instructionId,

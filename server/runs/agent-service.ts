@@ -8,6 +8,7 @@ import { docName } from '../../shared/model/doc-layout.ts';
 import { opKinds } from '../../shared/applier/op-kinds.ts';
 import { serverOrigin } from '../../shared/model/origins.ts';
 import { coversDoc, may } from '../../shared/protocol/permissions.ts';
+import { claimedStates } from '../../shared/protocol/run-states.ts';
 import { readDocState } from '../docs/read-doc.ts';
 import type { StoredRun } from '../store/store.ts';
 import { parseCompleteInput, parseFailInput, parseOpsInput } from './agent-input.ts';
@@ -54,14 +55,13 @@ export class AgentService {
   /** CLAIM1: queued → claimed by this agent; 409 `ALREADY_CLAIMED` when another claim won. */
   async claim(principal: Claims, runId: string): Promise<ClaimedRun> {
     const run = await this.agentRun(principal, runId);
-    const { store, hocuspocus, mirror, leaseMs } = this.deps;
+    const { store, hocuspocus, leaseMs } = this.deps;
     const now = this.deps.now();
     if (!(await store.runs.claimRun(run.id, agentOf(principal), now, now + leaseMs))) {
       const current = await store.runs.getRun(run.id);
-      if (current?.state === 'claimed') throw new Rejection(409, 'ALREADY_CLAIMED', 'This run is already claimed by an agent.');
+      if (current && claimedStates.includes(current.state)) throw new Rejection(409, 'ALREADY_CLAIMED', 'This run is already claimed by an agent.');
       throw new Rejection(409, 'NOT_QUEUED', `This run is ${current?.state ?? 'gone'}; only a queued run can be claimed.`);
     }
-    await mirror.refresh(run.docId);
     await recordAudit(store.audit, principal, 'run.claimed', run.docId, run.id);
     const blocks = await readDocState(hocuspocus, store, docName(run.docId), readBlocks);
     return { ...queuedView(run), lease: { expiresAt: iso(now + leaseMs) }, document: { blocks } };
@@ -73,7 +73,6 @@ export class AgentService {
     const now = this.deps.now();
     const expiresAt = now + this.deps.leaseMs;
     if (!(await this.deps.store.runs.renewLease(run.id, principal.sub, now, expiresAt))) throw notClaimed();
-    await this.deps.mirror.refresh(run.docId);
     return { lease: { expiresAt: iso(expiresAt) } };
   }
 
@@ -84,7 +83,7 @@ export class AgentService {
   async ops(principal: Claims, runId: string, body: unknown): Promise<OpsAnswer> {
     const run = await this.agentRun(principal, runId);
     const input = parseOpsInput(body);
-    const { store, locks, mirror } = this.deps;
+    const { store, locks } = this.deps;
     return locks.run(run.id, async () => {
       const current = (await store.runs.getRun(run.id)) ?? run;
       const replay = await store.runs.findBatch(run.id, input.idempotencyKey);
@@ -105,8 +104,7 @@ export class AgentService {
         const { code, message, index, blockId } = result.error;
         throw new Rejection(applyStatus[code], code, message, blockId === undefined ? { index } : { index, blockId });
       }
-      await mirror.refresh(run.docId);
-      return { applied: result.applied };
+        return { applied: result.applied };
     });
   }
 
@@ -114,7 +112,7 @@ export class AgentService {
   async complete(principal: Claims, runId: string, body: unknown): Promise<RunStateAnswer & { state: 'review' }> {
     const run = await this.agentRun(principal, runId);
     const input = parseCompleteInput(body);
-    const { store, locks, mirror } = this.deps;
+    const { store, locks } = this.deps;
     const known = new Set(run.items.map((item) => item.instructionId));
     const stranger = input.refusals.find((refusal) => !known.has(refusal.instructionId));
     if (stranger) throw invalidInput(`"${stranger.instructionId.slice(0, 64)}" is no instruction of this run.`);
@@ -124,7 +122,6 @@ export class AgentService {
       if (!current || !holdsClaim(current, principal, this.deps.now())) throw notClaimed();
       if (!(await store.runs.completeRun(run.id, principal.sub, this.deps.now(), { summary: input.summary, refusals }))) throw notClaimed();
     });
-    await mirror.refresh(run.docId);
     await recordAudit(store.audit, principal, 'run.completed', run.docId, run.id);
     return { state: 'review' };
   }
@@ -133,7 +130,7 @@ export class AgentService {
   async fail(principal: Claims, runId: string, body: unknown): Promise<RunStateAnswer & { state: 'failed' }> {
     const run = await this.agentRun(principal, runId);
     const input = parseFailInput(body);
-    const { store, locks, mirror } = this.deps;
+    const { store, locks } = this.deps;
     await locks.run(run.id, async () => {
       const current = await store.runs.getRun(run.id);
       if (!current || !holdsClaim(current, principal, this.deps.now())) throw notClaimed();
@@ -147,7 +144,6 @@ export class AgentService {
       );
       if (!failed) throw notClaimed();
     });
-    await mirror.refresh(run.docId);
     await recordAudit(store.audit, principal, 'run.failed', run.docId, run.id);
     return { state: 'failed' };
   }
@@ -170,7 +166,7 @@ export class AgentService {
 }
 
 function holdsClaim(run: StoredRun, principal: Claims, now: number): boolean {
-  return run.state === 'claimed' && run.claimedBy?.id === principal.sub && (run.leaseExpiresAt ?? 0) > now;
+  return claimedStates.includes(run.state) && run.claimedBy?.id === principal.sub && (run.leaseExpiresAt ?? 0) > now;
 }
 
 function agentOf(principal: Claims) {

@@ -1,3 +1,4 @@
+import { canTake } from '../../shared/protocol/run-states.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { takeBack } from './run-text.ts';
 
@@ -5,8 +6,8 @@ import { takeBack } from './run-text.ts';
  * CLAIM3: gives back the claims whose lease ran out (claimed → queued): a timer looks for them every
  * `periodMs`; each is taken back under its run's lock (its changes undone, so that the next
  * agent starts from the text the run was sent with, people's edits aside), requeued by the
- * store's conditional step (a heartbeat that came first wins), mirrored, and announced to
- * waiting long polls. Its instructions stay `sent`: the run is still theirs.
+ * store's conditional step (a heartbeat that came first wins; the store's change event mirrors
+ * it and wakes waiting long polls). Its instructions stay `sent`: the run is still theirs.
  */
 export class LeaseExpiry {
   private readonly timer: NodeJS.Timeout;
@@ -27,18 +28,15 @@ export class LeaseExpiry {
 
   /** Requeues every run whose lease ran out by now; resolves with how many it requeued. */
   async sweep(): Promise<number> {
-    const { store, locks, mirror, notifier, now } = this.deps;
+    const { store, locks, now } = this.deps;
     let requeued = 0;
     for (const expired of await store.runs.expiredClaims(now())) {
       const done = await locks.run(expired.id, async () => {
         const run = await store.runs.getRun(expired.id);
-        if (!run || run.state !== 'claimed' || (run.leaseExpiresAt ?? 0) > now()) return false;
+        if (!run || !canTake('leaseExpired', run.state) || (run.leaseExpiresAt ?? 0) > now()) return false;
         return takeBack(this.deps, run, () => store.runs.requeueRun(run.id, now()));
       });
-      if (!done) continue;
-      requeued++;
-      await mirror.refresh(expired.docId);
-      notifier.notify();
+      if (done) requeued++;
     }
     return requeued;
   }

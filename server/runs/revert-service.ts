@@ -6,6 +6,7 @@ import type { NotReverted } from '../../shared/protocol/run-record.ts';
 import { applyRevert, planRevert, redoIsClean } from '../../shared/applier/run-revert.ts';
 import { coversDoc, may } from '../../shared/protocol/permissions.ts';
 import { saveRunScope } from '../../shared/applier/run-scope.ts';
+import { canTake } from '../../shared/protocol/run-states.ts';
 import { withDocument } from '../docs/with-document.ts';
 import { Rejection } from '../../shared/protocol/rejection.ts';
 import type { StoredRun } from '../store/store.ts';
@@ -27,10 +28,10 @@ export class RevertService {
 
   async revert(principal: Claims, runId: string): Promise<{ state: 'accepted'; notReverted: NotReverted[] }> {
     const run = await this.reviewable(principal, runId, 'Only editors may revert a run.');
-    const { store, locks, mirror, hocuspocus, scopes } = this.deps;
+    const { store, locks, hocuspocus, scopes } = this.deps;
     const notReverted = await locks.run(run.id, async () => {
       const current = (await store.runs.getRun(run.id)) ?? run;
-      if (current.state !== 'accepted') throw notAccepted(current.state);
+      if (!canTake('revert', current.state)) throw notAccepted(current.state);
       if (current.reverted) throw alreadyReverted();
       const saved = await store.runs.loadScope(run.id);
       if (!saved) throw notRevertible();
@@ -46,16 +47,15 @@ export class RevertService {
         }),
       );
     });
-    await mirror.refresh(run.docId);
     return { state: 'accepted', notReverted };
   }
 
   async undoDiscard(principal: Claims, runId: string): Promise<{ state: 'review' }> {
     const run = await this.reviewable(principal, runId, 'Only editors may undo a discard.');
-    const { store, locks, mirror, hocuspocus, scopes } = this.deps;
+    const { store, locks, hocuspocus, scopes } = this.deps;
     await locks.run(run.id, async () => {
       const current = (await store.runs.getRun(run.id)) ?? run;
-      if (current.state !== 'discarded') throw notDiscarded(current.state);
+      if (!canTake('undoDiscard', current.state)) throw notDiscarded(current.state);
       const [newest] = await store.runs.listRuns(run.docId);
       if (newest?.id !== run.id) throw windowClosed('another run was sent for this document since');
       await withDocument(hocuspocus, docName(run.docId), async (text) => {
@@ -69,7 +69,6 @@ export class RevertService {
         await store.runs.storeScope(run.id, scope);
       });
     });
-    await mirror.refresh(run.docId);
     return { state: 'review' };
   }
 

@@ -6,6 +6,7 @@ import type { Claims } from '../../shared/protocol/claims.ts';
 import { serverOrigin } from '../../shared/model/origins.ts';
 import { coversDoc, may } from '../../shared/protocol/permissions.ts';
 import type { SavedRunScope } from '../../shared/applier/run-scope.ts';
+import { canTake } from '../../shared/protocol/run-states.ts';
 import type { StoredRun } from '../store/store.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { notInReview, runNotFound } from './run-error.ts';
@@ -27,7 +28,7 @@ export class ReviewService {
 
   async decide(principal: Claims, runId: string, decision: Decision): Promise<{ state: Decision }> {
     if (!may(principal.role, 'run.decide')) throw new Rejection(403, 'FORBIDDEN', 'Only editors may accept or discard a run.');
-    const { store, locks, mirror } = this.deps;
+    const { store, locks } = this.deps;
     const run = isRecordId(runId) ? await store.runs.getRun(runId) : null;
     if (!run) throw runNotFound();
     if (!coversDoc(principal, run.docId)) {
@@ -35,7 +36,7 @@ export class ReviewService {
     }
     await locks.run(run.id, async () => {
       const current = (await store.runs.getRun(run.id)) ?? run;
-      if (current.state !== 'review') throw notInReview(current.state);
+      if (!canTake(decision === 'accepted' ? 'accept' : 'discard', current.state)) throw notInReview(current.state);
       const decidedBy = { id: principal.sub, name: principal.name };
       const transition = (notes?: ReadonlyMap<number, string>) => store.runs.decideRun(run.id, decision, Date.now(), decidedBy, notes);
       const answer = answerInstructions(current);
@@ -46,7 +47,6 @@ export class ReviewService {
           : await takeBack(this.deps, current, transition, answer, { redoable: true });
       if (!done) throw notInReview((await store.runs.getRun(run.id))?.state ?? 'gone');
     });
-    await mirror.refresh(run.docId);
     return { state: decision };
   }
 }

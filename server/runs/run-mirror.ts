@@ -23,8 +23,9 @@ export function writeRunRecords(runsYdoc: Y.Doc, records: readonly RunRecord[]):
 }
 
 /**
- * RUN4: keeps each document's read-only `<id>/runs` Y.Doc a mirror of the run store. Call `refresh`
- * after every change of a run in the store. Refreshes of one document run one after the other
+ * RUN4: keeps each document's read-only `<id>/runs` Y.Doc a mirror of the run store. The
+ * composition root calls `refresh` on the store's run-changed event (`RunStore.onRunChanged`), so
+ * every committed change of a run is mirrored before the write resolves. Refreshes of one document run one after the other
  * and each reads the store inside its turn, so the mirror always ends at the latest stored
  * state, whatever order concurrent callers finish in.
  */

@@ -4,7 +4,6 @@ import { AgentService } from './agent-service.ts';
 import { LeaseExpiry } from './lease-expiry.ts';
 import { QueueNotifier } from './queue-notifier.ts';
 import { KeyedLock } from './run-locks.ts';
-import type { RunMirror } from './run-mirror.ts';
 import type { RunScopes } from './run-scopes.ts';
 import type { TextWriters } from '../extensions/text-writers.ts';
 import { ReviewService } from './review-service.ts';
@@ -14,7 +13,6 @@ import { RevertService } from './revert-service.ts';
 export interface RunServiceDeps {
   store: Store;
   hocuspocus: Hocuspocus;
-  mirror: RunMirror;
   scopes: RunScopes;
   /** Who wrote which Yjs client's text, for the review's notes. */
   writers: TextWriters;
@@ -30,7 +28,7 @@ export interface RunServices {
   review: ReviewService;
   /** Revert an accepted run, undo a discard (REV8, REV9). */
   revert: RevertService;
-  /** Wake long polls: a run may have been queued. */
+  /** Wakes long polls: notify when a run may have been queued (the composition root does, on every change of a run). */
   notifier: QueueNotifier;
   expiry: LeaseExpiry;
   /** Answers waiting long polls and stops the lease timer. */

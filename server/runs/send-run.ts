@@ -10,7 +10,6 @@ import { docMarkdown } from '../docs/doc-markdown.ts';
 import { readDocState } from '../docs/read-doc.ts';
 import { withDocument } from '../docs/with-document.ts';
 import type { DocRecord, Store, StoredRun } from '../store/store.ts';
-import type { RunMirror } from './run-mirror.ts';
 
 export type SendResult = { ok: true; run: StoredRun } | { ok: false; code: 'NOTHING_TO_SEND' | 'RUN_OUTSTANDING' };
 
@@ -18,7 +17,7 @@ export type SendResult = { ok: true; run: StoredRun } | { ok: false; code: 'NOTH
  * Send (RUN1): makes one run of every queued, unresolved instruction of a document (in creation
  * order), with the whole document as Markdown for context and, per instruction, the text its
  * anchors cover now beside its quote (drift, RUN5); marks those instructions `sent`
- * with the run's id; mirrors the run into `<id>/runs`.
+ * with the run's id (the store's change event mirrors the run into `<id>/runs`).
  *
  * The run store decides which of concurrent sends wins (RUN2: one outstanding run per document, a
  * unique index): a send it refuses returns RUN_OUTSTANDING before touching any instruction.
@@ -26,14 +25,14 @@ export type SendResult = { ok: true; run: StoredRun } | { ok: false; code: 'NOTH
  * deletes in that moment still goes with the run (its text was copied), but keeps its state.
  */
 export async function sendRun(
-  deps: { store: Store; hocuspocus: Hocuspocus; mirror: RunMirror },
+  deps: { store: Store; hocuspocus: Hocuspocus },
   doc: DocRecord,
   sender: Author,
   now = Date.now(),
 ): Promise<SendResult> {
-  const { store, hocuspocus, mirror } = deps;
+  const { store, hocuspocus } = deps;
   const contextMarkdown = await readDocState(hocuspocus, store, docName(doc.id), (ydoc) => docMarkdown(doc.kind, ydoc));
-  const result = await withDocument(hocuspocus, docName(doc.id, 'notes'), async (notesYdoc): Promise<SendResult> => {
+  return withDocument(hocuspocus, docName(doc.id, 'notes'), async (notesYdoc): Promise<SendResult> => {
     const queued = readAnnotations(notesYdoc).annotations.filter(
       (annotation): annotation is Instruction =>
         annotation.kind === 'instruction' && annotation.state === 'queued' && !annotation.resolved,
@@ -71,6 +70,4 @@ export async function sendRun(
     }, serverOrigin);
     return { ok: true, run };
   });
-  if (result.ok) await mirror.refresh(doc.id);
-  return result;
 }

@@ -1,6 +1,7 @@
 import type { Author } from '../../shared/notes/annotations.ts';
 import type { NotReverted, RunChange, RunItem, RunRecord, RunState } from '../../shared/protocol/run-record.ts';
 import type { SavedRunScope } from '../../shared/applier/run-scope.ts';
+import type { RunChangeListener } from './run-changes.ts';
 
 /** How many accepted runs per document stay revertible (REV8): their scopes and deletions are kept. */
 export const revertibleRuns = 5;
@@ -136,6 +137,13 @@ export interface RunStore {
    * review, or accepted and revertible (REV8).
    */
   openScopes(docId: string): Promise<{ runId: string; scope: SavedRunScope }[]>;
+
+  /**
+   * Calls `listener(runId, docId)` after every write of a run that committed (created, a
+   * transition, a lease, a batch, a scope, a revert…); the write resolves once every listener
+   * settled; returns the unsubscribe (server/store/run-changes.ts).
+   */
+  onRunChanged(listener: RunChangeListener): () => void;
 }
 
 /**

@@ -2,6 +2,8 @@ import type Database from 'better-sqlite3';
 import type { Author } from '../../shared/notes/annotations.ts';
 import type { SavedRunScope } from '../../shared/applier/run-scope.ts';
 import type { NotReverted } from '../../shared/protocol/run-record.ts';
+import { claimedStates } from '../../shared/protocol/run-states.ts';
+import { leaves, reaches, stateIn } from './sqlite-run-states.ts';
 import { revertibleRuns, type AppliedBatch, type Completion, type RunStore } from './run-store.ts';
 
 type Lifecycle = Pick<
@@ -11,46 +13,49 @@ type Lifecycle = Pick<
 
 /**
  * The run store's transitions over SQLite. Each is a conditional UPDATE (`… WHERE id = ? AND
- * state = …`) whose changed-row count says whether it won, with the rows that go with it
+ * state IN (…)`, the states the transition leaves in shared/protocol/run-states.ts) whose changed-row
+ * count says whether it won, with the rows that go with it
  * written in the same transaction, so a transition and its bookkeeping never come apart.
  */
 export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
   const claim = db.prepare(
-    `UPDATE runs SET state = 'claimed', claimed_by = @agentId, claimed_by_name = @agentName,
+    `UPDATE runs SET ${reaches('claim')}, claimed_by = @agentId, claimed_by_name = @agentName,
        lease_expires_at = @leaseExpiresAt, updated_at = @now
-     WHERE id = @id AND state = 'queued'`,
+     WHERE id = @id AND ${leaves('claim')}`,
   );
   const renew = db.prepare(
     `UPDATE runs SET lease_expires_at = @leaseExpiresAt, updated_at = @now
-     WHERE id = @id AND state = 'claimed' AND claimed_by = @agentId AND lease_expires_at > @now`,
+     WHERE id = @id AND ${stateIn(claimedStates)} AND claimed_by = @agentId AND lease_expires_at > @now`,
   );
   const requeue = db.prepare(
-    `UPDATE runs SET state = 'queued', claimed_by = NULL, claimed_by_name = NULL, lease_expires_at = NULL,
+    `UPDATE runs SET ${reaches('leaseExpired')}, claimed_by = NULL, claimed_by_name = NULL, lease_expires_at = NULL,
        summary = NULL, updated_at = @now
-     WHERE id = @id AND state = 'claimed' AND lease_expires_at <= @now`,
+     WHERE id = @id AND ${leaves('leaseExpired')} AND lease_expires_at <= @now`,
   );
   const holdsClaim = db.prepare<{ id: string; agentId: string }, { id: string }>(
-    `SELECT id FROM runs WHERE id = @id AND state = 'claimed' AND claimed_by = @agentId`,
+    `SELECT id FROM runs WHERE id = @id AND ${stateIn(claimedStates)} AND claimed_by = @agentId`,
   );
   const touch = db.prepare('UPDATE runs SET updated_at = @now WHERE id = @id');
   const complete = db.prepare(
-    `UPDATE runs SET state = 'review', lease_expires_at = NULL, summary = @summary, updated_at = @now
-     WHERE id = @id AND state = 'claimed' AND claimed_by = @agentId`,
+    `UPDATE runs SET ${reaches('complete')}, lease_expires_at = NULL, summary = @summary, updated_at = @now
+     WHERE id = @id AND ${leaves('complete')} AND claimed_by = @agentId`,
   );
   const fail = db.prepare(
-    `UPDATE runs SET state = 'failed', lease_expires_at = NULL, error = @message, updated_at = @now
-     WHERE id = @id AND state = 'claimed' AND claimed_by = @agentId`,
+    `UPDATE runs SET ${reaches('fail')}, lease_expires_at = NULL, error = @message, updated_at = @now
+     WHERE id = @id AND ${leaves('fail')} AND claimed_by = @agentId`,
   );
-  const decide = db.prepare(
-    `UPDATE runs SET state = @state, decided_by = @byId, decided_by_name = @byName, updated_at = @now WHERE id = @id AND state = 'review'`,
-  );
+  const decideTo = (transition: 'accept' | 'discard') =>
+    db.prepare(
+      `UPDATE runs SET state = @state, decided_by = @byId, decided_by_name = @byName, updated_at = @now WHERE id = @id AND ${leaves(transition)}`,
+    );
+  const decide = { accepted: decideTo('accept'), discarded: decideTo('discard') };
 
   const revert = db.prepare(
     `UPDATE runs SET reverted_at = @now, reverted_by = @byId, reverted_by_name = @byName, not_reverted = @notReverted, updated_at = @now
-     WHERE id = @id AND state = 'accepted' AND reverted_at IS NULL AND EXISTS (SELECT 1 FROM run_scopes WHERE run_id = @id)`,
+     WHERE id = @id AND ${leaves('revert')} AND reverted_at IS NULL AND EXISTS (SELECT 1 FROM run_scopes WHERE run_id = @id)`,
   );
   const reopen = db.prepare(
-    `UPDATE runs SET state = 'review', decided_by = NULL, decided_by_name = NULL, updated_at = @now WHERE id = @id AND state = 'discarded'`,
+    `UPDATE runs SET ${reaches('undoDiscard')}, decided_by = NULL, decided_by_name = NULL, updated_at = @now WHERE id = @id AND ${leaves('undoDiscard')}`,
   );
   const holdsScope = db.prepare<[string], { id: string }>(
     `SELECT id FROM runs WHERE id = ? AND (state = 'review' OR (state = 'accepted' AND reverted_at IS NULL))`,
@@ -136,7 +141,7 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
   });
 
   const decideRun = db.transaction((id: string, state: 'accepted' | 'discarded', now: number, by: Author | null, notes: ReadonlyMap<number, string>) => {
-    if (decide.run({ id, state, now, byId: by?.id ?? null, byName: by?.name ?? null }).changes === 0) return false;
+    if (decide[state].run({ id, state, now, byId: by?.id ?? null, byName: by?.name ?? null }).changes === 0) return false;
     for (const [position, note] of notes) noteChange.run({ runId: id, position, note });
     if (state === 'discarded') deleteScope.run(id);
     else pruneAcceptedScopes.run({ id, keep: revertibleRuns });
@@ -149,7 +154,6 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
     deleteScope.run(id);
     return true;
   });
-
 
   return {
     async claimRun(id, agent, now, leaseExpiresAt) {

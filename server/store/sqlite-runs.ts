@@ -1,9 +1,12 @@
 import type Database from 'better-sqlite3';
-import { isRunState, type ItemOutcome, type NotReverted, type RunChange, type RunItem, type RunState } from '../../shared/protocol/run-record.ts';
+import { isRunState, outstandingRunStates, type ItemOutcome, type NotReverted, type RunChange, type RunItem, type RunState } from '../../shared/protocol/run-record.ts';
 import type { OpKind } from '../../shared/applier/op-kinds.ts';
 import type { NewRun, RunStore, StoredRun } from './run-store.ts';
 import { migrateRunTables } from './sqlite-runs-schema.ts';
 import { sqliteRunLifecycle } from './sqlite-run-lifecycle.ts';
+import { withRunChanges } from './run-changes.ts';
+import { leaves, stateIn } from './sqlite-run-states.ts';
+import { runTransitions } from '../../shared/protocol/run-states.ts';
 
 interface RunRow {
   id: string;
@@ -53,20 +56,21 @@ export function sqliteRunStore(db: Database.Database): RunStore {
 
   const insertRun = db.prepare(
     `INSERT INTO runs (id, doc_id, state, created_by, created_by_name, created_at, updated_at, context_markdown)
-     VALUES (@id, @docId, 'queued', @createdById, @createdByName, @createdAt, @createdAt, @contextMarkdown)`,
+     VALUES (@id, @docId, '${runTransitions.send.to}', @createdById, @createdByName, @createdAt, @createdAt, @contextMarkdown)`,
   );
   const insertItem = db.prepare(
     `INSERT INTO run_items (run_id, position, instruction_id, block_id, instruction_text, quote, current_text, drifted)
      VALUES (@runId, @position, @instructionId, @blockId, @instruction, @quote, @currentText, @drifted)`,
   );
   const selectRun = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
+  const selectDocOfRun = db.prepare<[string], { doc_id: string }>('SELECT doc_id FROM runs WHERE id = ?');
   const selectRunsOfDoc = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE doc_id = ? ORDER BY created_at DESC, id DESC');
   const selectOutstanding = db.prepare<[string], RunRow>(
-    `SELECT * FROM runs WHERE doc_id = ? AND state IN ('queued', 'claimed', 'review')`,
+    `SELECT * FROM runs WHERE doc_id = ? AND ${stateIn(outstandingRunStates)}`,
   );
-  const selectQueued = db.prepare<[], RunRow>(`SELECT * FROM runs WHERE state = 'queued' ORDER BY created_at, id`);
+  const selectQueued = db.prepare<[], RunRow>(`SELECT * FROM runs WHERE ${leaves('claim')} ORDER BY created_at, id`);
   const selectExpired = db.prepare<[number], RunRow>(
-    `SELECT * FROM runs WHERE state = 'claimed' AND lease_expires_at <= ? ORDER BY lease_expires_at, id`,
+    `SELECT * FROM runs WHERE ${leaves('leaseExpired')} AND lease_expires_at <= ? ORDER BY lease_expires_at, id`,
   );
   const selectItems = db.prepare<[string], ItemRow>('SELECT * FROM run_items WHERE run_id = ? ORDER BY position');
   const selectChanges = db.prepare<[string], ChangeRow>('SELECT * FROM run_changes WHERE run_id = ? ORDER BY position');
@@ -112,7 +116,7 @@ export function sqliteRunStore(db: Database.Database): RunStore {
     };
   }
 
-  return {
+  const inner: Omit<RunStore, 'onRunChanged'> = {
     async createRun(run) {
       try {
         createRun(run);
@@ -141,6 +145,7 @@ export function sqliteRunStore(db: Database.Database): RunStore {
     },
     ...sqliteRunLifecycle(db),
   };
+  return withRunChanges(inner, async (runId) => selectDocOfRun.get(runId)?.doc_id ?? null);
 }
 
 /** The unique index on outstanding runs refused the insert (not, say, a duplicate run id). */

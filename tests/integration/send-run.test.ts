@@ -28,6 +28,9 @@ beforeEach(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'tandem-send-'));
   store = openSqliteStore(dataDir);
   hocuspocus = new Hocuspocus({ quiet: true, extensions: [new Persistence(store.updates, (error) => console.error(error))] });
+  // As the composition root wires it: every change of a run is mirrored.
+  const mirror = new RunMirror(hocuspocus, store.runs);
+  store.runs.onRunChanged((_runId, docId) => mirror.refresh(docId));
   doc = await createDoc(store, { kind: 'text', title: 'Race', markdown: 'one\n\ntwo' });
   await withDocument(hocuspocus, docName(doc.id), (text) =>
     withDocument(hocuspocus, docName(doc.id, 'notes'), (notes) => {
@@ -59,7 +62,7 @@ function storeWithBarrier(count: number): Store {
 describe('sendRun', () => {
   it('lets the run store decide between sends that all read the same queue', async () => {
     const racing = storeWithBarrier(4);
-    const deps = { store: racing, hocuspocus, mirror: new RunMirror(hocuspocus, store.runs) };
+    const deps = { store: racing, hocuspocus };
     const results = await Promise.all(Array.from({ length: 4 }, () => sendRun(deps, doc, ed)));
     const winners = results.filter((result) => result.ok);
     expect(winners).toHaveLength(1);
@@ -75,7 +78,7 @@ describe('sendRun', () => {
   });
 
   it('carries the whole document as Markdown for context', async () => {
-    const result = await sendRun({ store, hocuspocus, mirror: new RunMirror(hocuspocus, store.runs) }, doc, ed);
+    const result = await sendRun({ store, hocuspocus }, doc, ed);
     expect(result.ok && result.run.contextMarkdown).toBe('one\n\ntwo');
   });
 });
