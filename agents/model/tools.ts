@@ -138,7 +138,7 @@ async function write(kind: OpKind, args: Record<string, string>, { client, state
     if (failure.code === 'NOT_CLAIMED') throw new LeaseLost(failure.message);
     if (failure.code === 'STALE_BLOCK') {
       state.forget(args.blockId);
-      return error('STALE_BLOCK', `Block "${args.blockId}" changed since you read it: read it again before you change it.`);
+      return error('STALE_BLOCK', `Block "${args.blockId}" changed since you read it: read it again.`);
     }
     if (failure.status >= 500) throw failure;
     return error(failure.code, failure.message);

@@ -14,8 +14,11 @@ export type FakeReply =
   | { text: string }
   | { status: number; error: { message: string; type?: string; code?: string } };
 
-/** A step: a reply, or a reply made from the request's body (the conversation so far). */
-export type FakeStep = FakeReply | ((body: ChatRequestBody) => FakeReply);
+/**
+ * A step: a reply, or a reply made from the request's body (the conversation so far), which
+ * may first do something else (a person's edit) while the agent waits for the model.
+ */
+export type FakeStep = FakeReply | ((body: ChatRequestBody) => FakeReply | Promise<FakeReply>);
 
 export interface ChatRequestBody {
   model: string;
@@ -38,7 +41,7 @@ export async function startFakeOpenAi(script: FakeStep[]): Promise<FakeOpenAi> {
   const server = createServer((request, response) => {
     let raw = '';
     request.on('data', (chunk) => (raw += chunk));
-    request.on('end', () => {
+    request.on('end', async () => {
       if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
         return sendJson(response, 404, { error: { message: `No route ${request.method} ${request.url}`, type: 'invalid_request_error' } });
       }
@@ -46,7 +49,7 @@ export async function startFakeOpenAi(script: FakeStep[]): Promise<FakeOpenAi> {
       requests.push({ headers: request.headers, body });
       const step = script[next++];
       if (step === undefined) return sendJson(response, 500, { error: { message: 'The fake model has no more script.', type: 'server_error' } });
-      const reply = typeof step === 'function' ? step(body) : step;
+      const reply = typeof step === 'function' ? await step(body) : step;
       if ('status' in reply) return sendJson(response, reply.status, { error: { type: 'invalid_request_error', code: null, param: null, ...reply.error } });
       const toolCalls = ('toolCalls' in reply ? reply.toolCalls : []).map((call) => ({
         id: `call_${++callCount}`,

@@ -4,6 +4,8 @@ import { openAiProvider } from '../../agents/model/openai-provider.ts';
 import type { RunningAgent } from '../../agents/reference/reference-agent.ts';
 import type { OpKind } from '../../shared/applier/op-kinds.ts';
 import { startFakeOpenAi, type ChatRequestBody, type FakeOpenAi, type FakeStep } from '../helpers/fake-openai.ts';
+import { appendToBlock } from '../helpers/doc-builder.ts';
+import { connectPeer, roundTrip } from '../helpers/peer.ts';
 import { markdownOf, sentRun, waitForState } from '../helpers/runs.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
@@ -90,6 +92,34 @@ describe('the model agent', () => {
     expect(await markdownOf(server, doc.docId)).toBe(markdown);
     expect(run.changes).toEqual([]);
     expect(run.items[0].outcome).toBe('unchanged');
+  });
+
+  it('[MODEL2] relays a block changed since it was read as STALE_BLOCK, and wants it read again', async () => {
+    const doc = await sentRun(server, markdown, ['Make it louder']);
+    const person = server.track(connectPeer({ wsUrl: server.wsUrl, name: doc.docId, token: server.token('editor') }));
+    await person.synced;
+    const [instructionId] = doc.instructionIds;
+    const blockId = doc.blocks[0].id;
+    const replace = { name: 'replace_block', arguments: { instructionId, blockId, markdown: 'ALPHA' } };
+    const fake = await startAgent([
+      { toolCalls: [{ name: 'read_block', arguments: { blockId } }] },
+      async () => {
+        // A person types in the block after the model read it, before it writes.
+        appendToBlock(person.ydoc, 0, ' typed');
+        await roundTrip(person);
+        return { toolCalls: [replace] };
+      },
+      { toolCalls: [replace] },
+      { toolCalls: [{ name: 'read_block', arguments: { blockId } }, replace] },
+      { text: 'Made it louder.' },
+    ]);
+    await waitForState(server, doc.runId, 'review', 15_000);
+    const answers = fake.requests.map((request) => toolAnswers(request.body).at(-1));
+    expect(answers[1]).toEqual({ id: blockId, type: 'paragraph', markdown: 'alpha' });
+    expect(answers[2]).toEqual({ error: { code: 'STALE_BLOCK', message: expect.stringMatching(/read it again\.$/) } });
+    expect(answers[3]).toEqual({ error: { code: 'READ_FIRST', message: expect.any(String) } });
+    expect(toolAnswers(fake.requests[4].body).slice(-2)).toEqual([{ id: blockId, type: 'paragraph', markdown: 'alpha typed' }, { ok: true }]);
+    expect(await markdownOf(server, doc.docId)).toBe('ALPHA\n\nbeta\n\ngamma');
   });
 
   it('[MODEL3] refuse marks the instruction refused with the model\'s reason', async () => {
