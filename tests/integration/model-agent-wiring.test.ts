@@ -2,6 +2,9 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../server/cli.ts';
+import { startModelAgent } from '../../agents/model/model-agent.ts';
+import { openAiProvider } from '../../agents/model/openai-provider.ts';
+import type { RunningAgent } from '../../agents/reference/reference-agent.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.ts';
 import { markdownOf, sentRun, waitForState } from '../helpers/runs.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -16,8 +19,11 @@ const markdown = 'alpha\n\nbeta';
 
 let model: FakeOpenAi | null = null;
 let server: TestServer | null = null;
+let agent: RunningAgent | null = null;
 
 afterEach(async () => {
+  await agent?.stop();
+  agent = null;
   await server?.dispose();
   await model?.close();
   server = null;
@@ -72,6 +78,37 @@ describe('the model agent', () => {
       child.kill('SIGINT');
     }
     expect(await exited).toBe(0);
+  });
+
+  it('[MODEL4] stops a run at once when its lease is lost, and sends nothing more for that claim', async () => {
+    const leaseMs = 30_000;
+    let ahead = 0;
+    const live = (server = await startTestServer({ leaseMs, leaseClock: () => Date.now() + ahead }));
+    const doc = await sentRun(live, markdown, ['uppercase']);
+    const blockId = doc.blocks[0].id;
+    const fake = (model = await startFakeOpenAi([
+      { toolCalls: [{ name: 'read_block', arguments: { blockId } }] },
+      async () => {
+        // While the model "thinks", the lease runs out and the run goes back to the queue.
+        ahead += leaseMs + 1;
+        await waitForState(live, doc.runId, 'queued', 10_000);
+        return { toolCalls: [{ name: 'replace_block', arguments: { instructionId: doc.instructionIds[0], blockId, markdown: 'ALPHA' } }] };
+      },
+      { text: 'Nothing to change.' },
+    ]));
+    const log: string[] = [];
+    const token = live.token('agent', { sub: 'model-agent', name: 'Model agent' });
+    const provider = openAiProvider({ baseURL: fake.baseURL, apiKey: '', model: 'fake-model', callTimeoutMs: 10_000 });
+    agent = startModelAgent({ url: live.url, token, provider, pollSeconds: 1, log: (message) => log.push(message) });
+    // The agent claims the requeued run afresh; the model is asked from the start, not for more of the lost claim.
+    const run = await waitForState(live, doc.runId, 'review', 20_000);
+    expect(run.summary).toBe('Nothing to change.');
+    expect(fake.requests).toHaveLength(3);
+    expect(fake.requests[2].body.messages.map((message) => message.role)).toEqual(['system', 'user']);
+    expect(run.changes).toEqual([]);
+    expect(await markdownOf(live, doc.docId)).toBe(markdown);
+    expect(log.filter((line) => line.startsWith(`run ${doc.runId} left: `))).toHaveLength(1);
+    expect(log.filter((line) => line.includes('failed'))).toEqual([]);
   });
 
   it.each([
