@@ -64,7 +64,7 @@ export function openAiProvider(settings: OpenAiSettings): ModelProvider {
 function explain(error: unknown, where: string, settings: OpenAiSettings, signal: AbortSignal): unknown {
   if (signal.aborted || error instanceof APIUserAbortError || error instanceof ModelCallError) return signal.reason ?? error;
   if (error instanceof APIConnectionTimeoutError) {
-    return new ModelCallError(`The model server at ${where} did not answer within ${Math.round(settings.callTimeoutMs / 1000)} s.`);
+    return new ModelCallError(`The model server at ${where} did not answer within ${duration(settings.callTimeoutMs)}.`);
   }
   if (error instanceof APIConnectionError) {
     return new ModelCallError(`Could not reach the model server at ${where}: check OPENAI_BASE_URL and that the server is running.`);
@@ -82,6 +82,10 @@ function explain(error: unknown, where: string, settings: OpenAiSettings, signal
     return new ModelCallError(`The model server at ${where} answered ${status}: ${hint}.`);
   }
   return new ModelCallError(`The model server at ${where} gave an answer that could not be read: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+function duration(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
 }
 
 function toOpenAiTool(tool: ModelRequest['tools'][number]): ChatCompletionTool {

@@ -28,12 +28,15 @@ afterEach(async () => {
   model = null;
 });
 
-async function startAgent(script: FakeStep[], options: { ops?: OpKind[]; apiKey?: string } = {}): Promise<FakeOpenAi> {
+async function startAgent(
+  script: FakeStep[],
+  options: { ops?: OpKind[]; apiKey?: string; maxTurns?: number; callTimeoutMs?: number } = {},
+): Promise<FakeOpenAi> {
   model = await startFakeOpenAi(script);
   messages = [];
   const token = server.token('agent', { sub: 'model-agent', name: modelAgentName, ops: options.ops });
-  const provider = openAiProvider({ baseURL: model.baseURL, apiKey: options.apiKey ?? 'sk-test', model: 'fake-model', callTimeoutMs: 10_000 });
-  agent = startModelAgent({ url: server.url, token, provider, pollSeconds: 2, log: (message) => messages.push(message) });
+  const provider = openAiProvider({ baseURL: model.baseURL, apiKey: options.apiKey ?? 'sk-test', model: 'fake-model', callTimeoutMs: options.callTimeoutMs ?? 10_000 });
+  agent = startModelAgent({ url: server.url, token, provider, pollSeconds: 2, maxTurns: options.maxTurns, log: (message) => messages.push(message) });
   return model;
 }
 
@@ -153,5 +156,26 @@ describe('the model agent', () => {
     expect(run.error).toBe(`The model agent stopped: The model server at ${fake.baseURL} answered 401: check OPENAI_API_KEY.`);
     expect(fake.requests).toHaveLength(1);
     expect(fake.requests[0].headers.authorization).toBe('Bearer sk-wrong');
+  });
+
+  it('[MODEL5] fails the run, taking its changes back, when the model has not finished within its turns', async () => {
+    const doc = await sentRun(server, markdown, ['Make it louder']);
+    const blockId = doc.blocks[0].id;
+    const fake = await startAgent([
+      { toolCalls: [{ name: 'read_block', arguments: { blockId } }] },
+      { toolCalls: [{ name: 'replace_block', arguments: { instructionId: doc.instructionIds[0], blockId, markdown: 'ALPHA' } }] },
+      { text: 'never asked' },
+    ], { maxTurns: 2 });
+    const run = await waitForState(server, doc.runId, 'failed', 15_000);
+    expect(run.error).toMatch(/^The model agent stopped: The model did not finish within 2 turns/);
+    expect(fake.requests).toHaveLength(2);
+    expect(await markdownOf(server, doc.docId)).toBe(markdown);
+  });
+
+  it('[MODEL5] fails the run, saying so, when a model call outlasts its timeout', async () => {
+    const doc = await sentRun(server, markdown, ['Make it louder']);
+    const fake = await startAgent([() => new Promise(() => {})], { callTimeoutMs: 300 });
+    const run = await waitForState(server, doc.runId, 'failed', 15_000);
+    expect(run.error).toBe(`The model agent stopped: The model server at ${fake.baseURL} did not answer within 300 ms.`);
   });
 });
