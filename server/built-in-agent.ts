@@ -1,27 +1,41 @@
 import type { ClaimsInput } from './auth/tokens.ts';
+import type { ServerOptions } from './config.ts';
 import { referenceAgentName, startReferenceAgent, type RunningAgent } from '../agents/reference/reference-agent.ts';
+import { modelAgentName, startModelAgent } from '../agents/model/model-agent.ts';
+import { openAiProvider } from '../agents/model/openai-provider.ts';
 
 /**
- * The principal of the built-in agent. Its token is made at each start, never leaves the
+ * The principal of each built-in agent. Its token is made at each start, never leaves the
  * process and so has no expiry; a restart makes a new one.
  */
 export const builtInAgentClaims: ClaimsInput = { sub: 'reference-agent', name: referenceAgentName, role: 'agent' };
+export const builtInModelAgentClaims: ClaimsInput = { sub: 'model-agent', name: modelAgentName, role: 'agent' };
 
 /**
- * Starts the built-in reference agent in this process (`TANDEM_AGENT=reference`, the default):
- * an HTTP client of the server's own URL, with an agent token of its own, and no shortcut past
- * the agent API. Its log goes to stderr, so that `npm start` prints one line on stdout.
+ * Starts the built-in agent of `options.agent` in this process: the reference agent
+ * (`TANDEM_AGENT=reference`, the default) or the model agent (`TANDEM_AGENT=openai`, with
+ * `options.openai`). Either is an HTTP client of the server's own URL, with an agent token of
+ * its own, and no shortcut past the agent API. Its log goes to stderr, so that `npm start`
+ * prints one line on stdout.
  */
-export function startBuiltInAgent(options: {
+export async function startBuiltInAgent(input: {
   url: string;
-  /** A token of `builtInAgentClaims`. */
-  token: string;
-  quiet: boolean;
-}): RunningAgent {
-  const token = options.token;
-  const log = options.quiet ? undefined : (message: string) => console.error(`[reference agent] ${message}`);
-  const agent = startReferenceAgent({ url: options.url, token, log });
-  agent.done.catch((error) => console.error('[reference agent]', error instanceof Error ? error.message : error));
+  /** Signs the agent's token. */
+  sign: (claims: ClaimsInput) => Promise<string>;
+  options: Pick<ServerOptions, 'agent' | 'openai' | 'quiet'>;
+}): Promise<RunningAgent> {
+  const { url, sign, options } = input;
+  const label = options.agent === 'openai' ? '[model agent]' : '[reference agent]';
+  const log = options.quiet ? undefined : (message: string) => console.error(`${label} ${message}`);
+  let agent: RunningAgent;
+  if (options.agent === 'openai') {
+    if (!options.openai) throw new RangeError('TANDEM_AGENT=openai needs TANDEM_MODEL');
+    const provider = openAiProvider(options.openai);
+    agent = startModelAgent({ url, token: await sign(builtInModelAgentClaims), provider, log });
+  } else {
+    agent = startReferenceAgent({ url, token: await sign(builtInAgentClaims), log });
+  }
+  agent.done.catch((error) => console.error(label, error instanceof Error ? error.message : error));
   return agent;
 }
 

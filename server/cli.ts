@@ -10,7 +10,9 @@ import { revokeInDataDir, tokenIdOf } from './auth/revoke.ts';
 import { ensureClientBuilt } from './build-client.ts';
 import { dataDirFromEnv, resolveServerOptions } from './config.ts';
 import { startServer, type TandemServer } from './index.ts';
-import { startReferenceAgent } from '../agents/reference/reference-agent.ts';
+import { startReferenceAgent, type RunningAgent } from '../agents/reference/reference-agent.ts';
+import { startModelAgent } from '../agents/model/model-agent.ts';
+import { openAiProvider, openAiSettingsFromEnv } from '../agents/model/openai-provider.ts';
 
 const usage = `Usage: tandem <command> [options]
 
@@ -25,10 +27,13 @@ Commands:
                                  refuses it from then on and closes its open connections
   rotate-key                     add a new signing key to DATA_DIR/keys: new tokens are signed
                                  with it, older tokens still verify while their key file is kept
-  agent --url URL --token TOKEN  run the reference agent against a server
+  agent --url URL --token TOKEN [--model openai:NAME]
+                                 run an agent against a server: the reference agent, or with
+                                 --model the model agent, served by OPENAI_BASE_URL
 
 Environment: PORT (8787), HOST (127.0.0.1), DATA_DIR (./data), LEASE_MS (30000),
-TANDEM_AGENT (reference, or off: start no agent with the server)
+TANDEM_AGENT (reference; openai: the model agent; off: start no agent with the server),
+OPENAI_BASE_URL (https://api.openai.com/v1), OPENAI_API_KEY, TANDEM_MODEL (the model agent's model)
 `;
 
 /** A mistake in the command line: reported on stderr with exit code 2. */
@@ -51,6 +56,7 @@ export async function main(argv: string[]): Promise<number | null> {
         url: { type: 'string' },
         token: { type: 'string' },
         expires: { type: 'string' },
+        model: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -125,8 +131,11 @@ function parseOps(role: Role, list: string | undefined): OpKind[] | undefined {
   return ops as OpKind[];
 }
 
-/** Runs the reference agent against a server until SIGINT or SIGTERM (or until its token is refused). */
-function agent(values: { url?: string; token?: string }): null {
+/**
+ * Runs an agent against a server until SIGINT or SIGTERM (or until its token is refused): the
+ * reference agent, or with `--model openai:NAME` the model agent.
+ */
+function agent(values: { url?: string; token?: string; model?: string }): null {
   if (!values.url || !values.token) throw new UsageError('agent needs --url URL and --token TOKEN (an agent token: tandem token --role agent)');
   let url: URL;
   try {
@@ -136,8 +145,17 @@ function agent(values: { url?: string; token?: string }): null {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--url must be an http:// or https:// URL');
   const base = url.href.replace(/\/+$/, '');
-  const running = startReferenceAgent({ url: base, token: values.token, log: (message) => process.stderr.write(`${message}\n`) });
-  process.stdout.write(`Reference agent working for ${base} (Ctrl-C stops it)\n`);
+  const log = (message: string) => process.stderr.write(`${message}\n`);
+  let running: RunningAgent;
+  if (values.model === undefined) {
+    running = startReferenceAgent({ url: base, token: values.token, log });
+    process.stdout.write(`Reference agent working for ${base} (Ctrl-C stops it)\n`);
+  } else {
+    const [provider, name] = splitModel(values.model);
+    const settings = openAiSettingsFromEnv(process.env, name);
+    running = startModelAgent({ url: base, token: values.token, provider: openAiProvider(settings), log });
+    process.stdout.write(`Model agent (${provider}:${settings.model} at ${settings.baseURL}) working for ${base} (Ctrl-C stops it)\n`);
+  }
   running.done.then(
     () => process.exit(0),
     (error) => {
@@ -149,6 +167,16 @@ function agent(values: { url?: string; token?: string }): null {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   return null;
+}
+
+/** `openai:NAME` as its provider and model name; the only provider so far is `openai`. */
+function splitModel(value: string): ['openai', string] {
+  const colon = value.indexOf(':');
+  const provider = colon < 0 ? value : value.slice(0, colon);
+  const name = colon < 0 ? '' : value.slice(colon + 1);
+  if (provider !== 'openai') throw new UsageError(`--model must be openai:NAME (an OpenAI-compatible server), not "${value}"`);
+  if (name === '') throw new UsageError('--model needs the model\'s name: openai:NAME');
+  return [provider, name];
 }
 
 async function start(): Promise<number | null> {

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveLimits, type Limits } from './limits.ts';
+import { openAiSettingsFromEnv, type OpenAiSettings } from '../agents/model/openai-provider.ts';
 
 export interface ServerOptions {
   /** 0 picks a free port. */
@@ -15,26 +16,30 @@ export interface ServerOptions {
   leaseMs: number;
   /** The clock that claims, heartbeats and lease expiry read (milliseconds); tests drive it by hand. */
   leaseClock: () => number;
-  /** Which agent the server starts in-process: the reference agent, or none. */
+  /** Which agent the server starts in-process: the reference agent, the model agent, or none. */
   agent: AgentChoice;
+  /** With `agent: 'openai'`: the model server and model (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `TANDEM_MODEL`); else null. */
+  openai: OpenAiSettings | null;
   /** What one client may ask of the server; given fields replace the defaults. */
   limits: Limits;
 }
 
-export const agentChoices = ['reference', 'off'] as const;
+export const agentChoices = ['reference', 'openai', 'off'] as const;
 export type AgentChoice = (typeof agentChoices)[number];
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * Complete options: those given win, then the environment (`PORT`, `HOST`, `DATA_DIR`,
- * `LEASE_MS`, `TANDEM_AGENT`), then the defaults. Paths come back absolute. Throws a RangeError
- * for a malformed `PORT` or `LEASE_MS` and for an unknown `TANDEM_AGENT`.
+ * `LEASE_MS`, `TANDEM_AGENT`, and for `TANDEM_AGENT=openai` `OPENAI_BASE_URL`, `OPENAI_API_KEY`,
+ * `TANDEM_MODEL`), then the defaults. Paths come back absolute. Throws a RangeError for a
+ * malformed `PORT` or `LEASE_MS`, an unknown `TANDEM_AGENT`, and `openai` without `TANDEM_MODEL`.
  */
 export function resolveServerOptions(
   given: Partial<Omit<ServerOptions, 'limits'>> & { limits?: Partial<Limits> } = {},
   env: NodeJS.ProcessEnv = process.env,
 ): ServerOptions {
+  const agent = given.agent ?? parseAgent(env.TANDEM_AGENT);
   return {
     port: given.port ?? parsePort(env.PORT),
     host: given.host ?? (env.HOST || '127.0.0.1'),
@@ -43,7 +48,8 @@ export function resolveServerOptions(
     quiet: given.quiet ?? false,
     leaseMs: given.leaseMs ?? parseLeaseMs(env.LEASE_MS),
     leaseClock: given.leaseClock ?? Date.now,
-    agent: given.agent ?? parseAgent(env.TANDEM_AGENT),
+    agent,
+    openai: given.openai ?? (agent === 'openai' ? openAiSettingsFromEnv(env) : null),
     limits: resolveLimits(given.limits),
   };
 }
@@ -60,7 +66,7 @@ function parseLeaseMs(value: string | undefined): number {
 function parseAgent(value: string | undefined): AgentChoice {
   if (value === undefined || value === '') return 'reference';
   if ((agentChoices as readonly string[]).includes(value)) return value as AgentChoice;
-  throw new RangeError(`TANDEM_AGENT must be "reference" (the built-in agent) or "off" (no agent), not "${value}"`);
+  throw new RangeError(`TANDEM_AGENT must be "reference" (the built-in agent), "openai" (the model agent) or "off" (no agent), not "${value}"`);
 }
 
 function parsePort(value: string | undefined): number {

@@ -28,7 +28,7 @@ import { RunScopes } from './runs/run-scopes.ts';
 import { createRunServices } from './runs/run-services.ts';
 import type { AgentService } from './runs/agent-service.ts';
 import { LateBound } from './late-bound.ts';
-import { builtInAgentClaims, startBuiltInAgent, localUrl } from './built-in-agent.ts';
+import { startBuiltInAgent, localUrl } from './built-in-agent.ts';
 import { Router } from './http/router.ts';
 import { createApiHandler, type RouteHandler } from './http/api.ts';
 import { addDocRoutes } from './http/docs-routes.ts';
@@ -61,7 +61,7 @@ export interface TandemServer {
 /**
  * Starts Tandem on one port: `/healthz`, the JSON API under `/api/`, the Hocuspocus WebSocket
  * at `/collab` and the built client for every other path; then, unless `agent` is 'off', the
- * reference agent as a client of that port.
+ * built-in agent (reference or model) as a client of that port.
  */
 export async function startServer(
   given: Partial<Omit<ServerOptions, 'limits'>> & { limits?: Partial<Limits> } = {},
@@ -140,9 +140,9 @@ export async function startServer(
   const ownerToken = await sign({ sub: 'owner', name: 'Owner', role: 'editor', iat, exp: iat + ownerLinkSeconds });
   let closing: Promise<void> | undefined;
   const agent =
-    options.agent === 'reference'
-      ? startBuiltInAgent({ url: localUrl(options.host, port), token: await sign(builtInAgentClaims), quiet: options.quiet })
-      : null;
+    options.agent === 'off'
+      ? null
+      : await startBuiltInAgent({ url: localUrl(options.host, port), sign, options });
 
   return {
     url: `http://${urlHost(options.host)}:${port}`,

@@ -14,10 +14,20 @@ describe('server options from the environment', () => {
     });
   });
 
+  it('read the model server of TANDEM_AGENT=openai from OPENAI_BASE_URL, OPENAI_API_KEY and TANDEM_MODEL', () => {
+    const env = { TANDEM_AGENT: 'openai', OPENAI_BASE_URL: 'http://127.0.0.1:8080/v1', TANDEM_MODEL: 'qwen' };
+    expect(resolveServerOptions({}, env)).toMatchObject({
+      agent: 'openai',
+      openai: { baseURL: 'http://127.0.0.1:8080/v1', apiKey: '', model: 'qwen' },
+    });
+    expect(resolveServerOptions({}, { TANDEM_MODEL: 'qwen' }).openai).toBeNull();
+  });
+
   it.each([
     [{ LEASE_MS: 'soon' }, /^LEASE_MS must be a number of milliseconds/],
     [{ LEASE_MS: '10' }, /^LEASE_MS must be/],
-    [{ TANDEM_AGENT: 'gpt' }, /^TANDEM_AGENT must be "reference" \(the built-in agent\) or "off" \(no agent\), not "gpt"$/],
+    [{ TANDEM_AGENT: 'gpt' }, /^TANDEM_AGENT must be "reference" \(the built-in agent\), "openai" \(the model agent\) or "off" \(no agent\), not "gpt"$/],
+    [{ TANDEM_AGENT: 'openai' }, /^Name the model: TANDEM_MODEL=NAME/],
   ])('refuse %o with a RangeError that says what they take', (env, message) => {
     expect(() => resolveServerOptions({}, env)).toThrow(RangeError);
     expect(() => resolveServerOptions({}, env)).toThrow(message);

@@ -18,7 +18,7 @@ function filesUnder(dir: string): string[] {
 }
 
 const ruleIds = [...readFileSync(join(root, 'shared', 'PROTOCOL.md'), 'utf8').matchAll(/\*\*([A-Z]+\d+)\*\*/g)].map((match) => match[1]);
-const code = ['server', 'shared', 'client'].flatMap((dir) => filesUnder(join(root, dir))).map((file) => readFileSync(file, 'utf8')).join('\n');
+const code = ['server', 'shared', 'client', 'agents'].flatMap((dir) => filesUnder(join(root, dir))).map((file) => readFileSync(file, 'utf8')).join('\n');
 const tests = filesUnder(join(root, 'tests')).map((file) => readFileSync(file, 'utf8')).join('\n');
 
 describe('the rules of shared/PROTOCOL.md', () => {

@@ -1,0 +1,141 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { AgentApiClient, type ClaimedRun } from '../agent-api-client.ts';
+import type { RunningAgent } from '../reference/reference-agent.ts';
+import { Rejection } from '../../shared/protocol/rejection.ts';
+import { decodeClaims } from '../../shared/protocol/claims.ts';
+import { RunState } from './run-state.ts';
+import { firstMessage, systemPrompt } from './prompt.ts';
+import { runToolLoop, type ModelProvider } from './tool-loop.ts';
+import { LeaseLost, offeredTools } from './tools.ts';
+
+export interface ModelAgentOptions {
+  /** The server's base URL, e.g. `http://127.0.0.1:8787`. */
+  url: string;
+  /** An agent token; its `ops` claim decides which write tools the model is offered. */
+  token: string;
+  provider: ModelProvider;
+  /** Seconds one long poll for queued runs may be held by the server (at most 30). */
+  pollSeconds?: number;
+  /** Model calls per run (default 20). */
+  maxTurns?: number;
+  log?: (message: string) => void;
+}
+
+export const modelAgentName = 'Model agent';
+
+const retryDelayMs = 1000;
+const maxSummaryLength = 10_000;
+const maxFailLength = 2_000;
+
+/**
+ * The model-backed agent, a peer of the server like any external agent: it long-polls for
+ * queued runs, claims one, lets the model read and change the document through the tools of
+ * agents/model/tools.ts while it keeps the lease alive, and completes the run with the model's
+ * last text as summary, or fails it with a message a person can act on [MODEL4].
+ */
+export function startModelAgent(options: ModelAgentOptions): RunningAgent {
+  const client = new AgentApiClient(options.url, options.token);
+  const log = options.log ?? (() => {});
+  const tools = offeredTools(decodeClaims(options.token)?.ops);
+  const abort = new AbortController();
+  let stopped = false;
+
+  const loop = (async () => {
+    while (!stopped) {
+      let queued;
+      try {
+        queued = await client.queuedRuns(options.pollSeconds ?? 25, abort.signal);
+      } catch (error) {
+        if (stopped) break;
+        if (error instanceof Rejection && (error.status === 401 || error.status === 403)) {
+          throw new Error(`The server refused the agent's token: ${error.message}`);
+        }
+        log(`waiting for the server: ${describe(error)}`);
+        await delay(retryDelayMs, undefined, { signal: abort.signal }).catch(() => undefined);
+        continue;
+      }
+      for (const run of queued) {
+        if (stopped) break;
+        let claimed: ClaimedRun;
+        try {
+          claimed = await client.claim(run.runId);
+        } catch (error) {
+          if (!(error instanceof Rejection && error.status === 409)) log(`could not claim ${run.runId}: ${describe(error)}`);
+          continue;
+        }
+        await work(client, claimed, { ...options, tools, log }, abort.signal);
+      }
+    }
+  })();
+  loop.catch(() => {});
+
+  return {
+    async stop() {
+      stopped = true;
+      abort.abort();
+      await loop.catch(() => {});
+    },
+    done: loop,
+  };
+}
+
+async function work(
+  client: AgentApiClient,
+  run: ClaimedRun,
+  options: ModelAgentOptions & { tools: ReturnType<typeof offeredTools>; log: (message: string) => void },
+  stopping: AbortSignal,
+): Promise<void> {
+  const { log, tools, provider } = options;
+  const runAbort = new AbortController();
+  const onStop = () => runAbort.abort(new Error('The agent was stopped.'));
+  stopping.addEventListener('abort', onStop);
+  const heartbeat = keepLeaseAlive(client, run, runAbort, log);
+  const state = new RunState(run.runId, run.docId, new Set(run.items.map((item) => item.instructionId)));
+  try {
+    const summary = await runToolLoop({
+      provider,
+      system: systemPrompt(tools),
+      firstMessage: firstMessage(run),
+      context: { client, state, tools },
+      signal: runAbort.signal,
+      maxTurns: options.maxTurns,
+    });
+    heartbeat.stop();
+    const text = summary.trim() || 'The model finished without a summary.';
+    await client.complete(run.runId, text.slice(0, maxSummaryLength), state.refusals());
+    log(`run ${run.runId}: ${text}`);
+  } catch (error) {
+    heartbeat.stop();
+    if (error instanceof LeaseLost || runAbort.signal.aborted) {
+      // The run is no longer this agent's (or the agent is stopping): it changes nothing more.
+      log(`run ${run.runId} left: ${describe(runAbort.signal.reason ?? error)}`);
+      return;
+    }
+    log(`run ${run.runId} failed: ${describe(error)}`);
+    const message = `The model agent stopped: ${describe(error)}`.slice(0, maxFailLength);
+    await client.fail(run.runId, message).catch(() => {});
+  } finally {
+    heartbeat.stop();
+    stopping.removeEventListener('abort', onStop);
+  }
+}
+
+/**
+ * Heartbeats while the run is worked on (a model call can take longer than a lease); a
+ * heartbeat answered `409 NOT_CLAIMED` means the lease is gone, and aborts the run at once.
+ */
+function keepLeaseAlive(client: AgentApiClient, run: ClaimedRun, runAbort: AbortController, log: (message: string) => void) {
+  const remaining = Number(new Date(run.lease.expiresAt)) - Date.now();
+  const every = Math.max(200, Math.floor((Number.isFinite(remaining) ? remaining : 30_000) / 3));
+  const timer = setInterval(() => {
+    client.heartbeat(run.runId).catch((error) => {
+      if (error instanceof Rejection && error.code === 'NOT_CLAIMED') runAbort.abort(new LeaseLost(`The lease of run ${run.runId} is gone: ${error.message}`));
+      else log(`heartbeat for ${run.runId}: ${describe(error)}`);
+    });
+  }, every);
+  return { stop: () => clearInterval(timer) };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

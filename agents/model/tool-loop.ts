@@ -1,0 +1,79 @@
+import { runTool, type ToolAnswer, type ToolContext, type ToolDefinition } from './tools.ts';
+
+/**
+ * The conversation between the model agent and a model, in no provider's format. A provider
+ * (agents/model/openai-provider.ts) turns it into its own requests and its answers back.
+ */
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** The arguments as the model wrote them: JSON text, unchecked. */
+  arguments: string;
+}
+
+export type Message =
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; content: string };
+
+export interface ModelRequest {
+  system: string;
+  messages: readonly Message[];
+  tools: readonly ToolDefinition[];
+}
+
+/** One answer of the model: its text, and the tools it calls (none: it has finished). */
+export interface ModelTurn {
+  content: string;
+  toolCalls: ToolCall[];
+}
+
+export interface ModelProvider {
+  /** Where the model is served, for messages a person reads. */
+  readonly where: string;
+  /** One model call; rejects with a `ModelCallError` a person can act on. */
+  complete(request: ModelRequest, signal: AbortSignal): Promise<ModelTurn>;
+}
+
+/** A model call that did not answer: the message says what to check. */
+export class ModelCallError extends Error {}
+
+/** The run ended because the model would not finish within the turns allowed. */
+export class TurnLimitReached extends Error {}
+
+export const defaultMaxTurns = 20;
+
+/**
+ * Talks with the model until it answers without calling a tool [MODEL5], running each tool
+ * call in order and giving back its answer; resolves to that last text. At most `maxTurns`
+ * model calls; `signal` stops the loop between calls and cancels the call in flight.
+ */
+export async function runToolLoop(options: {
+  provider: ModelProvider;
+  system: string;
+  firstMessage: string;
+  context: ToolContext;
+  signal: AbortSignal;
+  maxTurns?: number;
+}): Promise<string> {
+  const maxTurns = options.maxTurns ?? defaultMaxTurns;
+  const messages: Message[] = [{ role: 'user', content: options.firstMessage }];
+  for (let turn = 1; turn <= maxTurns; turn++) {
+    options.signal.throwIfAborted();
+    const answer = await options.provider.complete(
+      { system: options.system, messages, tools: options.context.tools },
+      options.signal,
+    );
+    if (answer.toolCalls.length === 0) return answer.content;
+    messages.push({ role: 'assistant', content: answer.content, toolCalls: answer.toolCalls });
+    for (const call of answer.toolCalls) {
+      options.signal.throwIfAborted();
+      const result: ToolAnswer = await runTool(call.name, call.arguments, options.context);
+      messages.push({ role: 'tool', toolCallId: call.id, content: JSON.stringify(result) });
+    }
+  }
+  throw new TurnLimitReached(
+    `The model did not finish within ${maxTurns} turns; its changes are taken back. Split the instructions over several runs, or try a stronger model.`,
+  );
+}

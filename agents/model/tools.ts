@@ -1,0 +1,175 @@
+import type { AgentApiClient } from '../agent-api-client.ts';
+import type { PlannedOp } from '../reference/plan.ts';
+import { Rejection } from '../../shared/protocol/rejection.ts';
+import { opKinds, type OpKind } from '../../shared/applier/op-kinds.ts';
+import type { RunState } from './run-state.ts';
+
+/**
+ * The tools the model agent offers a model, in no provider's format: a name, what it does, and
+ * its parameters as JSON Schema. Each answers a JSON value: what was read, `{ok: true}`, or
+ * `{error: {code, message}}`. Tools that would send an op kind outside the token's `ops` claim
+ * are not offered [MODEL3].
+ */
+
+export interface ToolDefinition {
+  name: ToolName;
+  description: string;
+  parameters: JsonSchemaObject;
+}
+
+interface JsonSchemaObject {
+  type: 'object';
+  properties: Record<string, { type: 'string'; description: string }>;
+  required: string[];
+  additionalProperties: false;
+}
+
+export type ToolName = 'read_document' | 'read_block' | OpKind | 'refuse';
+
+export type ToolAnswer = Record<string, unknown>;
+
+/** The lease of the run is gone (run out, or taken back): the agent stops at once [MODEL4]. */
+export class LeaseLost extends Error {}
+
+const text = (description: string) => ({ type: 'string' as const, description });
+const instructionId = text('The id of the instruction this answers.');
+const blockId = text('The id of the block, as read_document or read_block shows it.');
+const markdown = text('The new text, as Markdown: one or more blocks.');
+
+function schema(properties: JsonSchemaObject['properties']): JsonSchemaObject {
+  return { type: 'object', properties, required: Object.keys(properties), additionalProperties: false };
+}
+
+const definitions: ToolDefinition[] = [
+  {
+    name: 'read_document',
+    description: 'Read the whole document as it is now: its blocks, each with id, type and Markdown.',
+    parameters: schema({}),
+  },
+  {
+    name: 'read_block',
+    description: 'Read one block as it is now: id, type and Markdown.',
+    parameters: schema({ blockId }),
+  },
+  {
+    name: 'replace_block',
+    description: 'Replace a block you have read in this run by new Markdown.',
+    parameters: schema({ instructionId, blockId, markdown }),
+  },
+  {
+    name: 'insert_after',
+    description: 'Insert new Markdown after a block you have read in this run.',
+    parameters: schema({ instructionId, blockId, markdown }),
+  },
+  {
+    name: 'delete_block',
+    description: 'Delete a block you have read in this run.',
+    parameters: schema({ instructionId, blockId }),
+  },
+  {
+    name: 'refuse',
+    description: 'Decline an instruction, with a reason the person who wrote it will read.',
+    parameters: schema({ instructionId, reason: text('Why, in a sentence or two.') }),
+  },
+];
+
+/** The tools offered to an agent whose token allows `ops` (every op kind when absent). */
+export function offeredTools(ops: readonly OpKind[] | undefined): ToolDefinition[] {
+  const allowed = new Set<string>(ops ?? opKinds);
+  return definitions.filter((tool) => !(opKinds as readonly string[]).includes(tool.name) || allowed.has(tool.name));
+}
+
+export interface ToolContext {
+  client: AgentApiClient;
+  state: RunState;
+  tools: readonly ToolDefinition[];
+}
+
+/**
+ * Runs one tool call. Mistakes of the model (bad arguments, a write before a read, an op the
+ * server refuses) come back as `{error}` for the model to act on; a lost lease throws
+ * `LeaseLost`, and a failure of the server or the network throws as it is.
+ */
+export async function runTool(name: string, rawArguments: string, context: ToolContext): Promise<ToolAnswer> {
+  const tool = context.tools.find((offered) => offered.name === name);
+  if (!tool) return error('UNKNOWN_TOOL', `There is no tool "${name}". Use one of: ${context.tools.map((t) => t.name).join(', ')}.`);
+  const args = readArguments(rawArguments, tool);
+  if (typeof args === 'string') return error('BAD_ARGUMENTS', args);
+  const { client, state } = context;
+  switch (tool.name) {
+    case 'read_document': {
+      const { blocks } = await client.document(state.docId);
+      for (const block of blocks) state.remember(block.id, block.hash);
+      return { blocks: blocks.map(({ id, type, markdown }) => ({ id, type, markdown })) };
+    }
+    case 'read_block': {
+      const { blocks } = await client.document(state.docId);
+      const block = blocks.find((candidate) => candidate.id === args.blockId);
+      if (!block) return error('NO_SUCH_BLOCK', `The document has no block "${args.blockId}" (now). Call read_document to see its blocks.`);
+      state.remember(block.id, block.hash);
+      return { id: block.id, type: block.type, markdown: block.markdown };
+    }
+    case 'refuse': {
+      if (!state.instructionIds.has(args.instructionId)) return noSuchInstruction(args.instructionId);
+      if (args.reason.trim() === '') return error('BAD_ARGUMENTS', 'Give a reason.');
+      state.refuse(args.instructionId, args.reason.trim().slice(0, 2000));
+      return { ok: true };
+    }
+    default:
+      return write(tool.name, args, context);
+  }
+}
+
+async function write(kind: OpKind, args: Record<string, string>, { client, state }: ToolContext): Promise<ToolAnswer> {
+  const expectHash = state.hashOf(args.blockId);
+  if (expectHash === undefined) {
+    return error('READ_FIRST', `Read block "${args.blockId}" (read_block or read_document) in this run before you change it.`);
+  }
+  const op: PlannedOp =
+    kind === 'replace_block'
+      ? { op: kind, blockId: args.blockId, markdown: args.markdown, expectHash, instructionId: args.instructionId }
+      : kind === 'insert_after'
+        ? { op: kind, blockId: args.blockId, markdown: args.markdown, instructionId: args.instructionId }
+        : { op: kind, blockId: args.blockId, expectHash, instructionId: args.instructionId };
+  try {
+    await client.sendOps(state.runId, state.nextBatchKey(), [op]);
+  } catch (failure) {
+    if (!(failure instanceof Rejection)) throw failure;
+    if (failure.code === 'NOT_CLAIMED') throw new LeaseLost(failure.message);
+    if (failure.code === 'STALE_BLOCK') {
+      state.forget(args.blockId);
+      return error('STALE_BLOCK', `Block "${args.blockId}" changed since you read it: read it again.`);
+    }
+    if (failure.status >= 500) throw failure;
+    return error(failure.code, failure.message);
+  }
+  // A replaced or deleted block is not what was read any more; the block an insert follows is.
+  if (kind !== 'insert_after') state.forget(args.blockId);
+  return { ok: true };
+}
+
+/** The arguments as strings by name, or what is wrong with them. */
+function readArguments(raw: string, tool: ToolDefinition): Record<string, string> | string {
+  let value: unknown;
+  try {
+    value = raw.trim() === '' ? {} : JSON.parse(raw);
+  } catch {
+    return 'The arguments are not JSON.';
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'The arguments must be a JSON object.';
+  const args: Record<string, string> = {};
+  for (const name of tool.parameters.required) {
+    const given = (value as Record<string, unknown>)[name];
+    if (typeof given !== 'string') return `"${name}" must be a string.`;
+    args[name] = given;
+  }
+  return args;
+}
+
+function noSuchInstruction(id: string): ToolAnswer {
+  return error('NO_SUCH_INSTRUCTION', `"${id}" is not an instruction of this run.`);
+}
+
+function error(code: string, message: string): ToolAnswer {
+  return { error: { code, message } };
+}
