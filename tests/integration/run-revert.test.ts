@@ -1,11 +1,11 @@
 import * as Y from 'yjs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { docParts } from '../../shared/model/doc-layout.ts';
 import { readProseMirrorDoc } from '../../shared/model/doc-content.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
-import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
-import { agentApi, blocksOf, getRun, instruct, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { waitFor } from '../helpers/peer.ts';
+import { agentApi, blocksOf, getRun, instruct, markdownOf, replaceOp, sentRun, titleUppercasedAndSecondDeleted } from '../helpers/runs.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 
 /*
  * Taking a decision back (shared/PROTOCOL.md REV8, REV9): Revert run takes back an accepted run
@@ -13,38 +13,17 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  * while its document stays open.
  */
 
-let server: TestServer;
-const peers: Peer[] = [];
-
-beforeEach(async () => {
-  server = await startTestServer();
-});
-afterEach(async () => {
-  for (const peer of peers.splice(0)) peer.destroy();
-  await server.dispose();
-});
+const server = useTestServer({}, 'test');
+const connect = server.connect;
 
 const markdown = '# Title\n\nalpha one\n\nbeta two\n\ngamma three';
-
-function connect(docId: string, token = server.ownerToken): Peer {
-  const peer = connectPeer({ wsUrl: server.wsUrl, name: docId, token });
-  peers.push(peer);
-  return peer;
-}
 
 const post = (path: string, token?: string, body?: unknown) => server.api(path, { method: 'POST', token, body });
 
 /** Run 1: the title uppercased, `alpha one` deleted; completed, in review. */
 async function firstRun() {
   const doc = await sentRun(server, markdown, ['uppercase', 'delete']);
-  const bot = agentApi(server, server.token('agent'));
-  expect((await bot.claim(doc.runId)).status).toBe(200);
-  const [title, alpha] = doc.blocks;
-  const ops = [
-    replaceOp(title, '# TITLE', doc.instructionIds[0]),
-    { op: 'delete_block', blockId: alpha.id, expectHash: alpha.hash, instructionId: doc.instructionIds[1] },
-  ];
-  expect((await bot.ops(doc.runId, 'k1', ops)).status).toBe(200);
+  const bot = await titleUppercasedAndSecondDeleted(server, doc);
   expect((await bot.complete(doc.runId)).status).toBe(200);
   return doc;
 }

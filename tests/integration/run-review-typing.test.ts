@@ -1,11 +1,11 @@
 import * as Y from 'yjs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readProseMirrorDoc } from '../../shared/model/doc-content.ts';
 import { docParts } from '../../shared/model/doc-layout.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
-import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
-import { agentApi, getRun, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { waitFor, type Peer } from '../helpers/peer.ts';
+import { agentApi, deleteOp, getRun, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 
 /*
  * What people type while a run changes the text survives the review (shared/PROTOCOL.md OP7,
@@ -14,24 +14,11 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  * typing inside the blocks the agent wrote.
  */
 
-let server: TestServer;
-const peers: Peer[] = [];
-
-beforeEach(async () => {
-  server = await startTestServer();
-});
-afterEach(async () => {
-  for (const peer of peers.splice(0)) peer.destroy();
-  await server.dispose();
-});
+const server = useTestServer({}, 'test');
 
 const markdown = '# Title\n\nalpha one\n\nbeta two';
 
-function connect(docId: string, token: string, ydoc?: Y.Doc): Peer {
-  const peer = connectPeer({ wsUrl: server.wsUrl, name: docId, token, ydoc });
-  peers.push(peer);
-  return peer;
-}
+const connect = (docId: string, token: string, ydoc?: Y.Doc): Peer => server.connect(docId, token, ydoc);
 
 function textOf(ydoc: Y.Doc): string[] {
   const texts: string[] = [];
@@ -55,7 +42,7 @@ async function deleteWhileAnaTypesOffline() {
   const bot = agentApi(server, server.token('agent'));
   expect((await bot.claim(doc.runId)).status).toBe(200);
   const [, alpha] = doc.blocks;
-  const deleted = await bot.ops(doc.runId, 'k1', [{ op: 'delete_block', blockId: alpha.id, expectHash: alpha.hash, instructionId: doc.instructionIds[1] }]);
+  const deleted = await bot.ops(doc.runId, 'k1', [deleteOp(alpha, doc.instructionIds[1])]);
   expect(deleted.status).toBe(200);
   expect((await bot.complete(doc.runId)).status).toBe(200);
 
@@ -114,7 +101,7 @@ describe('typing inside a block the run deletes', () => {
     expect((await bot.claim(doc.runId)).status).toBe(200);
     const [, alpha] = doc.blocks;
     appendToBlock(person.ydoc, 1, ' typed now');
-    const batch = await bot.ops(doc.runId, 'k1', [{ op: 'delete_block', blockId: alpha.id, expectHash: alpha.hash, instructionId: doc.instructionIds[1] }]);
+    const batch = await bot.ops(doc.runId, 'k1', [deleteOp(alpha, doc.instructionIds[1])]);
     // Either the typing reached the server first (the agent's read is stale) or the batch did.
     expect([200, 409]).toContain(batch.status);
     if (batch.status === 409) expect(batch.body.error.code).toBe('STALE_BLOCK');
