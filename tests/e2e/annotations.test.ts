@@ -19,11 +19,7 @@ import {
 const server = useTestServer();
 const people = useBrowser(server);
 
-async function open(id: string, role: 'editor' | 'commenter' | 'viewer', name: string): Promise<Person> {
-  const person = await people.open(`/d/${id}`, server.token(role, { name }));
-  await waitForStatus(person.page, 'Connected');
-  return person;
-}
+const open = (id: string, role: 'editor' | 'commenter' | 'viewer', name: string): Promise<Person> => people.openDoc(id, server.token(role, { name }));
 
 /** Starts the server again if a test stopped it (a no-op when it runs). */
 let serverDown = false;

@@ -42,10 +42,12 @@ export async function openAs(
 
 /**
  * One Chromium for the tests of a file, launched before them and closed after them; `open`
- * makes a person (a fresh context) who opens `path` on `server` with `token`.
+ * makes a person (a fresh context) who opens `path` on `server` with `token`; `openDoc`, one
+ * who opens document `docId` and is connected.
  */
 export function useBrowser(server: { readonly url: string }): {
   open(path: string, token: string, prepare?: (person: Person) => Promise<void>): Promise<Person>;
+  openDoc(docId: string, token: string): Promise<Person>;
 } {
   let browser: Browser | undefined;
   beforeAll(async () => {
@@ -58,6 +60,11 @@ export function useBrowser(server: { readonly url: string }): {
     open(path, token, prepare) {
       if (!browser) throw new Error('The browser starts in beforeAll: open people inside tests.');
       return openAs(browser, server.url, path, token, prepare);
+    },
+    async openDoc(docId, token) {
+      const person = await this.open(`/d/${docId}`, token);
+      await waitForStatus(person.page, 'Connected');
+      return person;
     },
   };
 }
