@@ -12,6 +12,7 @@ import type { Op } from '../../shared/applier/ops.ts';
 import { importOrigin, runOrigin, serverOrigin } from '../../shared/model/origins.ts';
 import { runUndoManager, undoRun } from '../../shared/applier/run-scope.ts';
 import { schema } from '../../shared/model/schema.ts';
+import { makeBlocksYDoc, replicaOf } from '../helpers/doc-builder.ts';
 
 /*
  * Properties of the applier over random documents, random batches and random concurrent human
@@ -53,23 +54,8 @@ function specMarkdown(spec: BlockSpec): string {
 }
 
 /** A document of `specs`, block ids b0, b1…, written by client 100. */
-function baseDoc(specs: BlockSpec[]): Y.Doc {
-  // One spec, one block (parsed apart: two lists in a row would be one list in Markdown).
-  const blocks = specs.flatMap((spec) => markdownToBlocks(specMarkdown(spec))).map((block, i) =>
-    block.type.create({ ...block.attrs, id: `b${i}` }, block.content, block.marks),
-  );
-  const ydoc = new Y.Doc();
-  ydoc.clientID = 100;
-  writeInitialContent(ydoc, schema.nodes.doc.create(null, blocks), importOrigin);
-  return ydoc;
-}
-
-function replica(base: Y.Doc, clientID: number): Y.Doc {
-  const ydoc = new Y.Doc();
-  ydoc.clientID = clientID;
-  Y.applyUpdate(ydoc, Y.encodeStateAsUpdate(base));
-  return ydoc;
-}
+const baseDoc = (specs: BlockSpec[]): Y.Doc => makeBlocksYDoc(specs.map(specMarkdown));
+const replica = replicaOf;
 
 type Action = 'none' | 'fence' | 'replace' | 'delete' | 'insert' | 'replaceInsert';
 type Mode = 'tweak' | 'same' | 'other' | 'multi';
