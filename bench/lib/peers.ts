@@ -1,14 +1,9 @@
 import * as Y from 'yjs';
-import WebSocket from 'ws';
-import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
+import type { HocuspocusProvider } from '@hocuspocus/provider';
+import { connectPeer as connectTestPeer, type Peer } from '../../tests/helpers/peer.ts';
 
-export interface BenchPeer {
-  ydoc: Y.Doc;
-  provider: HocuspocusProvider;
-  /** Resolves on the first sync; rejects if the server refuses the connection. */
-  synced: Promise<void>;
-  destroy(): void;
-}
+/** A peer as the benchmarks use it. */
+export type BenchPeer = Pick<Peer, 'ydoc' | 'provider' | 'synced' | 'destroy'>;
 
 export interface PeerOptions {
   wsUrl: string;
@@ -26,37 +21,7 @@ export interface PeerOptions {
  * waits, and the provider would otherwise reconnect after 30 s of silence.
  */
 export function connectPeer(options: PeerOptions): BenchPeer {
-  const ydoc = options.ydoc ?? new Y.Doc();
-  const socket = new HocuspocusProviderWebsocket({
-    url: options.wsUrl,
-    WebSocketPolyfill: WebSocket,
-    messageReconnectTimeout: 600_000,
-  });
-  let refused: (reason: string) => void = () => {};
-  const failed = new Promise<string>((resolve) => (refused = resolve));
-  const provider = new HocuspocusProvider({
-    websocketProvider: socket,
-    name: options.name,
-    document: ydoc,
-    token: options.token,
-    ...(options.awareness ? {} : { awareness: null }),
-    onAuthenticationFailed: ({ reason }) => refused(reason),
-  });
-  const synced = new Promise<void>((resolve, reject) => {
-    provider.on('synced', () => resolve());
-    void failed.then((reason) => reject(new Error(`refused: ${reason}`)));
-  });
-  synced.catch(() => {});
-  provider.attach();
-  return {
-    ydoc,
-    provider,
-    synced,
-    destroy() {
-      provider.destroy();
-      socket.destroy();
-    },
-  };
+  return connectTestPeer({ ...options, awareness: options.awareness ?? false, messageReconnectTimeout: 600_000 });
 }
 
 /** Opens `count` peers, `batch` at a time, each batch synced before the next opens. */
