@@ -5,9 +5,7 @@ import type { WriteResult } from '../shared/notes/annotations-writers.ts';
 import type { AnnotationRequest } from './annotation-actions.ts';
 import { kindIcon } from './annotation-icons.ts';
 import { kindLabels, type Placement } from './annotation-plugin.ts';
-import { ContextConsumer } from '@lit/context';
-import { noAnnotationRights, type AnnotationRights } from './session.ts';
-import { annotationRightsContext } from './session-context.ts';
+import { consumeAnnotationRights } from './session-context.ts';
 import './tandem-note-input.ts';
 
 export const stateLabels: Record<InstructionState, string> = {
@@ -66,12 +64,8 @@ export class TandemAnnotationCard extends LitElement {
     this.error = '';
   }
 
-  private readonly rightsFrom = new ContextConsumer(this, { context: annotationRightsContext, subscribe: true });
-
   /** What this person may do with the document's annotations (from `<tandem-doc-view>`). */
-  private get rights(): AnnotationRights {
-    return this.rightsFrom.value ?? noAnnotationRights;
-  }
+  private readonly rights = consumeAnnotationRights(this);
 
   protected createRenderRoot() {
     return this;
@@ -172,7 +166,7 @@ export class TandemAnnotationCard extends LitElement {
 
   private renderActions() {
     const a = this.annotation;
-    const rights = this.rights;
+    const rights = this.rights();
     if (this.mode === 'reply') {
       return html`<tandem-note-input
         .label=${'Reply'}

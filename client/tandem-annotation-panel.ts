@@ -2,9 +2,7 @@ import { LitElement, html } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import type { Annotation } from '../shared/notes/annotations.ts';
 import type { Placement } from './annotation-plugin.ts';
-import { ContextConsumer } from '@lit/context';
-import { noAnnotationRights, type AnnotationRights } from './session.ts';
-import { annotationRightsContext } from './session-context.ts';
+import { consumeAnnotationRights } from './session-context.ts';
 import type { RunRecord } from '../shared/protocol/run-record.ts';
 import { sentWorkOrder } from './run-status.ts';
 import type { PerformAnnotationRequest } from './tandem-annotation-card.ts';
@@ -39,12 +37,8 @@ export class TandemAnnotationPanel extends LitElement {
     this.runs = [];
   }
 
-  private readonly rightsFrom = new ContextConsumer(this, { context: annotationRightsContext, subscribe: true });
-
   /** What this person may do with the document's annotations (from `<tandem-doc-view>`). */
-  private get rights(): AnnotationRights {
-    return this.rightsFrom.value ?? noAnnotationRights;
-  }
+  private readonly rights = consumeAnnotationRights(this);
 
   protected createRenderRoot() {
     return this;
@@ -54,9 +48,9 @@ export class TandemAnnotationPanel extends LitElement {
     const ordered = orderForMargin(this.annotations, this.placements);
     const byId = new Map(this.annotations.map((a) => [a.id, a]));
     const derived = (id: string) => this.annotations.filter((a) => a.kind === 'instruction' && a.fromCommentId === id);
-    const hint = this.rights.instruct
+    const hint = this.rights().instruct
       ? 'Select text to add a comment or an instruction.'
-      : this.rights.comment
+      : this.rights().comment
         ? 'Select text to add a comment.'
         : 'No comments or instructions yet.';
     return html`<section class="annotation-panel" aria-label="Comments and instructions">

@@ -9,9 +9,7 @@ import { annotationsKey, type AnnotationsState } from './annotation-plugin.ts';
 import { closeDraft, focusAnnotation, openDraft, selectAnnotation } from './annotation-commands.ts';
 import type { AnnotationRequest } from './annotation-actions.ts';
 import type { WriteResult } from '../shared/notes/annotations-writers.ts';
-import { ContextConsumer } from '@lit/context';
-import { annotationRightsContext } from './session-context.ts';
-import { noAnnotationRights } from './session.ts';
+import { consumeAnnotationRights } from './session-context.ts';
 import type { RunRecord } from '../shared/protocol/run-record.ts';
 import { selectChange } from './review-plugin.ts';
 import type { ReviewSelectDetail } from './tandem-review-panel.ts';
@@ -51,7 +49,7 @@ export class TandemEditor extends LitElement {
   declare decideBlocker: string | null;
   declare draftError: string;
 
-  private readonly rightsFrom = new ContextConsumer(this, { context: annotationRightsContext, subscribe: true });
+  private readonly rights = consumeAnnotationRights(this);
   private readonly editor = new EditorController(this);
   /** Blocks the runs deleted that people changed since: the review panel says Accept keeps them. */
   private readonly notApplied = new YDocReader<ReadonlyMap<string, string[]>>(this, () => this.connection?.ydoc ?? null, (ydoc) => readNotApplied(ydoc, this.connection?.awareness ?? null), new Map());
@@ -78,7 +76,7 @@ export class TandemEditor extends LitElement {
 
   /** The kinds this person may create from a selection now. */
   get kinds(): AnnotationKind[] {
-    const rights = this.rightsFrom.value ?? noAnnotationRights;
+    const rights = this.rights();
     const kinds: AnnotationKind[] = [];
     if (rights.comment) kinds.push('comment');
     if (rights.instruct) kinds.push('instruction');
