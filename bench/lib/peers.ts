@@ -1,26 +1,18 @@
-import * as Y from 'yjs';
 import type { HocuspocusProvider } from '@hocuspocus/provider';
-import { connectPeer as connectTestPeer, type Peer } from '../../tests/helpers/peer.ts';
+import { connectPeer as connectTestPeer, type Peer, type PeerOptions } from '../../tests/helpers/peer.ts';
 
 /** A peer as the benchmarks use it. */
 export type BenchPeer = Pick<Peer, 'ydoc' | 'provider' | 'synced' | 'destroy'>;
 
-export interface PeerOptions {
-  wsUrl: string;
-  name: string;
-  token: string;
-  /** A document to sync; a new empty one by default. */
-  ydoc?: Y.Doc;
-  /** Presence as a browser tab has it; off by default, so only document traffic is measured. */
-  awareness?: boolean;
-}
+/** As the tests' peers take them, but presence is off unless `awareness` says so: only document traffic is measured. */
+export type BenchPeerOptions = Omit<PeerOptions, 'messageReconnectTimeout'>;
 
 /**
  * A Hocuspocus client on its own WebSocket, as one browser tab would connect. Its idle
  * watchdog is stretched to ten minutes: a peer without presence receives nothing while it
  * waits, and the provider would otherwise reconnect after 30 s of silence.
  */
-export function connectPeer(options: PeerOptions): BenchPeer {
+export function connectPeer(options: BenchPeerOptions): BenchPeer {
   return connectTestPeer({ ...options, awareness: options.awareness ?? false, messageReconnectTimeout: 600_000 });
 }
 
