@@ -28,6 +28,15 @@ async function firstRun() {
   return doc;
 }
 
+/** Run 1 decided by `decision` while an editor's replica (synced before the decision) is open. */
+async function firstRunWithEditor(decision: 'accept' | 'discard') {
+  const doc = await firstRun();
+  const editor = connect(doc.docId);
+  await editor.synced;
+  expect((await post(`/api/runs/${doc.runId}/${decision}`)).status).toBe(200);
+  return { doc, editor };
+}
+
 /** A second run on the document: `blockIndex`'s text replaced by `text`, then accepted. */
 async function acceptedRun(docId: string, blockIndex: number, text: string): Promise<string> {
   const block = (await blocksOf(server, docId))[blockIndex];
@@ -54,10 +63,7 @@ function retype(ydoc: Y.Doc, index: number, text: string): void {
 
 describe('POST /api/runs/:runId/revert', () => {
   it('[REV8] takes back an accepted run, keeping people’s edits and a later run', async () => {
-    const doc = await firstRun();
-    const editor = connect(doc.docId);
-    await editor.synced;
-    expect((await post(`/api/runs/${doc.runId}/accept`)).status).toBe(200);
+    const { doc, editor } = await firstRunWithEditor('accept');
     await waitFor(async () => (await markdownOf(server, doc.docId)) === '# TITLE\n\nbeta two\n\ngamma three');
     await waitFor(() => readProseMirrorDoc(editor.ydoc).childCount === 3);
     appendToBlock(editor.ydoc, 0, '!');
@@ -92,10 +98,7 @@ describe('POST /api/runs/:runId/revert', () => {
   });
 
   it('[REV8] takes back what it can and lists the change whose text was rewritten since', async () => {
-    const doc = await firstRun();
-    const editor = connect(doc.docId);
-    await editor.synced;
-    expect((await post(`/api/runs/${doc.runId}/accept`)).status).toBe(200);
+    const { doc, editor } = await firstRunWithEditor('accept');
     await waitFor(() => readProseMirrorDoc(editor.ydoc).childCount === 3);
     retype(editor.ydoc, 0, 'Heading');
     await waitFor(async () => (await markdownOf(server, doc.docId)) === '# Heading\n\nbeta two\n\ngamma three');
@@ -108,10 +111,7 @@ describe('POST /api/runs/:runId/revert', () => {
   });
 
   it('[REV8] lists a change whose block was deleted since as removed, and reverts the rest', async () => {
-    const doc = await firstRun();
-    const editor = connect(doc.docId);
-    await editor.synced;
-    expect((await post(`/api/runs/${doc.runId}/accept`)).status).toBe(200);
+    const { doc, editor } = await firstRunWithEditor('accept');
     await waitFor(() => readProseMirrorDoc(editor.ydoc).childCount === 3);
     docParts(editor.ydoc).content.delete(0, 1);
     await waitFor(async () => (await markdownOf(server, doc.docId)) === 'beta two\n\ngamma three');
@@ -158,10 +158,7 @@ describe('POST /api/runs/:runId/revert', () => {
 
 describe('POST /api/runs/:runId/undo-discard', () => {
   it('[REV9] puts a discarded run back in review with its changes, keeping edits made meanwhile', async () => {
-    const doc = await firstRun();
-    const editor = connect(doc.docId);
-    await editor.synced;
-    expect((await post(`/api/runs/${doc.runId}/discard`)).status).toBe(200);
+    const { doc, editor } = await firstRunWithEditor('discard');
     await waitFor(() => readProseMirrorDoc(editor.ydoc).textContent === 'Titlealpha onebeta twogamma three');
     appendToBlock(editor.ydoc, 3, ' and more');
     await waitFor(async () => (await markdownOf(server, doc.docId)).endsWith('gamma three and more'));
@@ -180,10 +177,7 @@ describe('POST /api/runs/:runId/undo-discard', () => {
   });
 
   it('[REV9] can be discarded again after the undo, restoring the text before the run', async () => {
-    const doc = await firstRun();
-    const editor = connect(doc.docId);
-    await editor.synced;
-    expect((await post(`/api/runs/${doc.runId}/discard`)).status).toBe(200);
+    const { doc, editor } = await firstRunWithEditor('discard');
     expect((await post(`/api/runs/${doc.runId}/undo-discard`)).status).toBe(200);
     expect((await post(`/api/runs/${doc.runId}/discard`)).status).toBe(200);
     expect(await markdownOf(server, doc.docId)).toBe(markdown);

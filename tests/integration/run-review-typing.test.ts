@@ -52,6 +52,16 @@ async function deleteWhileAnaTypesOffline() {
   return { doc, online };
 }
 
+/** The run of `deleteWhileAnaTypesOffline` decided by `decision`: either way, the block stays with Ana's words, unmarked, for everyone. */
+async function decidedKeepingAnasWords(decision: 'accept' | 'discard') {
+  const { doc, online } = await deleteWhileAnaTypesOffline();
+  expect((await server.api(`/api/runs/${doc.runId}/${decision}`, { method: 'POST' })).status).toBe(200);
+  expect(await markdownOf(server, doc.docId)).toBe('# Title\n\nalpha one and Ana’s words\n\nbeta two');
+  await waitFor(() => readProseMirrorDoc(online.ydoc).child(1).attrs.deleting === null);
+  expect(textOf(online.ydoc)).toEqual(['Title', 'alpha one and Ana’s words', 'beta two']);
+  return doc;
+}
+
 describe('typing inside a block the run deletes', () => {
   it('[OP7] shows the deleted block to everyone, marked, with what a person typed in it meanwhile', async () => {
     const { doc, online } = await deleteWhileAnaTypesOffline();
@@ -63,19 +73,11 @@ describe('typing inside a block the run deletes', () => {
   });
 
   it('[REV2][OP7] Discard keeps what the person typed in the block the run deleted', async () => {
-    const { doc, online } = await deleteWhileAnaTypesOffline();
-    expect((await server.api(`/api/runs/${doc.runId}/discard`, { method: 'POST' })).status).toBe(200);
-    expect(await markdownOf(server, doc.docId)).toBe('# Title\n\nalpha one and Ana’s words\n\nbeta two');
-    await waitFor(() => readProseMirrorDoc(online.ydoc).child(1).attrs.deleting === null);
-    expect(textOf(online.ydoc)).toEqual(['Title', 'alpha one and Ana’s words', 'beta two']);
+    await decidedKeepingAnasWords('discard');
   });
 
   it('[REV6] Accept keeps a block a person changed after the run read it, and says who changed it', async () => {
-    const { doc, online } = await deleteWhileAnaTypesOffline();
-    expect((await server.api(`/api/runs/${doc.runId}/accept`, { method: 'POST' })).status).toBe(200);
-    expect(await markdownOf(server, doc.docId)).toBe('# Title\n\nalpha one and Ana’s words\n\nbeta two');
-    await waitFor(() => readProseMirrorDoc(online.ydoc).child(1).attrs.deleting === null);
-    expect(textOf(online.ydoc)).toEqual(['Title', 'alpha one and Ana’s words', 'beta two']);
+    const doc = await decidedKeepingAnasWords('accept');
     const run = await getRun(server, doc.runId);
     expect(run.changes).toEqual([
       expect.objectContaining({ op: 'delete_block', blockId: doc.blocks[1].id, note: 'Not applied: changed by Ana meanwhile; the block is kept.' }),
