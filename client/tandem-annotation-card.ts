@@ -1,4 +1,5 @@
-import { LitElement, html, nothing } from 'lit';
+import { html, nothing } from 'lit';
+import { LightElement } from './light-element.ts';
 import { classMap } from 'lit/directives/class-map.js';
 import type { Annotation, InstructionState } from '../shared/notes/annotations.ts';
 import type { WriteResult } from '../shared/notes/annotations-writers.ts';
@@ -27,7 +28,7 @@ const notOpen: PerformAnnotationRequest = () => ({ ok: false, error: { code: 'NO
  * its text. Every action goes through `perform`, which its owner passes down; a refusal shows
  * on the card in the writer's words.
  */
-export class TandemAnnotationCard extends LitElement {
+export class TandemAnnotationCard extends LightElement {
   static properties = {
     annotation: { attribute: false },
     placement: { attribute: false },
@@ -66,10 +67,6 @@ export class TandemAnnotationCard extends LitElement {
 
   /** What this person may do with the document's annotations (from `<tandem-doc-view>`). */
   private readonly rights = consumeAnnotationRights(this);
-
-  protected createRenderRoot() {
-    return this;
-  }
 
   render() {
     const a = this.annotation;

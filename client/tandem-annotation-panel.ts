@@ -1,4 +1,5 @@
-import { LitElement, html } from 'lit';
+import { html } from 'lit';
+import { LightElement } from './light-element.ts';
 import { repeat } from 'lit/directives/repeat.js';
 import type { Annotation } from '../shared/notes/annotations.ts';
 import type { Placement } from './annotation-plugin.ts';
@@ -12,7 +13,7 @@ import './tandem-annotation-card.ts';
  * The margin: one card per annotation, in the order of their text (annotations whose text is
  * gone or not here yet come last, then resolved ones). Brings the card in focus into view.
  */
-export class TandemAnnotationPanel extends LitElement {
+export class TandemAnnotationPanel extends LightElement {
   static properties = {
     annotations: { attribute: false },
     placements: { attribute: false },
@@ -39,10 +40,6 @@ export class TandemAnnotationPanel extends LitElement {
 
   /** What this person may do with the document's annotations (from `<tandem-doc-view>`). */
   private readonly rights = consumeAnnotationRights(this);
-
-  protected createRenderRoot() {
-    return this;
-  }
 
   render() {
     const ordered = orderForMargin(this.annotations, this.placements);

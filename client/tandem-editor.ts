@@ -1,4 +1,5 @@
-import { LitElement, html } from 'lit';
+import { html } from 'lit';
+import { LightElement } from './light-element.ts';
 import type { DocConnection } from './doc-connection.ts';
 import { EditorController } from './editor-controller.ts';
 import type { ToolbarItem } from './editor-commands.ts';
@@ -27,7 +28,7 @@ import { readNotApplied } from './not-applied.ts';
  * new ones to selected text, and the review of a run (numbered changes in the text, the
  * review panel above the margin). Read-only views have no toolbar.
  */
-export class TandemEditor extends LitElement {
+export class TandemEditor extends LightElement {
   static properties = {
     connection: { attribute: false },
     readOnly: { type: Boolean },
@@ -68,10 +69,6 @@ export class TandemEditor extends LitElement {
     this.review = null;
     this.decideBlocker = null;
     this.draftError = '';
-  }
-
-  protected createRenderRoot() {
-    return this;
   }
 
   /** The kinds this person may create from a selection now. */
