@@ -62,6 +62,16 @@ async function decidedKeepingAnasWords(decision: 'accept' | 'discard') {
   return doc;
 }
 
+/** A run of `instructions` claimed by the agent, with the editor `name` connected to its document. */
+async function claimedWhilePersonWatches(instructions: string[], name: string) {
+  const doc = await sentRun(server, markdown, instructions);
+  const person = connect(doc.docId, server.token('editor', { name }));
+  await person.synced;
+  const bot = agentApi(server, server.token('agent'));
+  expect((await bot.claim(doc.runId)).status).toBe(200);
+  return { doc, person, bot };
+}
+
 describe('typing inside a block the run deletes', () => {
   it('[OP7] shows the deleted block to everyone, marked, with what a person typed in it meanwhile', async () => {
     const { doc, online } = await deleteWhileAnaTypesOffline();
@@ -96,11 +106,7 @@ describe('typing inside a block the run deletes', () => {
   });
 
   it('[OP2][OP7] keeps the typing whichever lands first when a person types while the batch applies', async () => {
-    const doc = await sentRun(server, markdown, ['uppercase', 'delete']);
-    const person = connect(doc.docId, server.token('editor', { name: 'Bo' }));
-    await person.synced;
-    const bot = agentApi(server, server.token('agent'));
-    expect((await bot.claim(doc.runId)).status).toBe(200);
+    const { doc, person, bot } = await claimedWhilePersonWatches(['uppercase', 'delete'], 'Bo');
     const [, alpha] = doc.blocks;
     appendToBlock(person.ydoc, 1, ' typed now');
     const batch = await bot.ops(doc.runId, 'k1', [deleteOp(alpha, doc.instructionIds[1])]);
@@ -116,11 +122,7 @@ describe('typing inside a block the run deletes', () => {
 
 describe('typing inside the blocks the run writes', () => {
   it('[REV7] Discard keeps what a person typed in a block the run inserted, and nothing of the run', async () => {
-    const doc = await sentRun(server, markdown, ['add a paragraph', 'rewrite as a heading']);
-    const person = connect(doc.docId, server.token('editor', { name: 'Cy' }));
-    await person.synced;
-    const bot = agentApi(server, server.token('agent'));
-    expect((await bot.claim(doc.runId)).status).toBe(200);
+    const { doc, person, bot } = await claimedWhilePersonWatches(['add a paragraph', 'rewrite as a heading'], 'Cy');
     const [title, alpha] = doc.blocks;
     const ops = [
       { op: 'insert_after', blockId: title.id, markdown: 'fresh words', instructionId: doc.instructionIds[0] },
