@@ -55,7 +55,6 @@ function specMarkdown(spec: BlockSpec): string {
 
 /** A document of `specs`, block ids b0, b1…, written by client 100. */
 const baseDoc = (specs: BlockSpec[]): Y.Doc => makeBlocksYDoc(specs.map(specMarkdown));
-const replica = replicaOf;
 
 type Action = 'none' | 'fence' | 'replace' | 'delete' | 'insert' | 'replaceInsert';
 type Mode = 'tweak' | 'same' | 'other' | 'multi';
@@ -252,8 +251,8 @@ describe('applier properties (fast-check)', () => {
           const batch = makeBatch(specs, plans, base);
           fc.pre(batch.ops.length > 0);
           const baseVector = Y.encodeStateVector(base);
-          const server = replica(base, 1);
-          const people = [replica(base, 2), replica(base, 3)];
+          const server = replicaOf(base, 1);
+          const people = [replicaOf(base, 2), replicaOf(base, 3)];
 
           const origin = runOrigin('run');
           const um = runUndoManager(server, origin);
@@ -268,7 +267,7 @@ describe('applier properties (fast-check)', () => {
           const humanUpdates = people.map((person) => Y.encodeStateAsUpdate(person, baseVector));
 
           // Without the run: the same human updates on the base document.
-          const reference = replica(base, 9);
+          const reference = replicaOf(base, 9);
           humanUpdates.forEach((update) => Y.applyUpdate(reference, update));
           const expected = json(reference);
 
@@ -301,7 +300,7 @@ describe('applier properties (fast-check)', () => {
               expect(block!.textContent.replace(/[XYZ]/g, '')).toBe(written[i].textContent);
             });
           }
-          const accepted = replica(server, 8);
+          const accepted = replicaOf(server, 8);
           clearChangeMarks(accepted, 'run', serverOrigin);
           const acceptedDoc = readProseMirrorDoc(accepted);
           expect(changeMarkCount(acceptedDoc)).toBe(0);
@@ -318,7 +317,7 @@ describe('applier properties (fast-check)', () => {
           // Once more with a person typing after the run arrived, also inside its new words:
           // what they typed outlives the Discard, the rest is as if the run never ran.
           if (lateTyping.length === 0) return;
-          const [late, lateServer] = [replica(base, 4), replica(base, 5)];
+          const [late, lateServer] = [replicaOf(base, 4), replicaOf(base, 5)];
           const lateOrigin = runOrigin('run');
           const lateUm = runUndoManager(lateServer, lateOrigin);
           expect(applyOps(lateServer, batch.ops, runOf(batch, 'run'), lateOrigin).ok).toBe(true);
@@ -381,7 +380,7 @@ describe('applier properties (fast-check)', () => {
           const second: Op = kind === 'twice' ? del : { op: 'insert_after', blockId: target.id, markdown: 'x', instructionId };
           ops.push(del, second);
         }
-        const ydoc = replica(base, 1);
+        const ydoc = replicaOf(base, 1);
         const um = runUndoManager(ydoc, runOrigin('run'));
         const update = Y.encodeStateAsUpdate(ydoc);
         const vector = Y.encodeStateVector(ydoc);
@@ -417,7 +416,7 @@ describe('applier properties (fast-check)', () => {
             if (op.op === 'insert_after' && op.blockId === view.id) markdownToBlocks(op.markdown).forEach((block) => expected.push(['?', readBlocksOf(block)]));
           }
         }
-        const ydoc = replica(base, 1);
+        const ydoc = replicaOf(base, 1);
         const result = applyOps(ydoc, batch.ops, { ...run, makeId: ids }, runOrigin('run'));
         expect(result.ok).toBe(true);
         const actual = readBlocks(ydoc).map((b) => [b.id, b.markdown]);

@@ -220,7 +220,6 @@ function peopleLetters(ydoc: Y.Doc): number {
 }
 
 const baseDoc = (specs: BlockSpec[]): Y.Doc => makeBlocksYDoc(specs.map(markdownOf));
-const copyOf = replicaOf;
 
 describe('review keeps what people type (fast-check)', () => {
   it('[OP7][REV6][REV7] keeps every character people type through Discard and Accept, with or without a restart, on every replica', () => {
@@ -235,7 +234,7 @@ describe('review keeps what people type (fast-check)', () => {
           const base = baseDoc(specs);
           const fence = new Set(readBlocks(base).map((block) => block.id));
           // Replica 0 is the server; replica 3 is offline from the start until the decision.
-          const replicas = [copyOf(base, 1), copyOf(base, 2), copyOf(base, 3), copyOf(base, 4)];
+          const replicas = [replicaOf(base, 1), replicaOf(base, 2), replicaOf(base, 3), replicaOf(base, 4)];
           const network = new Network(replicas, new Set([3]));
           const origin = runOrigin('run');
           let manager = runUndoManager(replicas[0], origin);
@@ -305,7 +304,7 @@ describe('review keeps what people type (fast-check)', () => {
         (specs, steps, later, restart, scramble) => {
           const base = baseDoc(specs);
           const fence = new Set(readBlocks(base).map((block) => block.id));
-          const replicas = [copyOf(base, 1), copyOf(base, 2), copyOf(base, 3), copyOf(base, 4)];
+          const replicas = [replicaOf(base, 1), replicaOf(base, 2), replicaOf(base, 3), replicaOf(base, 4)];
           const network = new Network(replicas, new Set([3]));
           const origin = runOrigin('run');
           const manager = runUndoManager(replicas[0], origin);
