@@ -4,48 +4,21 @@
  * are peers that reach the server over its API only, so they import neither; and `shared/`
  * imports none of them and nothing of Node, so it runs in both.
  */
+/** A rule that no module under `from` imports what `to` matches (a path pattern, or more). */
+const forbid = (name, comment, from, to) => ({ name, ...(comment && { comment }), severity: 'error', from: { path: from }, to });
+
 module.exports = {
   forbidden: [
-    {
-      name: 'client-not-to-server',
-      comment: 'The browser app talks to the server over HTTP and WebSocket only.',
-      severity: 'error',
-      from: { path: '^client/' },
-      to: { path: '^server/' },
-    },
-    {
-      name: 'server-not-to-client',
-      severity: 'error',
-      from: { path: '^server/' },
-      to: { path: '^client/' },
-    },
-    {
-      name: 'agents-are-peers',
-      comment: 'An agent reaches the server over HTTP or WebSocket, like any external agent.',
-      severity: 'error',
-      from: { path: '^agents/' },
-      to: { path: '^(server|client)/' },
-    },
-    {
-      name: 'shared-stays-shared',
-      comment: 'shared/ runs in the browser and in Node: it imports no side.',
-      severity: 'error',
-      from: { path: '^shared/' },
-      to: { path: '^(client|server|agents|bench|tests)/' },
-    },
-    {
-      name: 'shared-without-node',
-      comment: 'shared/ touches no disk and no network: no Node built-ins.',
-      severity: 'error',
-      from: { path: '^shared/' },
-      to: { dependencyTypes: ['core'] },
-    },
-    {
-      name: 'no-circular-shared',
-      severity: 'error',
-      from: { path: '^shared/' },
-      to: { circular: true },
-    },
+    forbid('client-not-to-server', 'The browser app talks to the server over HTTP and WebSocket only.', '^client/', { path: '^server/' }),
+    forbid('server-not-to-client', undefined, '^server/', { path: '^client/' }),
+    forbid('agents-are-peers', 'An agent reaches the server over HTTP or WebSocket, like any external agent.', '^agents/', {
+      path: '^(server|client)/',
+    }),
+    forbid('shared-stays-shared', 'shared/ runs in the browser and in Node: it imports no side.', '^shared/', {
+      path: '^(client|server|agents|bench|tests)/',
+    }),
+    forbid('shared-without-node', 'shared/ touches no disk and no network: no Node built-ins.', '^shared/', { dependencyTypes: ['core'] }),
+    forbid('no-circular-shared', undefined, '^shared/', { circular: true }),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

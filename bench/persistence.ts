@@ -241,17 +241,7 @@ async function openProbe(ctx: BenchContext, kind: Kind): Promise<DurabilityProbe
       }
       const expected = ownClock();
       await acked(typist.provider);
-      const ackedAt = performance.now();
-      const durableAtAck = storedClock() >= expected;
-      await waitFor(() => storedClock() >= expected, 30_000, 'the burst to be durable', 2);
-      const durableAt = durableAtAck ? ackedAt : performance.now();
-      return {
-        burst: edits,
-        durableAtAck,
-        durableRate: edits / ((durableAt - start) / 1000),
-        ingestRate: edits / ((ackedAt - start) / 1000),
-        lastToDurable: durableAt - ackedAt,
-      };
+      return burstResult(edits, start, () => storedClock() >= expected, 'the burst to be durable');
     },
     async concurrentBurst(edits, writers) {
       const peers: BenchPeer[] = [];
@@ -275,18 +265,8 @@ async function openProbe(ctx: BenchContext, kind: Kind): Promise<DurabilityProbe
           }),
         );
         await Promise.all(peers.map((writer) => acked(writer.provider)));
-        const ackedAt = performance.now();
         const isDurable = () => peers.every((writer) => watch.clock(writer.ydoc.clientID) >= Y.getState(writer.ydoc.store, writer.ydoc.clientID));
-        const durableAtAck = isDurable();
-        await waitFor(isDurable, 30_000, 'the concurrent burst to be durable', 2);
-        const durableAt = durableAtAck ? ackedAt : performance.now();
-        return {
-          burst: edits,
-          durableAtAck,
-          durableRate: edits / ((durableAt - start) / 1000),
-          ingestRate: edits / ((ackedAt - start) / 1000),
-          lastToDurable: durableAt - ackedAt,
-        };
+        return await burstResult(edits, start, isDurable, 'the concurrent burst to be durable');
       } finally {
         for (const writer of peers) writer.destroy();
       }
@@ -301,6 +281,24 @@ async function openProbe(ctx: BenchContext, kind: Kind): Promise<DurabilityProbe
  * as a restarted server would (WAL mode: reading blocks no write), the log incrementally; a
  * `bare-sqlite` server reports its writes instead (see server-process.ts).
  */
+/**
+ * The figures of a burst of `edits` typed from `start` and acknowledged just now: waits until
+ * `isDurable` holds (`what` names it in a timeout).
+ */
+async function burstResult(edits: number, start: number, isDurable: () => boolean, what: string): Promise<BurstResult> {
+  const ackedAt = performance.now();
+  const durableAtAck = isDurable();
+  await waitFor(isDurable, 30_000, what, 2);
+  const durableAt = durableAtAck ? ackedAt : performance.now();
+  return {
+    burst: edits,
+    durableAtAck,
+    durableRate: edits / ((durableAt - start) / 1000),
+    ingestRate: edits / ((ackedAt - start) / 1000),
+    lastToDurable: durableAt - ackedAt,
+  };
+}
+
 function storeWatch(server: ServerHandle, dataDir: string, name: string): { clock(clientID: number): number; close(): void } {
   if (server.kind === 'tandem') {
     const reader = new Database(tandemSqlitePath(dataDir), { readonly: true, timeout: 5000 });

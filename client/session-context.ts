@@ -1,5 +1,6 @@
-import { createContext } from '@lit/context';
-import { annotationRights, canEditText, canWriteNotes, type AnnotationRights, type Session } from './session.ts';
+import { ContextConsumer, createContext } from '@lit/context';
+import type { ReactiveElement } from 'lit';
+import { annotationRights, canEditText, canWriteNotes, noAnnotationRights, type AnnotationRights, type Session } from './session.ts';
 import { may, mayCreateDocs } from '../shared/protocol/permissions.ts';
 
 /** The things the page asks whether this person may do. */
@@ -67,3 +68,12 @@ export function annotationRightsOf(info: SessionInfo): AnnotationRights {
  * `<tandem-doc-view>`; consumed by the editor, the margin and each card.
  */
 export const annotationRightsContext = createContext<AnnotationRights>(Symbol('tandem-annotation-rights'));
+
+/**
+ * Subscribes `host` to the annotation rights of `annotationRightsContext`; the returned function
+ * reads them now (none until `<tandem-doc-view>` provides them). `host` renders again when they change.
+ */
+export function consumeAnnotationRights(host: ReactiveElement): () => AnnotationRights {
+  const consumer = new ContextConsumer(host, { context: annotationRightsContext, subscribe: true });
+  return () => consumer.value ?? noAnnotationRights;
+}

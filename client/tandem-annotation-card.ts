@@ -1,13 +1,12 @@
-import { LitElement, html, nothing } from 'lit';
+import { html, nothing } from 'lit';
+import { LightElement } from './light-element.ts';
 import { classMap } from 'lit/directives/class-map.js';
 import type { Annotation, InstructionState } from '../shared/notes/annotations.ts';
 import type { WriteResult } from '../shared/notes/annotations-writers.ts';
 import type { AnnotationRequest } from './annotation-actions.ts';
 import { kindIcon } from './annotation-icons.ts';
 import { kindLabels, type Placement } from './annotation-plugin.ts';
-import { ContextConsumer } from '@lit/context';
-import { noAnnotationRights, type AnnotationRights } from './session.ts';
-import { annotationRightsContext } from './session-context.ts';
+import { consumeAnnotationRights } from './session-context.ts';
 import './tandem-note-input.ts';
 
 export const stateLabels: Record<InstructionState, string> = {
@@ -29,7 +28,7 @@ const notOpen: PerformAnnotationRequest = () => ({ ok: false, error: { code: 'NO
  * its text. Every action goes through `perform`, which its owner passes down; a refusal shows
  * on the card in the writer's words.
  */
-export class TandemAnnotationCard extends LitElement {
+export class TandemAnnotationCard extends LightElement {
   static properties = {
     annotation: { attribute: false },
     placement: { attribute: false },
@@ -66,16 +65,8 @@ export class TandemAnnotationCard extends LitElement {
     this.error = '';
   }
 
-  private readonly rightsFrom = new ContextConsumer(this, { context: annotationRightsContext, subscribe: true });
-
   /** What this person may do with the document's annotations (from `<tandem-doc-view>`). */
-  private get rights(): AnnotationRights {
-    return this.rightsFrom.value ?? noAnnotationRights;
-  }
-
-  protected createRenderRoot() {
-    return this;
-  }
+  private readonly rights = consumeAnnotationRights(this);
 
   render() {
     const a = this.annotation;
@@ -172,7 +163,7 @@ export class TandemAnnotationCard extends LitElement {
 
   private renderActions() {
     const a = this.annotation;
-    const rights = this.rights;
+    const rights = this.rights();
     if (this.mode === 'reply') {
       return html`<tandem-note-input
         .label=${'Reply'}

@@ -1,10 +1,9 @@
-import { LitElement, html } from 'lit';
+import { html } from 'lit';
+import { LightElement } from './light-element.ts';
 import { repeat } from 'lit/directives/repeat.js';
 import type { Annotation } from '../shared/notes/annotations.ts';
 import type { Placement } from './annotation-plugin.ts';
-import { ContextConsumer } from '@lit/context';
-import { noAnnotationRights, type AnnotationRights } from './session.ts';
-import { annotationRightsContext } from './session-context.ts';
+import { consumeAnnotationRights } from './session-context.ts';
 import type { RunRecord } from '../shared/protocol/run-record.ts';
 import { sentWorkOrder } from './run-status.ts';
 import type { PerformAnnotationRequest } from './tandem-annotation-card.ts';
@@ -14,7 +13,7 @@ import './tandem-annotation-card.ts';
  * The margin: one card per annotation, in the order of their text (annotations whose text is
  * gone or not here yet come last, then resolved ones). Brings the card in focus into view.
  */
-export class TandemAnnotationPanel extends LitElement {
+export class TandemAnnotationPanel extends LightElement {
   static properties = {
     annotations: { attribute: false },
     placements: { attribute: false },
@@ -39,24 +38,16 @@ export class TandemAnnotationPanel extends LitElement {
     this.runs = [];
   }
 
-  private readonly rightsFrom = new ContextConsumer(this, { context: annotationRightsContext, subscribe: true });
-
   /** What this person may do with the document's annotations (from `<tandem-doc-view>`). */
-  private get rights(): AnnotationRights {
-    return this.rightsFrom.value ?? noAnnotationRights;
-  }
-
-  protected createRenderRoot() {
-    return this;
-  }
+  private readonly rights = consumeAnnotationRights(this);
 
   render() {
     const ordered = orderForMargin(this.annotations, this.placements);
     const byId = new Map(this.annotations.map((a) => [a.id, a]));
     const derived = (id: string) => this.annotations.filter((a) => a.kind === 'instruction' && a.fromCommentId === id);
-    const hint = this.rights.instruct
+    const hint = this.rights().instruct
       ? 'Select text to add a comment or an instruction.'
-      : this.rights.comment
+      : this.rights().comment
         ? 'Select text to add a comment.'
         : 'No comments or instructions yet.';
     return html`<section class="annotation-panel" aria-label="Comments and instructions">

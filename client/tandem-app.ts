@@ -1,4 +1,5 @@
-import { LitElement, html, type PropertyValues } from 'lit';
+import { html, type PropertyValues } from 'lit';
+import { LightElement } from './light-element.ts';
 import { ContextProvider } from '@lit/context';
 import { repeat } from 'lit/directives/repeat.js';
 import { styleMap } from 'lit/directives/style-map.js';
@@ -18,7 +19,7 @@ const keptAnnouncements = 3;
  * polite live region (`.announcer`), which says each sentence an `announce` event from the page
  * brings (e.g. a run accepted by someone else, client/run-announcer.ts).
  */
-export class TandemApp extends LitElement {
+export class TandemApp extends LightElement {
   static properties = {
     session: { state: true },
     ready: { state: true },
@@ -48,10 +49,6 @@ export class TandemApp extends LitElement {
   private announce(text: string) {
     this.announced += 1;
     this.announcements = [...this.announcements, { key: this.announced, text }].slice(-keptAnnouncements);
-  }
-
-  protected createRenderRoot() {
-    return this;
   }
 
   connectedCallback(): void {

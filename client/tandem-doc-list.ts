@@ -1,4 +1,5 @@
-import { LitElement, html } from 'lit';
+import { html } from 'lit';
+import { LightElement } from './light-element.ts';
 import { ContextConsumer } from '@lit/context';
 import { Task, TaskStatus, initialState } from '@lit/task';
 import { createDoc } from './api.ts';
@@ -11,7 +12,7 @@ import { describeListError, loadDocListing } from './doc-listing.ts';
  * The documents of this server, or, when it cannot be reached, the ones opened on this device.
  * Fires `name-change` (detail: the new name) when the person renames themselves.
  */
-export class TandemDocList extends LitElement {
+export class TandemDocList extends LightElement {
   private readonly sessionFrom = new ContextConsumer(this, { context: sessionContext, subscribe: true });
 
   /** Loads the list when the element first renders, and again if the token changes. */
@@ -29,10 +30,6 @@ export class TandemDocList extends LitElement {
       navigate(docPath(doc.id));
     },
   });
-
-  protected createRenderRoot() {
-    return this;
-  }
 
   connectedCallback(): void {
     super.connectedCallback();

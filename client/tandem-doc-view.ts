@@ -1,4 +1,5 @@
-import { LitElement, html } from 'lit';
+import { html } from 'lit';
+import { LightElement } from './light-element.ts';
 import { ContextConsumer, ContextProvider } from '@lit/context';
 import { noAnnotationRights, type AnnotationRights, type Session } from './session.ts';
 import { annotationRightsContext, annotationRightsOf, sessionContext, type SessionInfo } from './session-context.ts';
@@ -27,7 +28,7 @@ import './tandem-presence.ts';
 import './tandem-queue-bar.ts';
 
 /** One document: its title, connection state, who is here, the queue bar, and the editor. */
-export class TandemDocView extends LitElement {
+export class TandemDocView extends LightElement {
   static properties = { docId: {} };
   declare docId: string;
 
@@ -67,10 +68,6 @@ export class TandemDocView extends LitElement {
 
   get session(): Session | null {
     return this.sessionInfo?.session ?? null;
-  }
-
-  protected createRenderRoot() {
-    return this;
   }
 
   render() {

@@ -1,4 +1,5 @@
-import { LitElement, html } from 'lit';
+import { html } from 'lit';
+import { LightElement } from './light-element.ts';
 import type { DocConnection } from './doc-connection.ts';
 import { EditorController } from './editor-controller.ts';
 import type { ToolbarItem } from './editor-commands.ts';
@@ -9,9 +10,7 @@ import { annotationsKey, type AnnotationsState } from './annotation-plugin.ts';
 import { closeDraft, focusAnnotation, openDraft, selectAnnotation } from './annotation-commands.ts';
 import type { AnnotationRequest } from './annotation-actions.ts';
 import type { WriteResult } from '../shared/notes/annotations-writers.ts';
-import { ContextConsumer } from '@lit/context';
-import { annotationRightsContext } from './session-context.ts';
-import { noAnnotationRights } from './session.ts';
+import { consumeAnnotationRights } from './session-context.ts';
 import type { RunRecord } from '../shared/protocol/run-record.ts';
 import { selectChange } from './review-plugin.ts';
 import type { ReviewSelectDetail } from './tandem-review-panel.ts';
@@ -29,7 +28,7 @@ import { readNotApplied } from './not-applied.ts';
  * new ones to selected text, and the review of a run (numbered changes in the text, the
  * review panel above the margin). Read-only views have no toolbar.
  */
-export class TandemEditor extends LitElement {
+export class TandemEditor extends LightElement {
   static properties = {
     connection: { attribute: false },
     readOnly: { type: Boolean },
@@ -51,7 +50,7 @@ export class TandemEditor extends LitElement {
   declare decideBlocker: string | null;
   declare draftError: string;
 
-  private readonly rightsFrom = new ContextConsumer(this, { context: annotationRightsContext, subscribe: true });
+  private readonly rights = consumeAnnotationRights(this);
   private readonly editor = new EditorController(this);
   /** Blocks the runs deleted that people changed since: the review panel says Accept keeps them. */
   private readonly notApplied = new YDocReader<ReadonlyMap<string, string[]>>(this, () => this.connection?.ydoc ?? null, (ydoc) => readNotApplied(ydoc, this.connection?.awareness ?? null), new Map());
@@ -72,13 +71,9 @@ export class TandemEditor extends LitElement {
     this.draftError = '';
   }
 
-  protected createRenderRoot() {
-    return this;
-  }
-
   /** The kinds this person may create from a selection now. */
   get kinds(): AnnotationKind[] {
-    const rights = this.rightsFrom.value ?? noAnnotationRights;
+    const rights = this.rights();
     const kinds: AnnotationKind[] = [];
     if (rights.comment) kinds.push('comment');
     if (rights.instruct) kinds.push('instruction');

@@ -1,4 +1,5 @@
-import { LitElement, html, nothing } from 'lit';
+import { html, nothing } from 'lit';
+import { LightElement } from './light-element.ts';
 import { live } from 'lit/directives/live.js';
 
 /**
@@ -6,7 +7,7 @@ import { live } from 'lit/directives/live.js';
  * line, Escape cancels. Fires `note-submit` (detail: the text, never blank) and `note-cancel`.
  * Takes the focus when it appears.
  */
-export class TandemNoteInput extends LitElement {
+export class TandemNoteInput extends LightElement {
   static properties = {
     label: {},
     placeholder: {},
@@ -27,10 +28,6 @@ export class TandemNoteInput extends LitElement {
     this.value = '';
     this.saveLabel = 'Save';
     this.error = '';
-  }
-
-  protected createRenderRoot() {
-    return this;
   }
 
   protected firstUpdated(): void {

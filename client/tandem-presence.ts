@@ -1,4 +1,5 @@
-import { LitElement, html } from 'lit';
+import { html } from 'lit';
+import { LightElement } from './light-element.ts';
 import { styleMap } from 'lit/directives/style-map.js';
 import type { Peer } from './presence-controller.ts';
 
@@ -7,17 +8,13 @@ import type { Peer } from './presence-controller.ts';
  * colour is set only when it is `#rrggbb` (the controller drops any other), so a peer's
  * awareness state can add neither markup nor style declarations (PRES4).
  */
-export class TandemPresence extends LitElement {
+export class TandemPresence extends LightElement {
   static properties = { peers: { attribute: false } };
   declare peers: Peer[];
 
   constructor() {
     super();
     this.peers = [];
-  }
-
-  protected createRenderRoot() {
-    return this;
   }
 
   render() {

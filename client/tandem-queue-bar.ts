@@ -1,4 +1,5 @@
-import { LitElement, html, nothing } from 'lit';
+import { html, nothing } from 'lit';
+import { LightElement } from './light-element.ts';
 import { ContextConsumer } from '@lit/context';
 import { sessionContext } from './session-context.ts';
 import type * as Y from 'yjs';
@@ -14,7 +15,7 @@ import './tandem-send-dialog.ts';
  * activity indicator while an agent is expected to work). Sending needs a connection and no
  * outstanding run: otherwise the button is disabled and the bar says why.
  */
-export class TandemQueueBar extends LitElement {
+export class TandemQueueBar extends LightElement {
   static properties = {
     docId: {},
     ready: { attribute: false },
@@ -50,10 +51,6 @@ export class TandemQueueBar extends LitElement {
     this.canSend = false;
     this.progress = null;
     this.dialogOpen = false;
-  }
-
-  protected createRenderRoot() {
-    return this;
   }
 
   render() {

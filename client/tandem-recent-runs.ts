@@ -1,4 +1,5 @@
-import { LitElement, html, nothing } from 'lit';
+import { html, nothing } from 'lit';
+import { LightElement } from './light-element.ts';
 import { ContextConsumer } from '@lit/context';
 import { sessionContext } from './session-context.ts';
 import type { NotReverted, RunRecord } from '../shared/protocol/run-record.ts';
@@ -16,7 +17,7 @@ type Action = 'revert' | 'undo-discard';
  * listed under the run. A button the server refused (the window closed, the run no longer
  * revertible) gives way to the server's words.
  */
-export class TandemRecentRuns extends LitElement {
+export class TandemRecentRuns extends LightElement {
   static properties = {
     runs: { attribute: false },
     blocker: {},
@@ -49,10 +50,6 @@ export class TandemRecentRuns extends LitElement {
     this.blocker = null;
     this.busy = null;
     this.message = null;
-  }
-
-  protected createRenderRoot() {
-    return this;
   }
 
   render() {

@@ -1,4 +1,5 @@
-import { LitElement, html, nothing } from 'lit';
+import { html, nothing } from 'lit';
+import { LightElement } from './light-element.ts';
 import { ContextConsumer } from '@lit/context';
 import { sessionContext } from './session-context.ts';
 import type { ItemOutcome, RunChange, RunItem, RunRecord } from '../shared/protocol/run-record.ts';
@@ -34,7 +35,7 @@ export interface ReviewSelectDetail {
  * and `review-closed` when the run this person decided on has left review (the buttons that
  * held the focus are gone; the owner puts it somewhere useful).
  */
-export class TandemReviewPanel extends LitElement {
+export class TandemReviewPanel extends LightElement {
   static properties = {
     run: { attribute: false },
     blocker: {},
@@ -56,10 +57,6 @@ export class TandemReviewPanel extends LitElement {
     this.run = null;
     this.blocker = null;
     this.notApplied = new Map();
-  }
-
-  protected createRenderRoot() {
-    return this;
   }
 
   private get token(): string {

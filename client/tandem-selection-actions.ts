@@ -1,4 +1,5 @@
-import { LitElement, html } from 'lit';
+import { html } from 'lit';
+import { LightElement } from './light-element.ts';
 import { styleMap } from 'lit/directives/style-map.js';
 import type { AnnotationKind } from '../shared/notes/annotations.ts';
 import { kindIcon } from './annotation-icons.ts';
@@ -15,7 +16,7 @@ const buttonLabels: Record<AnnotationKind, string> = { comment: 'Comment', instr
  * Fires `draft-open` (detail: the kind), `draft-save` (detail: the text), `draft-cancel`, and
  * `draft-dismiss` (Escape on the buttons: back to the text).
  */
-export class TandemSelectionActions extends LitElement {
+export class TandemSelectionActions extends LightElement {
   static properties = {
     kinds: { attribute: false },
     drafting: {},
@@ -33,10 +34,6 @@ export class TandemSelectionActions extends LitElement {
     this.drafting = null;
     this.position = { left: 0, top: 0 };
     this.error = '';
-  }
-
-  protected createRenderRoot() {
-    return this;
   }
 
   render() {

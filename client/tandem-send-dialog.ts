@@ -1,4 +1,5 @@
-import { LitElement, html, type PropertyValues } from 'lit';
+import { html, type PropertyValues } from 'lit';
+import { LightElement } from './light-element.ts';
 import type * as Y from 'yjs';
 import type { Instruction } from '../shared/notes/annotations.ts';
 import { detectDrift, type Drift } from '../shared/notes/drift.ts';
@@ -11,7 +12,7 @@ import { kindIcon } from './annotation-icons.ts';
  * or its list changes. Focus stays inside while it is open; Escape closes it. Fires
  * `send-confirm` and `dialog-close`.
  */
-export class TandemSendDialog extends LitElement {
+export class TandemSendDialog extends LightElement {
   static properties = {
     open: { type: Boolean },
     instructions: { attribute: false },
@@ -41,10 +42,6 @@ export class TandemSendDialog extends LitElement {
     this.blocker = null;
     this.sending = false;
     this.problem = null;
-  }
-
-  protected createRenderRoot() {
-    return this;
   }
 
   private drifts: ReadonlyMap<string, Drift> = new Map();

@@ -1,4 +1,5 @@
-import { LitElement, html } from 'lit';
+import { html } from 'lit';
+import { LightElement } from './light-element.ts';
 import type { ConnectionStatus } from './doc-connection.ts';
 
 const hints: Record<ConnectionStatus, string> = {
@@ -8,17 +9,13 @@ const hints: Record<ConnectionStatus, string> = {
 };
 
 /** The connection indicator. Its status text is exactly `Connected`, `Syncing` or `Offline`. */
-export class TandemStatus extends LitElement {
+export class TandemStatus extends LightElement {
   static properties = { status: {} };
   declare status: ConnectionStatus;
 
   constructor() {
     super();
     this.status = 'Offline';
-  }
-
-  protected createRenderRoot() {
-    return this;
   }
 
   render() {

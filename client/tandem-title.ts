@@ -1,11 +1,12 @@
-import { LitElement, html } from 'lit';
+import { html } from 'lit';
+import { LightElement } from './light-element.ts';
 import { live } from 'lit/directives/live.js';
 
 /**
  * The document's title field. Fires `title-change` (detail: the new title) as the person types;
  * the owner writes it into the document and passes the stored value back down.
  */
-export class TandemTitle extends LitElement {
+export class TandemTitle extends LightElement {
   static properties = { value: {}, readOnly: { type: Boolean } };
   declare value: string;
   declare readOnly: boolean;
@@ -14,10 +15,6 @@ export class TandemTitle extends LitElement {
     super();
     this.value = '';
     this.readOnly = false;
-  }
-
-  protected createRenderRoot() {
-    return this;
   }
 
   render() {

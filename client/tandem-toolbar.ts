@@ -1,4 +1,5 @@
-import { LitElement, html, nothing } from 'lit';
+import { html, nothing } from 'lit';
+import { LightElement } from './light-element.ts';
 import type { EditorState } from 'prosemirror-state';
 import { toolbarItems, type ToolbarItem } from './editor-commands.ts';
 
@@ -15,17 +16,13 @@ function shortcutText(shortcut: string): string {
  * The formatting toolbar. Reflects `state` (pressed and disabled buttons) and fires
  * `toolbar-command` (detail: the ToolbarItem) when a button is used.
  */
-export class TandemToolbar extends LitElement {
+export class TandemToolbar extends LightElement {
   static properties = { state: { attribute: false } };
   declare state: EditorState | null;
 
   constructor() {
     super();
     this.state = null;
-  }
-
-  protected createRenderRoot() {
-    return this;
   }
 
   render() {

@@ -1,62 +1,19 @@
-import * as Y from 'yjs';
-import WebSocket from 'ws';
-import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
+import type { HocuspocusProvider } from '@hocuspocus/provider';
+import { connectPeer as connectTestPeer, type Peer, type PeerOptions } from '../../tests/helpers/peer.ts';
 
-export interface BenchPeer {
-  ydoc: Y.Doc;
-  provider: HocuspocusProvider;
-  /** Resolves on the first sync; rejects if the server refuses the connection. */
-  synced: Promise<void>;
-  destroy(): void;
-}
+/** A peer as the benchmarks use it. */
+export type BenchPeer = Pick<Peer, 'ydoc' | 'provider' | 'synced' | 'destroy'>;
 
-export interface PeerOptions {
-  wsUrl: string;
-  name: string;
-  token: string;
-  /** A document to sync; a new empty one by default. */
-  ydoc?: Y.Doc;
-  /** Presence as a browser tab has it; off by default, so only document traffic is measured. */
-  awareness?: boolean;
-}
+/** As the tests' peers take them, but presence is off unless `awareness` says so: only document traffic is measured. */
+export type BenchPeerOptions = Omit<PeerOptions, 'messageReconnectTimeout'>;
 
 /**
  * A Hocuspocus client on its own WebSocket, as one browser tab would connect. Its idle
  * watchdog is stretched to ten minutes: a peer without presence receives nothing while it
  * waits, and the provider would otherwise reconnect after 30 s of silence.
  */
-export function connectPeer(options: PeerOptions): BenchPeer {
-  const ydoc = options.ydoc ?? new Y.Doc();
-  const socket = new HocuspocusProviderWebsocket({
-    url: options.wsUrl,
-    WebSocketPolyfill: WebSocket,
-    messageReconnectTimeout: 600_000,
-  });
-  let refused: (reason: string) => void = () => {};
-  const failed = new Promise<string>((resolve) => (refused = resolve));
-  const provider = new HocuspocusProvider({
-    websocketProvider: socket,
-    name: options.name,
-    document: ydoc,
-    token: options.token,
-    ...(options.awareness ? {} : { awareness: null }),
-    onAuthenticationFailed: ({ reason }) => refused(reason),
-  });
-  const synced = new Promise<void>((resolve, reject) => {
-    provider.on('synced', () => resolve());
-    void failed.then((reason) => reject(new Error(`refused: ${reason}`)));
-  });
-  synced.catch(() => {});
-  provider.attach();
-  return {
-    ydoc,
-    provider,
-    synced,
-    destroy() {
-      provider.destroy();
-      socket.destroy();
-    },
-  };
+export function connectPeer(options: BenchPeerOptions): BenchPeer {
+  return connectTestPeer({ ...options, awareness: options.awareness ?? false, messageReconnectTimeout: 600_000 });
 }
 
 /** Opens `count` peers, `batch` at a time, each batch synced before the next opens. */

@@ -1,5 +1,6 @@
 import * as Y from 'yjs';
 import { notesParts } from '../model/doc-layout.ts';
+import { readKeyedRecords } from '../model/keyed-records.ts';
 import { maxQuoteLength } from '../protocol/limits.ts';
 import type { Anchor, RelativePositionJSON } from '../model/anchors.ts';
 
@@ -181,14 +182,7 @@ export function readAnnotations(notesYdoc: Y.Doc): {
   annotations: Annotation[];
   invalid: { id: string; reason: string }[];
 } {
-  const annotations: Annotation[] = [];
-  const invalid: { id: string; reason: string }[] = [];
-  notesParts(notesYdoc).annotations.forEach((value, key) => {
-    const result = parseAnnotation(value);
-    if (!result.ok) invalid.push({ id: key, reason: result.reason });
-    else if (result.annotation.id !== key) invalid.push({ id: key, reason: 'id does not match its key' });
-    else annotations.push(result.annotation);
-  });
+  const { records: annotations, invalid } = readKeyedRecords<'annotation', Annotation>(notesParts(notesYdoc).annotations, parseAnnotation, 'annotation', 'id');
   annotations.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   invalid.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { annotations, invalid };

@@ -1,5 +1,6 @@
 import * as Y from 'yjs';
 import { isDocId, runsParts } from '../model/doc-layout.ts';
+import { readKeyedRecords } from '../model/keyed-records.ts';
 import { checkAuthor, isRecordId, type Author } from '../notes/annotations.ts';
 import { isOpKind, type OpKind } from '../applier/op-kinds.ts';
 
@@ -166,14 +167,7 @@ export function parseRunRecord(value: unknown): RunParseResult {
 
 /** Every valid record of a runs Y.Doc, newest first, and every invalid one with why. */
 export function readRunRecords(runsYdoc: Y.Doc): { runs: RunRecord[]; invalid: { id: string; reason: string }[] } {
-  const runs: RunRecord[] = [];
-  const invalid: { id: string; reason: string }[] = [];
-  runsParts(runsYdoc).runs.forEach((value, key) => {
-    const result = parseRunRecord(value);
-    if (!result.ok) invalid.push({ id: key, reason: result.reason });
-    else if (result.record.runId !== key) invalid.push({ id: key, reason: 'runId does not match its key' });
-    else runs.push(result.record);
-  });
+  const { records: runs, invalid } = readKeyedRecords<'record', RunRecord>(runsParts(runsYdoc).runs, parseRunRecord, 'record', 'runId');
   runs.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.runId < b.runId ? 1 : -1));
   return { runs, invalid };
 }

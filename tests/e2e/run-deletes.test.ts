@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useTestServer } from '../helpers/use-test-server.ts';
-import { agentApi, sentRun } from '../helpers/runs.ts';
-import { useBrowser, readText, reviewPanel, waitForStatus, type Person } from '../helpers/browser.ts';
+import { agentApi, deleteOp, sentRun } from '../helpers/runs.ts';
+import { useBrowser, readText, reviewPanel, type Person } from '../helpers/browser.ts';
 
 /*
  * A block a run deletes stays in the text, struck through for everyone, until the run is
@@ -13,11 +13,7 @@ import { useBrowser, readText, reviewPanel, waitForStatus, type Person } from '.
 const server = useTestServer();
 const people = useBrowser(server);
 
-async function open(id: string, name: string): Promise<Person> {
-  const person = await people.open(`/d/${id}`, server.token('editor', { name }));
-  await waitForStatus(person.page, 'Connected');
-  return person;
-}
+const open = (id: string, name: string): Promise<Person> => people.openDoc(id, server.token('editor', { name }));
 
 const pendingBlock = (page: Page, blockId: string) => page.locator(`.ProseMirror [data-block-id="${blockId}"]`);
 
@@ -30,7 +26,7 @@ describe('a block the run deletes', () => {
     const bot = agentApi(server, server.token('agent'));
     expect((await bot.claim(doc.runId)).status).toBe(200);
     const drop = doc.blocks[1];
-    const deleted = await bot.ops(doc.runId, 'k1', [{ op: 'delete_block', blockId: drop.id, expectHash: drop.hash, instructionId: doc.instructionIds[1] }]);
+    const deleted = await bot.ops(doc.runId, 'k1', [deleteOp(drop, doc.instructionIds[1])]);
     expect(deleted.status).toBe(200);
     expect((await bot.complete(doc.runId)).status).toBe(200);
 

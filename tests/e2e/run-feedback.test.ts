@@ -24,11 +24,7 @@ import {
 const server = useTestServer();
 const people = useBrowser(server);
 
-async function open(id: string, name: string): Promise<Person> {
-  const person = await people.open(`/d/${id}`, server.token('editor', { name }));
-  await waitForStatus(person.page, 'Connected');
-  return person;
-}
+const open = (id: string, name: string): Promise<Person> => people.openDoc(id, server.token('editor', { name }));
 
 const queueCount = (page: Page) => page.locator('.queue-count');
 const announcer = (page: Page) => page.locator('.announcer[aria-live="polite"]');

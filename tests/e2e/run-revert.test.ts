@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { agentApi, replaceOp, sentRun } from '../helpers/runs.ts';
-import { useBrowser, readText, reviewPanel, waitForStatus, type Person } from '../helpers/browser.ts';
+import { useBrowser, readText, reviewPanel, type Person } from '../helpers/browser.ts';
 
 /*
  * Taking a decision back in the app (shared/PROTOCOL.md REV8, REV9): `Revert run` in the
@@ -13,11 +13,7 @@ import { useBrowser, readText, reviewPanel, waitForStatus, type Person } from '.
 const server = useTestServer();
 const people = useBrowser(server);
 
-async function open(id: string, name: string): Promise<Person> {
-  const person = await people.open(`/d/${id}`, server.token('editor', { name }));
-  await waitForStatus(person.page, 'Connected');
-  return person;
-}
+const open = (id: string, name: string): Promise<Person> => people.openDoc(id, server.token('editor', { name }));
 
 const recentRuns = (page: Page) => page.getByRole('region', { name: 'Recent runs' });
 

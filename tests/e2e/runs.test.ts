@@ -11,18 +11,13 @@ import {
   readText,
   reviewPanel,
   sendInstructions,
-  waitForStatus,
   type Person,
 } from '../helpers/browser.ts';
 
 const server = useTestServer();
 const people = useBrowser(server);
 
-async function open(id: string, role: 'editor' | 'viewer', name: string): Promise<Person> {
-  const person = await people.open(`/d/${id}`, server.token(role, { name }));
-  await waitForStatus(person.page, 'Connected');
-  return person;
-}
+const open = (id: string, role: 'editor' | 'viewer', name: string): Promise<Person> => people.openDoc(id, server.token(role, { name }));
 
 const markdownOf = async (id: string) => (await server.api(`/api/docs/${id}/markdown`)).body as string;
 const cardState = (page: Page, id: string) => page.locator(`.annotation-card[data-annotation-id="${id}"] .card-state`).textContent();

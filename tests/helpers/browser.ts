@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 /** Debian's Chromium, started the way this machine's closed network needs. */
@@ -42,22 +42,35 @@ export async function openAs(
 
 /**
  * One Chromium for the tests of a file, launched before them and closed after them; `open`
- * makes a person (a fresh context) who opens `path` on `server` with `token`.
+ * makes a person (a fresh context) who opens `path` on `server` with `token`; `openDoc`, one
+ * who opens document `docId` and is connected. The people a test opened are closed after it.
  */
 export function useBrowser(server: { readonly url: string }): {
   open(path: string, token: string, prepare?: (person: Person) => Promise<void>): Promise<Person>;
+  openDoc(docId: string, token: string): Promise<Person>;
 } {
   let browser: Browser | undefined;
+  const opened: Person[] = [];
   beforeAll(async () => {
     browser = await launchBrowser();
+  });
+  afterEach(async () => {
+    for (const person of opened.splice(0)) await person.context.close();
   });
   afterAll(async () => {
     await browser?.close();
   });
   return {
-    open(path, token, prepare) {
+    async open(path, token, prepare) {
       if (!browser) throw new Error('The browser starts in beforeAll: open people inside tests.');
-      return openAs(browser, server.url, path, token, prepare);
+      const person = await openAs(browser, server.url, path, token, prepare);
+      opened.push(person);
+      return person;
+    },
+    async openDoc(docId, token) {
+      const person = await this.open(`/d/${docId}`, token);
+      await waitForStatus(person.page, 'Connected');
+      return person;
     },
   };
 }

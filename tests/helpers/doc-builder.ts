@@ -1,9 +1,10 @@
 import * as Y from 'yjs';
 import type { Node } from 'prosemirror-model';
-import { markdownToDoc } from '../../shared/model/markdown.ts';
+import { markdownToBlocks, markdownToDoc } from '../../shared/model/markdown.ts';
 import { writeInitialContent } from '../../shared/model/doc-content.ts';
 import { docParts } from '../../shared/model/doc-layout.ts';
 import { importOrigin } from '../../shared/model/origins.ts';
+import { schema } from '../../shared/model/schema.ts';
 
 /** A ProseMirror document with block ids, from Markdown. */
 export function makeDoc(markdown: string): Node {
@@ -15,6 +16,26 @@ export function makeYDoc(markdown: string, title = 'Test'): Y.Doc {
   const ydoc = new Y.Doc();
   writeInitialContent(ydoc, makeDoc(markdown), importOrigin);
   ydoc.transact(() => docParts(ydoc).meta.set('title', title), importOrigin);
+  return ydoc;
+}
+
+/**
+ * A text Y.Doc written by client 100 with one block per Markdown part, ids b0, b1… (the parts
+ * are parsed apart: two lists in a row would be one list in Markdown).
+ */
+export function makeBlocksYDoc(parts: string[]): Y.Doc {
+  const blocks = parts.flatMap((part) => markdownToBlocks(part)).map((block, i) => block.type.create({ ...block.attrs, id: `b${i}` }, block.content, block.marks));
+  const ydoc = new Y.Doc();
+  ydoc.clientID = 100;
+  writeInitialContent(ydoc, schema.nodes.doc.create(null, blocks), importOrigin);
+  return ydoc;
+}
+
+/** A copy of `source` that writes as client `clientID`, as a replica on another device. */
+export function replicaOf(source: Y.Doc, clientID: number): Y.Doc {
+  const ydoc = new Y.Doc();
+  ydoc.clientID = clientID;
+  Y.applyUpdate(ydoc, Y.encodeStateAsUpdate(source));
   return ydoc;
 }
 

@@ -1,5 +1,6 @@
 import * as Y from 'yjs';
 import type { Role } from '../../shared/protocol/claims.ts';
+import type { Author } from '../../shared/notes/annotations.ts';
 import { docName, notesParts } from '../../shared/model/doc-layout.ts';
 import { canonicalJson } from '../../shared/notes/notes-rules.ts';
 import { connectPeer, type Peer } from './peer.ts';
@@ -25,6 +26,14 @@ export function notesPeer(server: FileServer, docId: string, who: Principal, ydo
     if (event.reason) closed.push(event.reason);
   });
   return Object.assign(peer, { closed });
+}
+
+/** `author`, with `role`, on the text and the notes of `docId` (both synced); destroyed after the test. */
+export async function textAndNotesPeers(server: FileServer, docId: string, role: Role, author: Author): Promise<{ text: Peer; notes: Peer }> {
+  const token = server.token(role, { sub: author.id, name: author.name });
+  const [text, notes] = [server.connect(docId, token), server.connect(docName(docId, 'notes'), token)];
+  await Promise.all([text.synced, notes.synced]);
+  return { text, notes };
 }
 
 /**

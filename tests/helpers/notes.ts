@@ -9,6 +9,12 @@ export const looseAnchor: Anchor = {
   to: { type: { client: 1, clock: 0 }, item: { client: 1, clock: 7 }, assoc: -1 },
 };
 
+/** An anchor as records hold one (items 8 to 12 of client 1), for tests that write and read it back. */
+export const sampleAnchor: Anchor = {
+  from: { type: { client: 1, clock: 1 }, item: { client: 1, clock: 8 }, assoc: 0 },
+  to: { type: { client: 1, clock: 1 }, item: { client: 1, clock: 12 }, assoc: -1 },
+};
+
 /** Adds an annotation to a notes Y.Doc as a client would (no origin); returns its id. */
 export function addAnnotation(notesYdoc: Y.Doc, author: Author, overrides: Partial<NewAnnotation> = {}): string {
   const result = createAnnotation(notesYdoc, {

@@ -12,12 +12,25 @@ export interface Peer {
   destroy(): void;
 }
 
+export interface PeerOptions {
+  wsUrl: string;
+  name: string;
+  token: string;
+  /** A document to sync; a new empty one by default. */
+  ydoc?: Y.Doc;
+  /** Presence as a browser tab has it: on by default. */
+  awareness?: boolean;
+  /** How long the connection may stay silent before the provider reconnects; the provider's own default unless given. */
+  messageReconnectTimeout?: number;
+}
+
 /** A Hocuspocus client on its own WebSocket, as a browser tab would open one. */
-export function connectPeer(options: { wsUrl: string; name: string; token: string; ydoc?: Y.Doc }): Peer {
+export function connectPeer(options: PeerOptions): Peer {
   const ydoc = options.ydoc ?? new Y.Doc();
   const websocketProvider = new HocuspocusProviderWebsocket({
     url: options.wsUrl,
     WebSocketPolyfill: WebSocket,
+    ...(options.messageReconnectTimeout === undefined ? {} : { messageReconnectTimeout: options.messageReconnectTimeout }),
   });
   let onFailed: (reason: string) => void = () => {};
   const authenticationFailed = new Promise<string>((resolve) => (onFailed = resolve));
@@ -26,6 +39,7 @@ export function connectPeer(options: { wsUrl: string; name: string; token: strin
     name: options.name,
     document: ydoc,
     token: options.token,
+    ...(options.awareness === false ? { awareness: null } : {}),
     onAuthenticationFailed: ({ reason }) => onFailed(reason),
   });
   const synced = new Promise<void>((resolve, reject) => {

@@ -72,6 +72,31 @@ export const replaceOp = (block: BlockView, markdown: string, instructionId: str
   instructionId,
 });
 
+export const deleteOp = (block: BlockView, instructionId: string) => ({
+  op: 'delete_block',
+  blockId: block.id,
+  expectHash: block.hash,
+  instructionId,
+});
+
+/**
+ * The agent (`token`, an agent's by default) claims `run` and writes one batch: block 0 becomes
+ * `# TITLE` (instruction 0) and block 1 is deleted (instruction 1). The run stays claimed; the
+ * agent is returned to go on.
+ */
+export async function titleUppercasedAndSecondDeleted(
+  server: ApiServer & Pick<TestServer, 'token'>,
+  run: Awaited<ReturnType<typeof sentRun>>,
+  token = server.token('agent'),
+): Promise<ReturnType<typeof agentApi>> {
+  const bot = agentApi(server, token);
+  expect((await bot.claim(run.runId)).status).toBe(200);
+  const [title, second] = run.blocks;
+  const batch = await bot.ops(run.runId, 'k1', [replaceOp(title, '# TITLE', run.instructionIds[0]), deleteOp(second, run.instructionIds[1])]);
+  expect(batch.status).toBe(200);
+  return bot;
+}
+
 /**
  * Starts the long poll `query` for `agent` and resolves once the server holds it, with
  * `answer` still to come. A barrier, not a pause: on a server with `longPollsPerSubject: 1` (LIMIT6),

@@ -2,17 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { Role } from '../../shared/protocol/claims.ts';
 import { readAnnotation } from '../../shared/notes/annotations.ts';
 import { docName, docParts } from '../../shared/model/doc-layout.ts';
-import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
+import { waitFor } from '../helpers/peer.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { pinAnnotation } from '../helpers/notes.ts';
+import { textAndNotesPeers } from '../helpers/notes-peers.ts';
 
 const server = useTestServer();
 
-function connect(name: string, token: string): Peer {
-  const peer = connectPeer({ wsUrl: server.wsUrl, name, token });
-  server.track(peer);
-  return peer;
-}
+const connect = server.connect;
 
 /** A new document of two paragraphs; its id and its block ids. */
 async function createDoc(): Promise<{ id: string; blocks: string[] }> {
@@ -191,9 +188,7 @@ describe('POST /api/annotations/:id/escalate', () => {
   it('escalates a comment a peer created over Yjs a moment ago', async () => {
     const doc = await createDoc();
     const author = { id: 'cora', name: 'Cora' };
-    const token = server.token('commenter', { sub: author.id, name: author.name });
-    const [text, notes] = [connect(doc.id, token), connect(docName(doc.id, 'notes'), token)];
-    await Promise.all([text.synced, notes.synced]);
+    const { text, notes } = await textAndNotesPeers(server, doc.id, 'commenter', author);
     const commentId = pinAnnotation(notes.ydoc, text.ydoc, doc.blocks[1], author, { text: 'lowercase' });
     await waitFor(async () => (await annotationsOf(doc.id)).length === 1);
     const response = await server.api(`/api/annotations/${commentId}/escalate`, { method: 'POST' });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveAnchor, type Anchor } from '../../shared/model/anchors.ts';
 import { connectPeer, waitFor } from '../helpers/peer.ts';
-import { agentApi, getRun, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
+import { getRun, markdownOf, sentRun, titleUppercasedAndSecondDeleted } from '../helpers/runs.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
 /*
@@ -31,14 +31,7 @@ const notesOf = async (docId: string): Promise<NoteView[]> => (await server.api(
 /** A run in review: the title uppercased (instruction 0), `alpha one` deleted (1), `beta two` refused (2). */
 async function runInReview() {
   const doc = await sentRun(server, markdown, ['uppercase', 'delete', 'make it sing']);
-  const bot = agentApi(server, server.token('agent'));
-  expect((await bot.claim(doc.runId)).status).toBe(200);
-  const [title, alpha] = doc.blocks;
-  const batch = await bot.ops(doc.runId, 'k1', [
-    replaceOp(title, '# TITLE', doc.instructionIds[0]),
-    { op: 'delete_block', blockId: alpha.id, expectHash: alpha.hash, instructionId: doc.instructionIds[1] },
-  ]);
-  expect(batch.status).toBe(200);
+  const bot = await titleUppercasedAndSecondDeleted(server, doc);
   expect((await bot.complete(doc.runId, { refusals: [{ instructionId: doc.instructionIds[2], reason: 'No.' }] })).status).toBe(200);
   expect(await markdownOf(server, doc.docId)).toBe('# TITLE\n\nbeta two');
   return doc;

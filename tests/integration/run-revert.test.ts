@@ -1,11 +1,11 @@
 import * as Y from 'yjs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { docParts } from '../../shared/model/doc-layout.ts';
 import { readProseMirrorDoc } from '../../shared/model/doc-content.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
-import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
-import { agentApi, blocksOf, getRun, instruct, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { waitFor } from '../helpers/peer.ts';
+import { agentApi, blocksOf, getRun, instruct, markdownOf, replaceOp, sentRun, titleUppercasedAndSecondDeleted } from '../helpers/runs.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 
 /*
  * Taking a decision back (shared/PROTOCOL.md REV8, REV9): Revert run takes back an accepted run
@@ -13,40 +13,28 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  * while its document stays open.
  */
 
-let server: TestServer;
-const peers: Peer[] = [];
-
-beforeEach(async () => {
-  server = await startTestServer();
-});
-afterEach(async () => {
-  for (const peer of peers.splice(0)) peer.destroy();
-  await server.dispose();
-});
+const server = useTestServer({}, 'test');
+const connect = server.connect;
 
 const markdown = '# Title\n\nalpha one\n\nbeta two\n\ngamma three';
-
-function connect(docId: string, token = server.ownerToken): Peer {
-  const peer = connectPeer({ wsUrl: server.wsUrl, name: docId, token });
-  peers.push(peer);
-  return peer;
-}
 
 const post = (path: string, token?: string, body?: unknown) => server.api(path, { method: 'POST', token, body });
 
 /** Run 1: the title uppercased, `alpha one` deleted; completed, in review. */
 async function firstRun() {
   const doc = await sentRun(server, markdown, ['uppercase', 'delete']);
-  const bot = agentApi(server, server.token('agent'));
-  expect((await bot.claim(doc.runId)).status).toBe(200);
-  const [title, alpha] = doc.blocks;
-  const ops = [
-    replaceOp(title, '# TITLE', doc.instructionIds[0]),
-    { op: 'delete_block', blockId: alpha.id, expectHash: alpha.hash, instructionId: doc.instructionIds[1] },
-  ];
-  expect((await bot.ops(doc.runId, 'k1', ops)).status).toBe(200);
+  const bot = await titleUppercasedAndSecondDeleted(server, doc);
   expect((await bot.complete(doc.runId)).status).toBe(200);
   return doc;
+}
+
+/** Run 1 decided by `decision` while an editor's replica (synced before the decision) is open. */
+async function firstRunWithEditor(decision: 'accept' | 'discard') {
+  const doc = await firstRun();
+  const editor = connect(doc.docId);
+  await editor.synced;
+  expect((await post(`/api/runs/${doc.runId}/${decision}`)).status).toBe(200);
+  return { doc, editor };
 }
 
 /** A second run on the document: `blockIndex`'s text replaced by `text`, then accepted. */
@@ -75,10 +63,7 @@ function retype(ydoc: Y.Doc, index: number, text: string): void {
 
 describe('POST /api/runs/:runId/revert', () => {
   it('[REV8] takes back an accepted run, keeping people’s edits and a later run', async () => {
-    const doc = await firstRun();
-    const editor = connect(doc.docId);
-    await editor.synced;
-    expect((await post(`/api/runs/${doc.runId}/accept`)).status).toBe(200);
+    const { doc, editor } = await firstRunWithEditor('accept');
     await waitFor(async () => (await markdownOf(server, doc.docId)) === '# TITLE\n\nbeta two\n\ngamma three');
     await waitFor(() => readProseMirrorDoc(editor.ydoc).childCount === 3);
     appendToBlock(editor.ydoc, 0, '!');
@@ -113,10 +98,7 @@ describe('POST /api/runs/:runId/revert', () => {
   });
 
   it('[REV8] takes back what it can and lists the change whose text was rewritten since', async () => {
-    const doc = await firstRun();
-    const editor = connect(doc.docId);
-    await editor.synced;
-    expect((await post(`/api/runs/${doc.runId}/accept`)).status).toBe(200);
+    const { doc, editor } = await firstRunWithEditor('accept');
     await waitFor(() => readProseMirrorDoc(editor.ydoc).childCount === 3);
     retype(editor.ydoc, 0, 'Heading');
     await waitFor(async () => (await markdownOf(server, doc.docId)) === '# Heading\n\nbeta two\n\ngamma three');
@@ -129,10 +111,7 @@ describe('POST /api/runs/:runId/revert', () => {
   });
 
   it('[REV8] lists a change whose block was deleted since as removed, and reverts the rest', async () => {
-    const doc = await firstRun();
-    const editor = connect(doc.docId);
-    await editor.synced;
-    expect((await post(`/api/runs/${doc.runId}/accept`)).status).toBe(200);
+    const { doc, editor } = await firstRunWithEditor('accept');
     await waitFor(() => readProseMirrorDoc(editor.ydoc).childCount === 3);
     docParts(editor.ydoc).content.delete(0, 1);
     await waitFor(async () => (await markdownOf(server, doc.docId)) === 'beta two\n\ngamma three');
@@ -179,10 +158,7 @@ describe('POST /api/runs/:runId/revert', () => {
 
 describe('POST /api/runs/:runId/undo-discard', () => {
   it('[REV9] puts a discarded run back in review with its changes, keeping edits made meanwhile', async () => {
-    const doc = await firstRun();
-    const editor = connect(doc.docId);
-    await editor.synced;
-    expect((await post(`/api/runs/${doc.runId}/discard`)).status).toBe(200);
+    const { doc, editor } = await firstRunWithEditor('discard');
     await waitFor(() => readProseMirrorDoc(editor.ydoc).textContent === 'Titlealpha onebeta twogamma three');
     appendToBlock(editor.ydoc, 3, ' and more');
     await waitFor(async () => (await markdownOf(server, doc.docId)).endsWith('gamma three and more'));
@@ -201,10 +177,7 @@ describe('POST /api/runs/:runId/undo-discard', () => {
   });
 
   it('[REV9] can be discarded again after the undo, restoring the text before the run', async () => {
-    const doc = await firstRun();
-    const editor = connect(doc.docId);
-    await editor.synced;
-    expect((await post(`/api/runs/${doc.runId}/discard`)).status).toBe(200);
+    const { doc, editor } = await firstRunWithEditor('discard');
     expect((await post(`/api/runs/${doc.runId}/undo-discard`)).status).toBe(200);
     expect((await post(`/api/runs/${doc.runId}/discard`)).status).toBe(200);
     expect(await markdownOf(server, doc.docId)).toBe(markdown);

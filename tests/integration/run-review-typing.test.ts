@@ -1,11 +1,11 @@
 import * as Y from 'yjs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readProseMirrorDoc } from '../../shared/model/doc-content.ts';
 import { docParts } from '../../shared/model/doc-layout.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
-import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
-import { agentApi, getRun, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { waitFor, type Peer } from '../helpers/peer.ts';
+import { agentApi, deleteOp, getRun, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 
 /*
  * What people type while a run changes the text survives the review (shared/PROTOCOL.md OP7,
@@ -14,24 +14,11 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  * typing inside the blocks the agent wrote.
  */
 
-let server: TestServer;
-const peers: Peer[] = [];
-
-beforeEach(async () => {
-  server = await startTestServer();
-});
-afterEach(async () => {
-  for (const peer of peers.splice(0)) peer.destroy();
-  await server.dispose();
-});
+const server = useTestServer({}, 'test');
 
 const markdown = '# Title\n\nalpha one\n\nbeta two';
 
-function connect(docId: string, token: string, ydoc?: Y.Doc): Peer {
-  const peer = connectPeer({ wsUrl: server.wsUrl, name: docId, token, ydoc });
-  peers.push(peer);
-  return peer;
-}
+const connect = (docId: string, token: string, ydoc?: Y.Doc): Peer => server.connect(docId, token, ydoc);
 
 function textOf(ydoc: Y.Doc): string[] {
   const texts: string[] = [];
@@ -55,7 +42,7 @@ async function deleteWhileAnaTypesOffline() {
   const bot = agentApi(server, server.token('agent'));
   expect((await bot.claim(doc.runId)).status).toBe(200);
   const [, alpha] = doc.blocks;
-  const deleted = await bot.ops(doc.runId, 'k1', [{ op: 'delete_block', blockId: alpha.id, expectHash: alpha.hash, instructionId: doc.instructionIds[1] }]);
+  const deleted = await bot.ops(doc.runId, 'k1', [deleteOp(alpha, doc.instructionIds[1])]);
   expect(deleted.status).toBe(200);
   expect((await bot.complete(doc.runId)).status).toBe(200);
 
@@ -63,6 +50,26 @@ async function deleteWhileAnaTypesOffline() {
   await back.synced;
   await waitFor(() => textOf(online.ydoc).includes('alpha one and Ana’s words'));
   return { doc, online };
+}
+
+/** The run of `deleteWhileAnaTypesOffline` decided by `decision`: either way, the block stays with Ana's words, unmarked, for everyone. */
+async function decidedKeepingAnasWords(decision: 'accept' | 'discard') {
+  const { doc, online } = await deleteWhileAnaTypesOffline();
+  expect((await server.api(`/api/runs/${doc.runId}/${decision}`, { method: 'POST' })).status).toBe(200);
+  expect(await markdownOf(server, doc.docId)).toBe('# Title\n\nalpha one and Ana’s words\n\nbeta two');
+  await waitFor(() => readProseMirrorDoc(online.ydoc).child(1).attrs.deleting === null);
+  expect(textOf(online.ydoc)).toEqual(['Title', 'alpha one and Ana’s words', 'beta two']);
+  return doc;
+}
+
+/** A run of `instructions` claimed by the agent, with the editor `name` connected to its document. */
+async function claimedWhilePersonWatches(instructions: string[], name: string) {
+  const doc = await sentRun(server, markdown, instructions);
+  const person = connect(doc.docId, server.token('editor', { name }));
+  await person.synced;
+  const bot = agentApi(server, server.token('agent'));
+  expect((await bot.claim(doc.runId)).status).toBe(200);
+  return { doc, person, bot };
 }
 
 describe('typing inside a block the run deletes', () => {
@@ -76,19 +83,11 @@ describe('typing inside a block the run deletes', () => {
   });
 
   it('[REV2][OP7] Discard keeps what the person typed in the block the run deleted', async () => {
-    const { doc, online } = await deleteWhileAnaTypesOffline();
-    expect((await server.api(`/api/runs/${doc.runId}/discard`, { method: 'POST' })).status).toBe(200);
-    expect(await markdownOf(server, doc.docId)).toBe('# Title\n\nalpha one and Ana’s words\n\nbeta two');
-    await waitFor(() => readProseMirrorDoc(online.ydoc).child(1).attrs.deleting === null);
-    expect(textOf(online.ydoc)).toEqual(['Title', 'alpha one and Ana’s words', 'beta two']);
+    await decidedKeepingAnasWords('discard');
   });
 
   it('[REV6] Accept keeps a block a person changed after the run read it, and says who changed it', async () => {
-    const { doc, online } = await deleteWhileAnaTypesOffline();
-    expect((await server.api(`/api/runs/${doc.runId}/accept`, { method: 'POST' })).status).toBe(200);
-    expect(await markdownOf(server, doc.docId)).toBe('# Title\n\nalpha one and Ana’s words\n\nbeta two');
-    await waitFor(() => readProseMirrorDoc(online.ydoc).child(1).attrs.deleting === null);
-    expect(textOf(online.ydoc)).toEqual(['Title', 'alpha one and Ana’s words', 'beta two']);
+    const doc = await decidedKeepingAnasWords('accept');
     const run = await getRun(server, doc.runId);
     expect(run.changes).toEqual([
       expect.objectContaining({ op: 'delete_block', blockId: doc.blocks[1].id, note: 'Not applied: changed by Ana meanwhile; the block is kept.' }),
@@ -107,14 +106,10 @@ describe('typing inside a block the run deletes', () => {
   });
 
   it('[OP2][OP7] keeps the typing whichever lands first when a person types while the batch applies', async () => {
-    const doc = await sentRun(server, markdown, ['uppercase', 'delete']);
-    const person = connect(doc.docId, server.token('editor', { name: 'Bo' }));
-    await person.synced;
-    const bot = agentApi(server, server.token('agent'));
-    expect((await bot.claim(doc.runId)).status).toBe(200);
+    const { doc, person, bot } = await claimedWhilePersonWatches(['uppercase', 'delete'], 'Bo');
     const [, alpha] = doc.blocks;
     appendToBlock(person.ydoc, 1, ' typed now');
-    const batch = await bot.ops(doc.runId, 'k1', [{ op: 'delete_block', blockId: alpha.id, expectHash: alpha.hash, instructionId: doc.instructionIds[1] }]);
+    const batch = await bot.ops(doc.runId, 'k1', [deleteOp(alpha, doc.instructionIds[1])]);
     // Either the typing reached the server first (the agent's read is stale) or the batch did.
     expect([200, 409]).toContain(batch.status);
     if (batch.status === 409) expect(batch.body.error.code).toBe('STALE_BLOCK');
@@ -127,11 +122,7 @@ describe('typing inside a block the run deletes', () => {
 
 describe('typing inside the blocks the run writes', () => {
   it('[REV7] Discard keeps what a person typed in a block the run inserted, and nothing of the run', async () => {
-    const doc = await sentRun(server, markdown, ['add a paragraph', 'rewrite as a heading']);
-    const person = connect(doc.docId, server.token('editor', { name: 'Cy' }));
-    await person.synced;
-    const bot = agentApi(server, server.token('agent'));
-    expect((await bot.claim(doc.runId)).status).toBe(200);
+    const { doc, person, bot } = await claimedWhilePersonWatches(['add a paragraph', 'rewrite as a heading'], 'Cy');
     const [title, alpha] = doc.blocks;
     const ops = [
       { op: 'insert_after', blockId: title.id, markdown: 'fresh words', instructionId: doc.instructionIds[0] },

@@ -1,11 +1,12 @@
 import type { Node } from 'prosemirror-model';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Role } from '../../shared/protocol/claims.ts';
 import { readProseMirrorDoc } from '../../shared/model/doc-content.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
-import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
-import { agentApi, blocksOf, getRun, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { waitFor } from '../helpers/peer.ts';
+import { agentApi, blocksOf, deleteOp, getRun, markdownOf, replaceOp, sentRun, titleUppercasedAndSecondDeleted } from '../helpers/runs.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 
 /*
  * Review (docs/design.md, "The run", step 5; shared/PROTOCOL.md REV1–REV4): Accept run keeps the
@@ -13,41 +14,17 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  * survive a restart between the agent's write and the review.
  */
 
-let server: TestServer;
-const peers: Peer[] = [];
-
-beforeEach(async () => {
-  server = await startTestServer();
-});
-afterEach(async () => {
-  for (const peer of peers.splice(0)) peer.destroy();
-  await server.dispose();
-});
+const server = useTestServer({}, 'test');
+const connect = server.connect;
 
 const markdown = '# Title\n\nalpha one\n\nbeta two\n\ngamma three';
-
-function connect(docId: string, token = server.ownerToken): Peer {
-  const peer = connectPeer({ wsUrl: server.wsUrl, name: docId, token });
-  peers.push(peer);
-  return peer;
-}
 
 async function answered(server: TestServer, docId: string) {
   const notes = (await server.api(`/api/docs/${docId}`)).body.annotations as { id: string; state: string; runId: string | null; status: string }[];
   return notes;
 }
 
-async function agentAnswers(doc: Awaited<ReturnType<typeof sentRun>>, token = server.token('agent')) {
-  const bot = agentApi(server, token);
-  expect((await bot.claim(doc.runId)).status).toBe(200);
-  const [title, alpha] = doc.blocks;
-  const batch = await bot.ops(doc.runId, 'k1', [
-    replaceOp(title, '# TITLE', doc.instructionIds[0]),
-    { op: 'delete_block', blockId: alpha.id, expectHash: alpha.hash, instructionId: doc.instructionIds[1] },
-  ]);
-  expect(batch.status).toBe(200);
-  return bot;
-}
+const agentAnswers = (doc: Awaited<ReturnType<typeof sentRun>>, token?: string) => titleUppercasedAndSecondDeleted(server, doc, token);
 
 function changeMarks(doc: Node): string[] {
   const marks: string[] = [];
@@ -122,7 +99,7 @@ describe('POST /api/runs/:runId/discard', () => {
     await server.restart();
     const now = await blocksOf(server, doc.docId);
     expect((await bot.ops(doc.runId, 'b', [replaceOp(now[0], '# Second title', doc.instructionIds[0])])).status).toBe(200);
-    expect((await bot.ops(doc.runId, 'c', [{ op: 'delete_block', blockId: now[2].id, expectHash: now[2].hash, instructionId: doc.instructionIds[2] }])).status).toBe(200);
+    expect((await bot.ops(doc.runId, 'c', [deleteOp(now[2], doc.instructionIds[2])])).status).toBe(200);
     await server.restart();
     await bot.complete(doc.runId);
     expect(await markdownOf(server, doc.docId)).toBe('# Second title\n\nalpha one\n\ngamma three');

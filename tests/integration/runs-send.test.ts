@@ -6,17 +6,14 @@ import { readAnnotation, type Annotation } from '../../shared/notes/annotations.
 import { setResolved } from '../../shared/notes/annotations-writers.ts';
 import { docName } from '../../shared/model/doc-layout.ts';
 import { readRunRecords } from '../../shared/protocol/run-record.ts';
-import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
+import { waitFor } from '../helpers/peer.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { pinAnnotation } from '../helpers/notes.ts';
+import { textAndNotesPeers } from '../helpers/notes-peers.ts';
 
 const server = useTestServer();
 
-function connect(name: string, token: string = server.ownerToken): Peer {
-  const peer = connectPeer({ wsUrl: server.wsUrl, name, token });
-  server.track(peer);
-  return peer;
-}
+const connect = server.connect;
 
 /** A document of three paragraphs; its id and block ids. */
 async function createDoc(): Promise<{ id: string; blocks: string[] }> {
@@ -100,9 +97,7 @@ describe('POST /api/docs/:id/runs', () => {
   it('[RUN1] leaves draft and resolved instructions and comments out', async () => {
     const doc = await createDoc();
     const author = { id: 'ed', name: 'Ed' };
-    const token = server.token('editor', { sub: author.id, name: author.name });
-    const [text, notes] = [connect(doc.id, token), connect(docName(doc.id, 'notes'), token)];
-    await Promise.all([text.synced, notes.synced]);
+    const { text, notes } = await textAndNotesPeers(server, doc.id, 'editor', author);
     const draft = pinAnnotation(notes.ydoc, text.ydoc, doc.blocks[0], author, { kind: 'instruction', state: 'draft', text: 'delete' });
     const queued = pinAnnotation(notes.ydoc, text.ydoc, doc.blocks[1], author, { kind: 'instruction', text: 'lowercase' });
     const resolved = pinAnnotation(notes.ydoc, text.ydoc, doc.blocks[2], author, { kind: 'instruction', text: 'delete' });

@@ -49,6 +49,15 @@ function pin(ydoc: Y.Doc, text: string, nth = 0) {
   return anchorFromRange(ydoc, from, to);
 }
 
+/** "Hello brave world" with a comment pinned to `brave` in a notes doc of its own. */
+function commentOnBrave() {
+  const ydoc = textDoc('Hello brave world');
+  const notes = new Y.Doc();
+  const pinned = pin(ydoc, 'brave');
+  const created = createAnnotation(notes, { kind: 'comment', ...pinned, author: { id: 'u1', name: 'Ada' }, text: 'Hm', now: 1 });
+  return { ydoc, notes, pinned, created };
+}
+
 /** The XmlText of the top-level paragraph at `index`. */
 function paragraphText(ydoc: Y.Doc, index: number): Y.XmlText {
   return (docParts(ydoc).content.get(index) as Y.XmlElement).get(0) as Y.XmlText;
@@ -161,10 +170,7 @@ describe('resolveAnchor keeps the anchor on its words', () => {
 
 describe('orphaned anchors', () => {
   it('are orphaned when the anchored text is deleted, and the record keeps its quote', () => {
-    const ydoc = textDoc('Hello brave world');
-    const notes = new Y.Doc();
-    const pinned = pin(ydoc, 'brave');
-    const created = createAnnotation(notes, { kind: 'comment', ...pinned, author: { id: 'u1', name: 'Ada' }, text: 'Hm', now: 1 });
+    const { ydoc, notes, pinned, created } = commentOnBrave();
     paragraphText(ydoc, 0).delete('Hello '.length, 'brave'.length);
     expect(resolveAnchor(ydoc, pinned.anchor)).toEqual({ status: 'orphaned', reason: 'deleted' });
     const { annotations } = readAnnotations(notes);
@@ -287,10 +293,7 @@ describe('with the editor binding mapping', () => {
 
 describe('known limits of y-prosemirror that the editor must work around', () => {
   it('orphans an anchor in the tail of a paragraph split through ProseMirror, which re-anchoring by mapping repairs', () => {
-    const ydoc = textDoc('Hello brave world');
-    const notes = new Y.Doc();
-    const pinned = pin(ydoc, 'brave');
-    const created = createAnnotation(notes, { kind: 'comment', ...pinned, author: { id: 'u1', name: 'Ada' }, text: 'Hm', now: 1 });
+    const { ydoc, notes, pinned, created } = commentOnBrave();
     const before = resolveAnchor(ydoc, pinned.anchor);
     let tr: Transaction | undefined;
     changeContent(

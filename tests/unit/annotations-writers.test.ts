@@ -15,11 +15,9 @@ import {
 } from '../../shared/notes/annotations-writers.ts';
 import { notesParts } from '../../shared/model/doc-layout.ts';
 import { serverOrigin } from '../../shared/model/origins.ts';
+import { sampleAnchor } from '../helpers/notes.ts';
 
-const anchor = {
-  from: { type: { client: 1, clock: 1 }, item: { client: 1, clock: 8 }, assoc: 0 },
-  to: { type: { client: 1, clock: 1 }, item: { client: 1, clock: 12 }, assoc: -1 },
-};
+const anchor = sampleAnchor;
 const ada = { id: 'u-ada', name: 'Ada' };
 const bob = { id: 'u-bob', name: 'Bob' };
 

@@ -2,11 +2,9 @@ import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { parseAnnotation, readAnnotation, readAnnotations } from '../../shared/notes/annotations.ts';
 import { notesParts } from '../../shared/model/doc-layout.ts';
+import { sampleAnchor } from '../helpers/notes.ts';
 
-const anchor = {
-  from: { type: { client: 1, clock: 1 }, item: { client: 1, clock: 8 }, assoc: 0 },
-  to: { type: { client: 1, clock: 1 }, item: { client: 1, clock: 12 }, assoc: -1 },
-};
+const anchor = sampleAnchor;
 const ada = { id: 'u-ada', name: 'Ada' };
 
 function comment(overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -12,6 +12,7 @@ import type { Op } from '../../shared/applier/ops.ts';
 import { importOrigin, runOrigin, serverOrigin } from '../../shared/model/origins.ts';
 import { runUndoManager, undoRun } from '../../shared/applier/run-scope.ts';
 import { schema } from '../../shared/model/schema.ts';
+import { makeBlocksYDoc, replicaOf } from '../helpers/doc-builder.ts';
 
 /*
  * Properties of the applier over random documents, random batches and random concurrent human
@@ -53,23 +54,7 @@ function specMarkdown(spec: BlockSpec): string {
 }
 
 /** A document of `specs`, block ids b0, b1…, written by client 100. */
-function baseDoc(specs: BlockSpec[]): Y.Doc {
-  // One spec, one block (parsed apart: two lists in a row would be one list in Markdown).
-  const blocks = specs.flatMap((spec) => markdownToBlocks(specMarkdown(spec))).map((block, i) =>
-    block.type.create({ ...block.attrs, id: `b${i}` }, block.content, block.marks),
-  );
-  const ydoc = new Y.Doc();
-  ydoc.clientID = 100;
-  writeInitialContent(ydoc, schema.nodes.doc.create(null, blocks), importOrigin);
-  return ydoc;
-}
-
-function replica(base: Y.Doc, clientID: number): Y.Doc {
-  const ydoc = new Y.Doc();
-  ydoc.clientID = clientID;
-  Y.applyUpdate(ydoc, Y.encodeStateAsUpdate(base));
-  return ydoc;
-}
+const baseDoc = (specs: BlockSpec[]): Y.Doc => makeBlocksYDoc(specs.map(specMarkdown));
 
 type Action = 'none' | 'fence' | 'replace' | 'delete' | 'insert' | 'replaceInsert';
 type Mode = 'tweak' | 'same' | 'other' | 'multi';
@@ -266,8 +251,8 @@ describe('applier properties (fast-check)', () => {
           const batch = makeBatch(specs, plans, base);
           fc.pre(batch.ops.length > 0);
           const baseVector = Y.encodeStateVector(base);
-          const server = replica(base, 1);
-          const people = [replica(base, 2), replica(base, 3)];
+          const server = replicaOf(base, 1);
+          const people = [replicaOf(base, 2), replicaOf(base, 3)];
 
           const origin = runOrigin('run');
           const um = runUndoManager(server, origin);
@@ -282,7 +267,7 @@ describe('applier properties (fast-check)', () => {
           const humanUpdates = people.map((person) => Y.encodeStateAsUpdate(person, baseVector));
 
           // Without the run: the same human updates on the base document.
-          const reference = replica(base, 9);
+          const reference = replicaOf(base, 9);
           humanUpdates.forEach((update) => Y.applyUpdate(reference, update));
           const expected = json(reference);
 
@@ -315,7 +300,7 @@ describe('applier properties (fast-check)', () => {
               expect(block!.textContent.replace(/[XYZ]/g, '')).toBe(written[i].textContent);
             });
           }
-          const accepted = replica(server, 8);
+          const accepted = replicaOf(server, 8);
           clearChangeMarks(accepted, 'run', serverOrigin);
           const acceptedDoc = readProseMirrorDoc(accepted);
           expect(changeMarkCount(acceptedDoc)).toBe(0);
@@ -332,7 +317,7 @@ describe('applier properties (fast-check)', () => {
           // Once more with a person typing after the run arrived, also inside its new words:
           // what they typed outlives the Discard, the rest is as if the run never ran.
           if (lateTyping.length === 0) return;
-          const [late, lateServer] = [replica(base, 4), replica(base, 5)];
+          const [late, lateServer] = [replicaOf(base, 4), replicaOf(base, 5)];
           const lateOrigin = runOrigin('run');
           const lateUm = runUndoManager(lateServer, lateOrigin);
           expect(applyOps(lateServer, batch.ops, runOf(batch, 'run'), lateOrigin).ok).toBe(true);
@@ -395,7 +380,7 @@ describe('applier properties (fast-check)', () => {
           const second: Op = kind === 'twice' ? del : { op: 'insert_after', blockId: target.id, markdown: 'x', instructionId };
           ops.push(del, second);
         }
-        const ydoc = replica(base, 1);
+        const ydoc = replicaOf(base, 1);
         const um = runUndoManager(ydoc, runOrigin('run'));
         const update = Y.encodeStateAsUpdate(ydoc);
         const vector = Y.encodeStateVector(ydoc);
@@ -431,7 +416,7 @@ describe('applier properties (fast-check)', () => {
             if (op.op === 'insert_after' && op.blockId === view.id) markdownToBlocks(op.markdown).forEach((block) => expected.push(['?', readBlocksOf(block)]));
           }
         }
-        const ydoc = replica(base, 1);
+        const ydoc = replicaOf(base, 1);
         const result = applyOps(ydoc, batch.ops, { ...run, makeId: ids }, runOrigin('run'));
         expect(result.ok).toBe(true);
         const actual = readBlocks(ydoc).map((b) => [b.id, b.markdown]);

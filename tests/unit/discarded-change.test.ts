@@ -5,16 +5,14 @@ import { createAnnotation, setAnchor, type NewAnnotation } from '../../shared/no
 import { notesParts } from '../../shared/model/doc-layout.ts';
 import { checkNotesChange, snapshotNotes } from '../../shared/notes/notes-rules.ts';
 import { serverOrigin } from '../../shared/model/origins.ts';
+import { sampleAnchor } from '../helpers/notes.ts';
 
 /*
  * `discardedChange`: the field Discard run with a reason writes on the draft instruction it
  * makes (shared/PROTOCOL.md REV5, NOTES2, NOTES3, NOTES6).
  */
 
-const anchor = {
-  from: { type: { client: 1, clock: 1 }, item: { client: 1, clock: 8 }, assoc: 0 },
-  to: { type: { client: 1, clock: 1 }, item: { client: 1, clock: 12 }, assoc: -1 },
-};
+const anchor = sampleAnchor;
 const ed: Author = { id: 'ed', name: 'Ed' };
 const editor = { id: 'ed', name: 'Ed', role: 'editor' as const };
 const clock = { now: 1_000_000, earliest: 0 };

@@ -16,11 +16,9 @@ import type { Role } from '../../shared/protocol/claims.ts';
 import { notesParts } from '../../shared/model/doc-layout.ts';
 import { checkNotesChange, heldInstructions, maxClockSkewMs, snapshotNotes, type NotesRule } from '../../shared/notes/notes-rules.ts';
 import { serverOrigin } from '../../shared/model/origins.ts';
+import { sampleAnchor } from '../helpers/notes.ts';
 
-const anchor = {
-  from: { type: { client: 1, clock: 1 }, item: { client: 1, clock: 8 }, assoc: 0 },
-  to: { type: { client: 1, clock: 1 }, item: { client: 1, clock: 12 }, assoc: -1 },
-};
+const anchor = sampleAnchor;
 const otherAnchor = {
   from: { type: { client: 1, clock: 1 }, item: { client: 1, clock: 20 }, assoc: 0 },
   to: { type: { client: 1, clock: 1 }, item: { client: 1, clock: 24 }, assoc: -1 },

@@ -1,28 +1,59 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { roles, type Role } from '../../shared/protocol/claims.ts';
 import { actions, coversDoc, may, mayCreateDocs, mayWritePart, type Action } from '../../shared/protocol/permissions.ts';
 
 /**
- * README's "Security model" table, row by row, as the roles each action is for:
- *
- * | editor    | text: read, write | annotations: create, reply, resolve, edit instructions | runs: send, accept, discard | create documents, read the audit log |
- * | commenter | text: read | annotations: create comments, reply; change or delete only their own comments | runs: read |
- * | viewer    | text: read | annotations: read | runs: read |
- * | agent     | text: read (read-only connection) | annotations: read | runs: list, claim, write through the applier, complete, fail |
+ * What each phrase of README's "Security model" table grants, by column. A phrase the table
+ * uses that is missing here fails the test, so the table and the code cannot drift apart.
+ * Reading (`read` under annotations and runs) comes with reading the document.
  */
-const spec: Record<Action, Role[]> = {
-  'doc.create': ['editor'],
-  'doc.read': ['editor', 'commenter', 'viewer', 'agent'],
-  'text.write': ['editor'],
-  'notes.comment': ['editor', 'commenter'],
-  'notes.instruct': ['editor'],
-  'notes.resolve': ['editor'],
-  'notes.moderate': ['editor'],
-  'run.send': ['editor'],
-  'run.decide': ['editor'],
-  'run.work': ['agent'],
-  'audit.read': ['editor'],
+const grants: Record<string, Record<string, Action[]>> = {
+  text: { read: ['doc.read'], 'read (its connection is read-only)': ['doc.read'], write: ['text.write'] },
+  annotations: {
+    read: [],
+    create: ['notes.comment', 'notes.instruct'],
+    'create comments': ['notes.comment'],
+    reply: ['notes.comment'],
+    'change or delete only their own comments': ['notes.comment'],
+    resolve: ['notes.resolve'],
+    'edit instructions': ['notes.instruct', 'notes.moderate'],
+  },
+  runs: {
+    read: [],
+    send: ['run.send'],
+    accept: ['run.decide'],
+    discard: ['run.decide'],
+    list: ['run.work'],
+    claim: ['run.work'],
+    'write through the applier': ['run.work'],
+    complete: ['run.work'],
+    fail: ['run.work'],
+  },
+  also: { '—': [], 'create documents': ['doc.create'], 'read the audit log': ['audit.read'] },
 };
+
+/** The roles README's "Security model" table gives each action, read from README.md itself. */
+function securityModel(): Record<Action, Role[]> {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('## Security model'));
+  const tableLines = section.slice(section.indexOf('\n|')).split('\n').slice(1);
+  const table = tableLines.slice(0, tableLines.findIndex((line) => !line.startsWith('|'))).map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
+  const [header, , ...rows] = table;
+  const model = Object.fromEntries(actions.map((action) => [action, [] as Role[]])) as Record<Action, Role[]>;
+  for (const [role, ...cells] of rows) {
+    cells.forEach((cell, column) => {
+      for (const phrase of cell.split(/[,;] /)) {
+        const granted = grants[header[column + 1]]?.[phrase];
+        if (!granted) throw new Error(`README's security model says "${phrase}" under ${header[column + 1]}, which this test does not know`);
+        for (const action of granted) if (!model[action].includes(role as Role)) model[action].push(role as Role);
+      }
+    });
+  }
+  return model;
+}
+
+const spec = securityModel();
 
 describe('permissions', () => {
   it('has exactly the actions of the security model', () => {

@@ -2,16 +2,15 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import * as Y from 'yjs';
 import { applyOps, type ApplierRun } from '../../shared/applier/applier.ts';
-import { readBlocks, readProseMirrorDoc, writeInitialContent } from '../../shared/model/doc-content.ts';
+import { readBlocks, readProseMirrorDoc } from '../../shared/model/doc-content.ts';
 import { docParts } from '../../shared/model/doc-layout.ts';
-import { markdownToBlocks } from '../../shared/model/markdown.ts';
 import { opKinds } from '../../shared/applier/op-kinds.ts';
 import type { Op } from '../../shared/applier/ops.ts';
-import { importOrigin, revertOrigin, runOrigin, serverOrigin } from '../../shared/model/origins.ts';
+import { revertOrigin, runOrigin, serverOrigin } from '../../shared/model/origins.ts';
 import { acceptRunText, pendingDeletes } from '../../shared/applier/pending-delete.ts';
 import { applyRevert, planRevert } from '../../shared/applier/run-revert.ts';
 import { keepRunDeletions, restoreRunScope, runUndoManager, saveRunScope, undoRun, withDeletions } from '../../shared/applier/run-scope.ts';
-import { schema } from '../../shared/model/schema.ts';
+import { makeBlocksYDoc, replicaOf } from '../helpers/doc-builder.ts';
 
 /*
  * Nothing a person types is lost to a run's review (OP7, REV6, REV7), over random documents,
@@ -220,20 +219,7 @@ function peopleLetters(ydoc: Y.Doc): number {
   return (doc.textBetween(0, doc.content.size, '\n', '\n').match(/[XYZ]/g) ?? []).length;
 }
 
-function baseDoc(specs: BlockSpec[]): Y.Doc {
-  const blocks = specs.flatMap((spec) => markdownToBlocks(markdownOf(spec))).map((block, i) => block.type.create({ ...block.attrs, id: `b${i}` }, block.content));
-  const ydoc = new Y.Doc();
-  ydoc.clientID = 100;
-  writeInitialContent(ydoc, schema.nodes.doc.create(null, blocks), importOrigin);
-  return ydoc;
-}
-
-function copyOf(source: Y.Doc, clientID: number): Y.Doc {
-  const ydoc = new Y.Doc();
-  ydoc.clientID = clientID;
-  Y.applyUpdate(ydoc, Y.encodeStateAsUpdate(source));
-  return ydoc;
-}
+const baseDoc = (specs: BlockSpec[]): Y.Doc => makeBlocksYDoc(specs.map(markdownOf));
 
 describe('review keeps what people type (fast-check)', () => {
   it('[OP7][REV6][REV7] keeps every character people type through Discard and Accept, with or without a restart, on every replica', () => {
@@ -248,7 +234,7 @@ describe('review keeps what people type (fast-check)', () => {
           const base = baseDoc(specs);
           const fence = new Set(readBlocks(base).map((block) => block.id));
           // Replica 0 is the server; replica 3 is offline from the start until the decision.
-          const replicas = [copyOf(base, 1), copyOf(base, 2), copyOf(base, 3), copyOf(base, 4)];
+          const replicas = [replicaOf(base, 1), replicaOf(base, 2), replicaOf(base, 3), replicaOf(base, 4)];
           const network = new Network(replicas, new Set([3]));
           const origin = runOrigin('run');
           let manager = runUndoManager(replicas[0], origin);
@@ -318,7 +304,7 @@ describe('review keeps what people type (fast-check)', () => {
         (specs, steps, later, restart, scramble) => {
           const base = baseDoc(specs);
           const fence = new Set(readBlocks(base).map((block) => block.id));
-          const replicas = [copyOf(base, 1), copyOf(base, 2), copyOf(base, 3), copyOf(base, 4)];
+          const replicas = [replicaOf(base, 1), replicaOf(base, 2), replicaOf(base, 3), replicaOf(base, 4)];
           const network = new Network(replicas, new Set([3]));
           const origin = runOrigin('run');
           const manager = runUndoManager(replicas[0], origin);
