@@ -1,6 +1,5 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { AgentApiClient, type ClaimedRun } from '../agent-api-client.ts';
-import type { RunningAgent } from '../reference/reference-agent.ts';
+import { describeError as describe, runPeerLoop, type RunningAgent } from '../peer-loop.ts';
 import { Rejection } from '../../shared/protocol/rejection.ts';
 import { decodeClaims } from '../../shared/protocol/claims.ts';
 import { RunState } from './run-state.ts';
@@ -23,7 +22,6 @@ export interface ModelAgentOptions {
 
 export const modelAgentName = 'Model agent';
 
-const retryDelayMs = 1000;
 const maxSummaryLength = 10_000;
 const maxFailLength = 2_000;
 
@@ -37,46 +35,12 @@ export function startModelAgent(options: ModelAgentOptions): RunningAgent {
   const client = new AgentApiClient(options.url, options.token);
   const log = options.log ?? (() => {});
   const tools = offeredTools(decodeClaims(options.token)?.ops);
-  const abort = new AbortController();
-  let stopped = false;
-
-  const loop = (async () => {
-    while (!stopped) {
-      let queued;
-      try {
-        queued = await client.queuedRuns(options.pollSeconds ?? 25, abort.signal);
-      } catch (error) {
-        if (stopped) break;
-        if (error instanceof Rejection && (error.status === 401 || error.status === 403)) {
-          throw new Error(`The server refused the agent's token: ${error.message}`);
-        }
-        log(`waiting for the server: ${describe(error)}`);
-        await delay(retryDelayMs, undefined, { signal: abort.signal }).catch(() => undefined);
-        continue;
-      }
-      for (const run of queued) {
-        if (stopped) break;
-        let claimed: ClaimedRun;
-        try {
-          claimed = await client.claim(run.runId);
-        } catch (error) {
-          if (!(error instanceof Rejection && error.status === 409)) log(`could not claim ${run.runId}: ${describe(error)}`);
-          continue;
-        }
-        await work(client, claimed, { ...options, tools, log }, abort.signal);
-      }
-    }
-  })();
-  loop.catch(() => {});
-
-  return {
-    async stop() {
-      stopped = true;
-      abort.abort();
-      await loop.catch(() => {});
-    },
-    done: loop,
-  };
+  return runPeerLoop({
+    client,
+    pollSeconds: options.pollSeconds,
+    log,
+    work: (claimed, signal) => work(client, claimed, { ...options, tools, log }, signal),
+  });
 }
 
 async function work(
@@ -136,6 +100,3 @@ function keepLeaseAlive(client: AgentApiClient, run: ClaimedRun, runAbort: Abort
   return { stop: () => clearInterval(timer) };
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -1,5 +1,5 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { AgentApiClient, type ClaimedRun, type Refusal } from '../agent-api-client.ts';
+import { describeError as describe, runPeerLoop, type RunningAgent } from '../peer-loop.ts';
 import { Rejection } from '../../shared/protocol/rejection.ts';
 import { planInstruction } from './plan.ts';
 import { showPresence, type AgentPresence } from './presence.ts';
@@ -17,19 +17,10 @@ export interface ReferenceAgentOptions {
   presence?: boolean;
 }
 
-export interface RunningAgent {
-  /** Stops polling, finishes nothing new, and resolves once the loop has ended. */
-  stop(): Promise<void>;
-  /**
-   * Resolves when the loop ends after `stop()`; rejects when it gives up by itself: the server
-   * refused the token (401, or 403: not an agent's).
-   */
-  done: Promise<void>;
-}
+export type { RunningAgent } from '../peer-loop.ts';
 
 export const referenceAgentName = 'Reference agent';
 
-const retryDelayMs = 1000;
 const staleRetries = 3;
 
 /**
@@ -41,52 +32,19 @@ const staleRetries = 3;
 export function startReferenceAgent(options: ReferenceAgentOptions): RunningAgent {
   const client = new AgentApiClient(options.url, options.token);
   const log = options.log ?? (() => {});
-  const abort = new AbortController();
-  let stopped = false;
-
-  const loop = (async () => {
-    while (!stopped) {
-      let queued;
+  return runPeerLoop({
+    client,
+    pollSeconds: options.pollSeconds,
+    log,
+    async work(claimed) {
+      const presence = options.presence === false ? null : joinAsPeer(options, claimed);
       try {
-        queued = await client.queuedRuns(options.pollSeconds ?? 25, abort.signal);
-      } catch (error) {
-        if (stopped) break;
-        if (error instanceof Rejection && (error.status === 401 || error.status === 403)) {
-          throw new Error(`The server refused the agent's token: ${error.message}`);
-        }
-        log(`waiting for the server: ${describe(error)}`);
-        await sleep(retryDelayMs, abort.signal);
-        continue;
+        await work(client, claimed, log, presence);
+      } finally {
+        presence?.leave();
       }
-      for (const run of queued) {
-        if (stopped) break;
-        let claimed: ClaimedRun;
-        try {
-          claimed = await client.claim(run.runId);
-        } catch (error) {
-          if (error instanceof Rejection && error.status === 409) continue;
-          log(`could not claim ${run.runId}: ${describe(error)}`);
-          continue;
-        }
-        const presence = options.presence === false ? null : joinAsPeer(options, claimed);
-        try {
-          await work(client, claimed, log, presence);
-        } finally {
-          presence?.leave();
-        }
-      }
-    }
-  })();
-  loop.catch(() => {});
-
-  return {
-    async stop() {
-      stopped = true;
-      abort.abort();
-      await loop.catch(() => {});
     },
-    done: loop,
-  };
+  });
 }
 
 function joinAsPeer(options: ReferenceAgentOptions, run: ClaimedRun): AgentPresence {
@@ -158,13 +116,4 @@ function keepLeaseAlive(client: AgentApiClient, run: ClaimedRun, log: (message: 
     client.heartbeat(run.runId).catch((error) => log(`heartbeat for ${run.runId}: ${describe(error)}`));
   }, every);
   return { stop: () => clearInterval(timer) };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** Waits `ms`, or less when `signal` aborts; never rejects. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return delay(ms, undefined, { signal }).catch(() => undefined);
 }
