@@ -9,7 +9,7 @@ import { toRunRecord } from '../store/run-store.ts';
 import type { Store } from '../store/store.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { forbidden, notFound } from './api-error.ts';
-import type { RunDecision, RunItemView, SentRun } from '../../shared/wire/runs.ts';
+import { runItemView, type RunDecision, type SentRun } from '../../shared/wire/runs.ts';
 import type { RouteHandler } from './api.ts';
 import { readableDoc } from './doc-access.ts';
 import { json } from './reply.ts';
@@ -33,15 +33,7 @@ export function addRunRoutes(
     const result = await sendRun(deps, doc, { id: principal.sub, name: principal.name });
     if (result.ok) {
       await recordAudit(store.audit, principal, 'run.sent', doc.id, result.run.id);
-      const items: RunItemView[] = result.run.items.map(({ instructionId, blockId, instruction, quote, currentText, drifted }) => ({
-        instructionId,
-        blockId,
-        instruction,
-        quote,
-        currentText,
-        drifted,
-      }));
-      const sent: SentRun = { runId: result.run.id, items };
+      const sent: SentRun = { runId: result.run.id, items: result.run.items.map(runItemView) };
       return json(201, sent);
     }
     if (result.code === 'NOTHING_TO_SEND') {

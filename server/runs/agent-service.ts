@@ -17,6 +17,7 @@ import type { RunServiceDeps } from './run-services.ts';
 import { applyBatch, takeBack } from './run-text.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { ClaimedRun, HeartbeatAnswer, OpsAnswer, QueuedRun, RunStateAnswer } from '../../shared/wire/agent.ts';
+import { runItemView } from '../../shared/wire/runs.ts';
 
 /** How often a long poll looks at the store itself (another process may have queued a run). */
 const storeCheckMs = 1000;
@@ -177,14 +178,7 @@ function queuedView(run: StoredRun): QueuedRun {
   return {
     runId: run.id,
     docId: run.docId,
-    items: run.items.map(({ instructionId, blockId, instruction, quote, currentText, drifted }) => ({
-      instructionId,
-      blockId,
-      instruction,
-      quote,
-      currentText,
-      drifted,
-    })),
+    items: run.items.map(runItemView),
     createdAt: iso(run.createdAt),
   };
 }

@@ -20,6 +20,11 @@ export const RunItemView = v.object({
 });
 export type RunItemView = v.InferOutput<typeof RunItemView>;
 
+/** What an item of a stored run shows of itself on the wire: exactly the fields of RunItemView. */
+export function runItemView({ instructionId, blockId, instruction, quote, currentText, drifted }: RunItemView): RunItemView {
+  return { instructionId, blockId, instruction, quote, currentText, drifted };
+}
+
 /** The answer of `POST /api/docs/:id/runs`. */
 export const SentRun = v.object({ runId: v.string(), items: v.array(RunItemView) });
 export type SentRun = v.InferOutput<typeof SentRun>;
