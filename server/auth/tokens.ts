@@ -47,6 +47,7 @@ export async function verifyToken(
   isRevoked: (jti: string) => Promise<boolean> | boolean = () => false,
 ): Promise<TokenCheck> {
   if (typeof token !== 'string' || token.length === 0 || token.length > maxTokenLength) return refuse('invalid');
+  if (!hasCanonicalSignature(token)) return refuse('invalid');
   let payload: unknown;
   try {
     ({ payload } = await jwtVerify(token, (header: JWTHeaderParameters) => keyFor(keys, header), {
@@ -62,6 +63,16 @@ export async function verifyToken(
   if (!claims?.jti) return refuse('invalid');
   if (await isRevoked(claims.jti)) return refuse('revoked');
   return { ok: true, claims };
+}
+
+/**
+ * TOKEN1: the last character of a base64url signature carries two unused bits that decoders
+ * ignore, so one signature has four spellings; only the canonical one is accepted, and a token
+ * has exactly one form.
+ */
+function hasCanonicalSignature(token: string): boolean {
+  const signature = token.slice(token.lastIndexOf('.') + 1);
+  return Buffer.from(signature, 'base64url').toString('base64url') === signature;
 }
 
 /** A token id: 20 base-36 characters (about 103 bits). */

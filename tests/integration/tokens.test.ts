@@ -81,6 +81,17 @@ describe('signed tokens', () => {
     }
   });
 
+  it('[TOKEN1] refuses the other spellings of a signature, whose last character differs only in unused bits', async () => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const token = await signToken(keys, editor);
+    const last = alphabet.indexOf(token.at(-1)!);
+    for (const unused of [1, 2, 3]) {
+      const respelled = token.slice(0, -1) + alphabet[last ^ unused];
+      expect(Buffer.from(respelled.split('.')[2], 'base64url')).toEqual(Buffer.from(token.split('.')[2], 'base64url'));
+      expect(await claimsOf(respelled), `unused bits ${unused}`).toBe('invalid');
+    }
+  });
+
   it('[TOKEN1] refuses a token whose kid names another key, or no key', async () => {
     const other = key();
     const both = fixedKeyRing([current, other]);
