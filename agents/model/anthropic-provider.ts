@@ -35,7 +35,7 @@ export function anthropicSettingsFromEnv(env: NodeJS.ProcessEnv, model?: string)
 export function anthropicProvider(settings: AnthropicSettings): ModelProvider {
   const client = new Anthropic({
     baseURL: settings.baseURL,
-    // Only the key given here is sent: no credential is read from the environment or a profile.
+    // A key passed in code is the client's only credential: the SDK then reads none from the environment.
     apiKey: settings.apiKey,
     maxRetries: 0,
     timeout: settings.callTimeoutMs,
