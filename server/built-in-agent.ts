@@ -3,6 +3,7 @@ import type { ServerOptions } from './config.ts';
 import { referenceAgentName, startReferenceAgent, type RunningAgent } from '../agents/reference/reference-agent.ts';
 import { modelAgentName, startModelAgent } from '../agents/model/model-agent.ts';
 import { openAiProvider } from '../agents/model/openai-provider.ts';
+import { anthropicProvider } from '../agents/model/anthropic-provider.ts';
 
 /**
  * The principal of each built-in agent. Its token is made at each start, never leaves the
@@ -13,8 +14,8 @@ export const builtInModelAgentClaims: ClaimsInput = { sub: 'model-agent', name: 
 
 /**
  * Starts the built-in agent of `options.agent` in this process: the reference agent
- * (`TANDEM_AGENT=reference`, the default) or the model agent (`TANDEM_AGENT=openai`, with
- * `options.openai`). Either is an HTTP client of the server's own URL, with an agent token of
+ * (`TANDEM_AGENT=reference`, the default) or the model agent (`TANDEM_AGENT=openai` with
+ * `options.openai`, `TANDEM_AGENT=anthropic` with `options.anthropic`). Either is an HTTP client of the server's own URL, with an agent token of
  * its own, and no shortcut past the agent API. Its log goes to stderr, so that `npm start`
  * prints one line on stdout.
  */
@@ -22,15 +23,19 @@ export async function startBuiltInAgent(input: {
   url: string;
   /** Signs the agent's token. */
   sign: (claims: ClaimsInput) => Promise<string>;
-  options: Pick<ServerOptions, 'agent' | 'openai' | 'quiet'>;
+  options: Pick<ServerOptions, 'agent' | 'openai' | 'anthropic' | 'quiet'>;
 }): Promise<RunningAgent> {
   const { url, sign, options } = input;
-  const label = options.agent === 'openai' ? '[model agent]' : '[reference agent]';
+  const label = options.agent === 'openai' || options.agent === 'anthropic' ? '[model agent]' : '[reference agent]';
   const log = options.quiet ? undefined : (message: string) => console.error(`${label} ${message}`);
   let agent: RunningAgent;
   if (options.agent === 'openai') {
     if (!options.openai) throw new RangeError('TANDEM_AGENT=openai needs TANDEM_MODEL');
     const provider = openAiProvider(options.openai);
+    agent = startModelAgent({ url, token: await sign(builtInModelAgentClaims), provider, log });
+  } else if (options.agent === 'anthropic') {
+    if (!options.anthropic) throw new RangeError('TANDEM_AGENT=anthropic needs TANDEM_MODEL');
+    const provider = anthropicProvider(options.anthropic);
     agent = startModelAgent({ url, token: await sign(builtInModelAgentClaims), provider, log });
   } else {
     agent = startReferenceAgent({ url, token: await sign(builtInAgentClaims), log });

@@ -13,6 +13,7 @@ import { startServer, type TandemServer } from './index.ts';
 import { startReferenceAgent, type RunningAgent } from '../agents/reference/reference-agent.ts';
 import { startModelAgent } from '../agents/model/model-agent.ts';
 import { openAiProvider, openAiSettingsFromEnv } from '../agents/model/openai-provider.ts';
+import { anthropicProvider, anthropicSettingsFromEnv } from '../agents/model/anthropic-provider.ts';
 
 const usage = `Usage: tandem <command> [options]
 
@@ -27,13 +28,15 @@ Commands:
                                  refuses it from then on and closes its open connections
   rotate-key                     add a new signing key to DATA_DIR/keys: new tokens are signed
                                  with it, older tokens still verify while their key file is kept
-  agent --url URL --token TOKEN [--model openai:NAME]
+  agent --url URL --token TOKEN [--model openai:NAME | --model anthropic:NAME]
                                  run an agent against a server: the reference agent, or with
-                                 --model the model agent, served by OPENAI_BASE_URL
+                                 --model the model agent, served by OPENAI_BASE_URL (openai)
+                                 or ANTHROPIC_BASE_URL (anthropic)
 
 Environment: PORT (8787), HOST (127.0.0.1), DATA_DIR (./data), LEASE_MS (30000),
-TANDEM_AGENT (reference; openai: the model agent; off: start no agent with the server),
-OPENAI_BASE_URL (https://api.openai.com/v1), OPENAI_API_KEY, TANDEM_MODEL (the model agent's model)
+TANDEM_AGENT (reference; openai or anthropic: the model agent; off: start no agent with the server),
+OPENAI_BASE_URL (https://api.openai.com/v1), OPENAI_API_KEY,
+ANTHROPIC_BASE_URL (https://api.anthropic.com), ANTHROPIC_API_KEY, TANDEM_MODEL (the model agent's model)
 `;
 
 /** A mistake in the command line: reported on stderr with exit code 2. */
@@ -133,7 +136,7 @@ function parseOps(role: Role, list: string | undefined): OpKind[] | undefined {
 
 /**
  * Runs an agent against a server until SIGINT or SIGTERM (or until its token is refused): the
- * reference agent, or with `--model openai:NAME` the model agent.
+ * reference agent, or with `--model openai:NAME` or `--model anthropic:NAME` the model agent.
  */
 function agent(values: { url?: string; token?: string; model?: string }): null {
   if (!values.url || !values.token) throw new UsageError('agent needs --url URL and --token TOKEN (an agent token: tandem token --role agent)');
@@ -152,8 +155,9 @@ function agent(values: { url?: string; token?: string; model?: string }): null {
     process.stdout.write(`Reference agent working for ${base} (Ctrl-C stops it)\n`);
   } else {
     const [provider, name] = splitModel(values.model);
-    const settings = openAiSettingsFromEnv(process.env, name);
-    running = startModelAgent({ url: base, token: values.token, provider: openAiProvider(settings), log });
+    const settings = provider === 'openai' ? openAiSettingsFromEnv(process.env, name) : anthropicSettingsFromEnv(process.env, name);
+    const model = provider === 'openai' ? openAiProvider(settings) : anthropicProvider(settings);
+    running = startModelAgent({ url: base, token: values.token, provider: model, log });
     process.stdout.write(`Model agent (${provider}:${settings.model} at ${settings.baseURL}) working for ${base} (Ctrl-C stops it)\n`);
   }
   running.done.then(
@@ -169,13 +173,15 @@ function agent(values: { url?: string; token?: string; model?: string }): null {
   return null;
 }
 
-/** `openai:NAME` as its provider and model name; the only provider so far is `openai`. */
-function splitModel(value: string): ['openai', string] {
+/** `openai:NAME` or `anthropic:NAME` as its provider and model name. */
+function splitModel(value: string): ['openai' | 'anthropic', string] {
   const colon = value.indexOf(':');
   const provider = colon < 0 ? value : value.slice(0, colon);
   const name = colon < 0 ? '' : value.slice(colon + 1);
-  if (provider !== 'openai') throw new UsageError(`--model must be openai:NAME (an OpenAI-compatible server), not "${value}"`);
-  if (name === '') throw new UsageError('--model needs the model\'s name: openai:NAME');
+  if (provider !== 'openai' && provider !== 'anthropic') {
+    throw new UsageError(`--model must be openai:NAME (an OpenAI-compatible server) or anthropic:NAME (the Anthropic Messages API), not "${value}"`);
+  }
+  if (name === '') throw new UsageError(`--model needs the model's name: ${provider}:NAME`);
   return [provider, name];
 }
 

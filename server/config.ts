@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveLimits, type Limits } from './limits.ts';
 import { openAiSettingsFromEnv, type OpenAiSettings } from '../agents/model/openai-provider.ts';
+import { anthropicSettingsFromEnv, type AnthropicSettings } from '../agents/model/anthropic-provider.ts';
 
 export interface ServerOptions {
   /** 0 picks a free port. */
@@ -20,11 +21,13 @@ export interface ServerOptions {
   agent: AgentChoice;
   /** With `agent: 'openai'`: the model server and model (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `TANDEM_MODEL`); else null. */
   openai: OpenAiSettings | null;
+  /** With `agent: 'anthropic'`: the Messages API server and model (`ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`, `TANDEM_MODEL`); else null. */
+  anthropic: AnthropicSettings | null;
   /** What one client may ask of the server; given fields replace the defaults. */
   limits: Limits;
 }
 
-export const agentChoices = ['reference', 'openai', 'off'] as const;
+export const agentChoices = ['reference', 'openai', 'anthropic', 'off'] as const;
 export type AgentChoice = (typeof agentChoices)[number];
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -32,8 +35,9 @@ export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 /**
  * Complete options: those given win, then the environment (`PORT`, `HOST`, `DATA_DIR`,
  * `LEASE_MS`, `TANDEM_AGENT`, and for `TANDEM_AGENT=openai` `OPENAI_BASE_URL`, `OPENAI_API_KEY`,
+ * `TANDEM_MODEL`, for `TANDEM_AGENT=anthropic` `ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`,
  * `TANDEM_MODEL`), then the defaults. Paths come back absolute. Throws a RangeError for a
- * malformed `PORT` or `LEASE_MS`, an unknown `TANDEM_AGENT`, and `openai` without `TANDEM_MODEL`.
+ * malformed `PORT` or `LEASE_MS`, an unknown `TANDEM_AGENT`, and a model agent without `TANDEM_MODEL`.
  */
 export function resolveServerOptions(
   given: Partial<Omit<ServerOptions, 'limits'>> & { limits?: Partial<Limits> } = {},
@@ -50,6 +54,7 @@ export function resolveServerOptions(
     leaseClock: given.leaseClock ?? Date.now,
     agent,
     openai: given.openai ?? (agent === 'openai' ? openAiSettingsFromEnv(env) : null),
+    anthropic: given.anthropic ?? (agent === 'anthropic' ? anthropicSettingsFromEnv(env) : null),
     limits: resolveLimits(given.limits),
   };
 }
@@ -66,7 +71,7 @@ function parseLeaseMs(value: string | undefined): number {
 function parseAgent(value: string | undefined): AgentChoice {
   if (value === undefined || value === '') return 'reference';
   if ((agentChoices as readonly string[]).includes(value)) return value as AgentChoice;
-  throw new RangeError(`TANDEM_AGENT must be "reference" (the built-in agent), "openai" (the model agent) or "off" (no agent), not "${value}"`);
+  throw new RangeError(`TANDEM_AGENT must be "reference" (the built-in agent), "openai" or "anthropic" (the model agent) or "off" (no agent), not "${value}"`);
 }
 
 function parsePort(value: string | undefined): number {

@@ -49,17 +49,17 @@ let principals = 0;
 
 /**
  * Starts a real Tandem server on 127.0.0.1 (a free port by default) with a temporary data dir.
- * No agent runs in it unless `agent: 'reference'` (or `'openai'`, with `openai`): tests start the
+ * No agent runs in it unless `agent: 'reference'` (or `'openai'` with `openai`, `'anthropic'` with `anthropic`): tests start the
  * agents they need (helpers/agents.ts). `leaseMs` defaults to the server's default (30 s), `leaseClock` to `Date.now`; `limits` to the
  * server's defaults (server/limits.ts).
  */
 export async function startTestServer(
-  opts: { dataDir?: string; port?: number; distDir?: string; leaseMs?: number; leaseClock?: () => number; agent?: AgentChoice; openai?: ServerOptions['openai']; limits?: Partial<Limits> } = {},
+  opts: { dataDir?: string; port?: number; distDir?: string; leaseMs?: number; leaseClock?: () => number; agent?: AgentChoice; openai?: ServerOptions['openai']; anthropic?: ServerOptions['anthropic']; limits?: Partial<Limits> } = {},
 ): Promise<TestServer> {
   const ownsDataDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'tandem-test-'));
   const start = (port: number) =>
-    startServer({ port, host: '127.0.0.1', dataDir, distDir: opts.distDir, quiet: true, leaseMs: opts.leaseMs ?? 30_000, leaseClock: opts.leaseClock, agent: opts.agent ?? 'off', openai: opts.openai, limits: opts.limits });
+    startServer({ port, host: '127.0.0.1', dataDir, distDir: opts.distDir, quiet: true, leaseMs: opts.leaseMs ?? 30_000, leaseClock: opts.leaseClock, agent: opts.agent ?? 'off', openai: opts.openai, anthropic: opts.anthropic, limits: opts.limits });
   let server: TandemServer | null = await start(opts.port ?? 0);
   const first = server;
   const port = server.port;

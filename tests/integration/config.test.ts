@@ -23,11 +23,23 @@ describe('server options from the environment', () => {
     expect(resolveServerOptions({}, { TANDEM_MODEL: 'qwen' }).openai).toBeNull();
   });
 
+  it('read the model server of TANDEM_AGENT=anthropic from ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY and TANDEM_MODEL', () => {
+    const env = { TANDEM_AGENT: 'anthropic', ANTHROPIC_API_KEY: 'sk-ant', TANDEM_MODEL: 'claude-sonnet-4-5' };
+    expect(resolveServerOptions({}, env)).toMatchObject({
+      agent: 'anthropic',
+      anthropic: { baseURL: 'https://api.anthropic.com', apiKey: 'sk-ant', model: 'claude-sonnet-4-5' },
+      openai: null,
+    });
+    expect(resolveServerOptions({}, { ...env, ANTHROPIC_BASE_URL: 'http://127.0.0.1:9/' }).anthropic?.baseURL).toBe('http://127.0.0.1:9/');
+    expect(resolveServerOptions({}, { TANDEM_MODEL: 'claude' }).anthropic).toBeNull();
+  });
+
   it.each([
     [{ LEASE_MS: 'soon' }, /^LEASE_MS must be a number of milliseconds/],
     [{ LEASE_MS: '10' }, /^LEASE_MS must be/],
-    [{ TANDEM_AGENT: 'gpt' }, /^TANDEM_AGENT must be "reference" \(the built-in agent\), "openai" \(the model agent\) or "off" \(no agent\), not "gpt"$/],
+    [{ TANDEM_AGENT: 'gpt' }, /^TANDEM_AGENT must be "reference" \(the built-in agent\), "openai" or "anthropic" \(the model agent\) or "off" \(no agent\), not "gpt"$/],
     [{ TANDEM_AGENT: 'openai' }, /^Name the model: TANDEM_MODEL=NAME/],
+    [{ TANDEM_AGENT: 'anthropic' }, /^Name the model: TANDEM_MODEL=NAME, or --model anthropic:NAME$/],
   ])('refuse %o with a RangeError that says what they take', (env, message) => {
     expect(() => resolveServerOptions({}, env)).toThrow(RangeError);
     expect(() => resolveServerOptions({}, env)).toThrow(message);

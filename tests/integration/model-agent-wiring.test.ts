@@ -112,7 +112,7 @@ describe('the model agent', () => {
   });
 
   it.each([
-    [['agent', '--url', 'http://127.0.0.1:1', '--token', 't', '--model', 'anthropic:claude'], '--model must be openai:NAME'],
+    [['agent', '--url', 'http://127.0.0.1:1', '--token', 't', '--model', 'gemini:pro'], '--model must be openai:NAME'],
     [['agent', '--url', 'http://127.0.0.1:1', '--token', 't', '--model', 'openai:'], "--model needs the model's name"],
   ])('refuses `tandem %s` with exit code 2', async (args, message) => {
     const written: string[] = [];

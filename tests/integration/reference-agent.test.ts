@@ -113,7 +113,7 @@ describe('the tandem command', () => {
     let code: number | null = null;
     try {
       const errors = await stderrOf(async () => (code = await main(['start'])));
-      expect(errors).toBe('TANDEM_AGENT must be "reference" (the built-in agent), "openai" (the model agent) or "off" (no agent), not "gpt"\n');
+      expect(errors).toBe('TANDEM_AGENT must be "reference" (the built-in agent), "openai" or "anthropic" (the model agent) or "off" (no agent), not "gpt"\n');
     } finally {
       if (before === undefined) delete process.env.TANDEM_AGENT;
       else process.env.TANDEM_AGENT = before;
