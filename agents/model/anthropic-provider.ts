@@ -1,29 +1,17 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { MessageParam, Tool } from '@anthropic-ai/sdk/resources/messages';
-import { ModelCallError, type Message, type ModelProvider, type ModelRequest, type ModelTurn } from './tool-loop.ts';
-import { defaultCallTimeoutMs } from './openai-provider.ts';
+import type { Message, ModelProvider, ModelRequest, ModelTurn } from './tool-loop.ts';
+import { explainCallFailure, type SdkErrors } from './model-call-errors.ts';
+import { modelServer, modelSettingsFromEnv, type ModelSettings } from './model-settings.ts';
 
-export interface AnthropicSettings {
-  /** The Messages API server, e.g. `https://api.anthropic.com` (`ANTHROPIC_BASE_URL`). */
-  baseURL: string;
-  /** `ANTHROPIC_API_KEY`. */
-  apiKey: string;
-  /** The model's name (`TANDEM_MODEL`), e.g. `claude-sonnet-4-5`. */
-  model: string;
-  /** How long one model call may take, in milliseconds. */
-  callTimeoutMs: number;
-}
+const sdkErrors: SdkErrors = { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError };
 
-export const defaultAnthropicBaseUrl = 'https://api.anthropic.com';
+export type AnthropicSettings = ModelSettings;
+
 /** The Messages API requires a ceiling on each answer; a run's answers are tool calls and a short summary. */
 export const anthropicMaxTokens = 8192;
 
-/** The settings the environment gives, with `model` (from `--model anthropic:NAME`) winning over `TANDEM_MODEL`. */
-export function anthropicSettingsFromEnv(env: NodeJS.ProcessEnv, model?: string): AnthropicSettings {
-  const name = model || env.TANDEM_MODEL;
-  if (!name) throw new RangeError('Name the model: TANDEM_MODEL=NAME, or --model anthropic:NAME');
-  return { baseURL: env.ANTHROPIC_BASE_URL || defaultAnthropicBaseUrl, apiKey: env.ANTHROPIC_API_KEY ?? '', model: name, callTimeoutMs: defaultCallTimeoutMs };
-}
+export const anthropicSettingsFromEnv = (env: NodeJS.ProcessEnv, model?: string): AnthropicSettings => modelSettingsFromEnv('anthropic', env, model);
 
 /**
  * A model behind Anthropic's Messages API with tool use, through the official SDK: each call
@@ -64,37 +52,10 @@ export function anthropicProvider(settings: AnthropicSettings): ModelProvider {
         }
         return { content, toolCalls };
       } catch (error) {
-        throw explain(error, where, settings, signal);
+        throw explainCallFailure(error, sdkErrors, modelServer('anthropic', settings), signal);
       }
     },
   };
-}
-
-function explain(error: unknown, where: string, settings: AnthropicSettings, signal: AbortSignal): unknown {
-  if (signal.aborted || error instanceof APIUserAbortError || error instanceof ModelCallError) return signal.reason ?? error;
-  if (error instanceof APIConnectionTimeoutError) {
-    return new ModelCallError(`The model server at ${where} did not answer within ${duration(settings.callTimeoutMs)}.`);
-  }
-  if (error instanceof APIConnectionError) {
-    return new ModelCallError(`Could not reach the model server at ${where}: check ANTHROPIC_BASE_URL and that the server is running.`);
-  }
-  if (error instanceof APIError && error.status !== undefined) {
-    const status = error.status;
-    const hint =
-      status === 401 || status === 403
-        ? 'check ANTHROPIC_API_KEY'
-        : status === 404
-          ? `check TANDEM_MODEL ("${settings.model}") and ANTHROPIC_BASE_URL`
-          : status === 429 || status === 529
-            ? 'the server is busy or the quota is used up; send the run again later'
-            : 'see the model server\'s answer';
-    return new ModelCallError(`The model server at ${where} answered ${status}: ${hint}.`);
-  }
-  return new ModelCallError(`The model server at ${where} gave an answer that could not be read: ${error instanceof Error ? error.message : String(error)}`);
-}
-
-function duration(ms: number): string {
-  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
 }
 
 function toAnthropicTool(tool: ModelRequest['tools'][number]): Tool {

@@ -1,27 +1,14 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { ModelCallError, type Message, type ModelProvider, type ModelRequest, type ModelTurn } from './tool-loop.ts';
+import { explainCallFailure, type SdkErrors } from './model-call-errors.ts';
+import { modelServer, modelSettingsFromEnv, type ModelSettings } from './model-settings.ts';
 
-export interface OpenAiSettings {
-  /** The Chat Completions server, e.g. `http://127.0.0.1:8080/v1` (`OPENAI_BASE_URL`). */
-  baseURL: string;
-  /** `OPENAI_API_KEY`; empty for a local server that asks for none. */
-  apiKey: string;
-  /** The model's name on that server (`TANDEM_MODEL`). */
-  model: string;
-  /** How long one model call may take, in milliseconds. */
-  callTimeoutMs: number;
-}
+const sdkErrors: SdkErrors = { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError };
 
-export const defaultOpenAiBaseUrl = 'https://api.openai.com/v1';
-export const defaultCallTimeoutMs = 120_000;
+export type OpenAiSettings = ModelSettings;
 
-/** The settings the environment gives, with `model` (from `--model openai:NAME`) winning over `TANDEM_MODEL`. */
-export function openAiSettingsFromEnv(env: NodeJS.ProcessEnv, model?: string): OpenAiSettings {
-  const name = model || env.TANDEM_MODEL;
-  if (!name) throw new RangeError('Name the model: TANDEM_MODEL=NAME, or --model openai:NAME');
-  return { baseURL: env.OPENAI_BASE_URL || defaultOpenAiBaseUrl, apiKey: env.OPENAI_API_KEY ?? '', model: name, callTimeoutMs: defaultCallTimeoutMs };
-}
+export const openAiSettingsFromEnv = (env: NodeJS.ProcessEnv, model?: string): OpenAiSettings => modelSettingsFromEnv('openai', env, model);
 
 /**
  * A model behind any OpenAI-compatible Chat Completions endpoint with tool calling, through the
@@ -55,37 +42,10 @@ export function openAiProvider(settings: OpenAiSettings): ModelProvider {
         );
         return { content: message.content ?? '', toolCalls };
       } catch (error) {
-        throw explain(error, where, settings, signal);
+        throw explainCallFailure(error, sdkErrors, modelServer('openai', settings), signal);
       }
     },
   };
-}
-
-function explain(error: unknown, where: string, settings: OpenAiSettings, signal: AbortSignal): unknown {
-  if (signal.aborted || error instanceof APIUserAbortError || error instanceof ModelCallError) return signal.reason ?? error;
-  if (error instanceof APIConnectionTimeoutError) {
-    return new ModelCallError(`The model server at ${where} did not answer within ${duration(settings.callTimeoutMs)}.`);
-  }
-  if (error instanceof APIConnectionError) {
-    return new ModelCallError(`Could not reach the model server at ${where}: check OPENAI_BASE_URL and that the server is running.`);
-  }
-  if (error instanceof APIError && error.status !== undefined) {
-    const status = error.status;
-    const hint =
-      status === 401 || status === 403
-        ? 'check OPENAI_API_KEY'
-        : status === 404
-          ? `check TANDEM_MODEL ("${settings.model}") and OPENAI_BASE_URL`
-          : status === 429
-            ? 'the server is busy or the quota is used up; send the run again later'
-            : 'see the model server\'s log';
-    return new ModelCallError(`The model server at ${where} answered ${status}: ${hint}.`);
-  }
-  return new ModelCallError(`The model server at ${where} gave an answer that could not be read: ${error instanceof Error ? error.message : String(error)}`);
-}
-
-function duration(ms: number): string {
-  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
 }
 
 function toOpenAiTool(tool: ModelRequest['tools'][number]): ChatCompletionTool {

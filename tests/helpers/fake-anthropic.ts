@@ -1,5 +1,5 @@
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { halves, sendJson, startScriptedServer } from './fake-model-server.ts';
 
 /**
  * A scripted Anthropic Messages API server on 127.0.0.1, for tests without network. It speaks
@@ -39,37 +39,18 @@ export interface FakeAnthropic {
 }
 
 export async function startFakeAnthropic(script: FakeAnthropicStep[]): Promise<FakeAnthropic> {
-  const requests: FakeAnthropic['requests'] = [];
-  let next = 0;
   let callCount = 0;
-  const server = createServer((request, response) => {
-    let raw = '';
-    request.on('data', (chunk) => (raw += chunk));
-    request.on('end', async () => {
-      if (request.method !== 'POST' || request.url !== '/v1/messages') {
-        return sendError(response, 404, 'not_found_error', `No route ${request.method} ${request.url}`);
-      }
-      const body = JSON.parse(raw) as MessagesRequestBody;
-      requests.push({ headers: request.headers, body });
-      const step = script[next++];
-      if (step === undefined) return sendError(response, 500, 'api_error', 'The fake model has no more script.');
-      const reply = typeof step === 'function' ? await step(body) : step;
+  const server = await startScriptedServer<MessagesRequestBody, FakeAnthropicReply>({
+    path: '/v1/messages',
+    script,
+    refuse: (response, status, message) => sendError(response, status, status === 404 ? 'not_found_error' : 'api_error', message),
+    reply(response, reply, body) {
       if ('status' in reply) return sendError(response, reply.status, reply.error.type, reply.error.message);
       const calls = ('toolCalls' in reply ? reply.toolCalls : []).map((call) => ({ id: `toolu_${++callCount}`, name: call.name, json: JSON.stringify(call.input) }));
       streamReply(response, body.model, reply.text ?? '', calls);
-    });
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseURL: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { baseURL: server.origin, requests: server.requests, close: server.close };
 }
 
 function streamReply(response: ServerResponse, model: string, text: string, calls: { id: string; name: string; json: string }[]): void {
@@ -99,14 +80,6 @@ function streamReply(response: ServerResponse, model: string, text: string, call
   response.end();
 }
 
-/** `text` in two non-empty pieces (or none, or one), so each value arrives over several events. */
-function halves(text: string): string[] {
-  if (text.length < 2) return text === '' ? [] : [text];
-  const middle = Math.floor(text.length / 2);
-  return [text.slice(0, middle), text.slice(middle)];
-}
-
 function sendError(response: ServerResponse, status: number, type: string, message: string): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify({ type: 'error', error: { type, message } }));
+  sendJson(response, status, { type: 'error', error: { type, message } });
 }

@@ -1,5 +1,5 @@
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { halves, sendJson, startScriptedServer } from './fake-model-server.ts';
 
 /**
  * A scripted OpenAI-compatible Chat Completions server on 127.0.0.1, for tests without network.
@@ -35,21 +35,13 @@ export interface FakeOpenAi {
 }
 
 export async function startFakeOpenAi(script: FakeStep[]): Promise<FakeOpenAi> {
-  const requests: FakeOpenAi['requests'] = [];
-  let next = 0;
   let callCount = 0;
-  const server = createServer((request, response) => {
-    let raw = '';
-    request.on('data', (chunk) => (raw += chunk));
-    request.on('end', async () => {
-      if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
-        return sendJson(response, 404, { error: { message: `No route ${request.method} ${request.url}`, type: 'invalid_request_error' } });
-      }
-      const body = JSON.parse(raw) as ChatRequestBody;
-      requests.push({ headers: request.headers, body });
-      const step = script[next++];
-      if (step === undefined) return sendJson(response, 500, { error: { message: 'The fake model has no more script.', type: 'server_error' } });
-      const reply = typeof step === 'function' ? await step(body) : step;
+  const server = await startScriptedServer<ChatRequestBody, FakeReply>({
+    path: '/v1/chat/completions',
+    script,
+    refuse: (response, status, message) =>
+      sendJson(response, status, { error: { message, type: status === 404 ? 'invalid_request_error' : 'server_error' } }),
+    reply(response, reply, body) {
       if ('status' in reply) return sendJson(response, reply.status, { error: { type: 'invalid_request_error', code: null, param: null, ...reply.error } });
       const toolCalls = ('toolCalls' in reply ? reply.toolCalls : []).map((call) => ({
         id: `call_${++callCount}`,
@@ -59,19 +51,9 @@ export async function startFakeOpenAi(script: FakeStep[]): Promise<FakeOpenAi> {
       const text = reply.text ?? '';
       if (body.stream) streamReply(response, body.model, text, toolCalls);
       else sendJson(response, 200, completion(body.model, text, toolCalls));
-    });
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { baseURL: `${server.origin}/v1`, requests: server.requests, close: server.close };
 }
 
 type Call = { id: string; name: string; arguments: string };
@@ -122,16 +104,4 @@ function completion(model: string, text: string, calls: Call[]) {
       },
     ],
   };
-}
-
-/** `text` in two non-empty pieces (or none, or one), so each value arrives over several chunks. */
-function halves(text: string): string[] {
-  if (text.length < 2) return text === '' ? [] : [text];
-  const middle = Math.floor(text.length / 2);
-  return [text.slice(0, middle), text.slice(middle)];
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify(body));
 }

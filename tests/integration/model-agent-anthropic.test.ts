@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startModelAgent, modelAgentName } from '../../agents/model/model-agent.ts';
 import { anthropicProvider } from '../../agents/model/anthropic-provider.ts';
 import type { RunningAgent } from '../../agents/reference/reference-agent.ts';
 import { startFakeAnthropic, type ContentBlockParam, type FakeAnthropic, type FakeAnthropicStep, type MessagesRequestBody } from '../helpers/fake-anthropic.ts';
+import { spawnAgentCommand } from '../helpers/agents.ts';
 import { markdownOf, sentRun, waitForState } from '../helpers/runs.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
@@ -15,7 +14,6 @@ import { useTestServer } from '../helpers/use-test-server.ts';
  * the real one does.
  */
 
-const bin = fileURLToPath(new URL('../../bin/tandem.mjs', import.meta.url));
 const server = useTestServer();
 const markdown = 'alpha\n\nbeta\n\ngamma';
 
@@ -136,24 +134,18 @@ describe('the model agent over the Anthropic Messages API', () => {
     ]);
     model = fake;
     const token = server.token('agent', { sub: 'cli-model-agent', name: 'Model agent' });
-    const child = spawn(process.execPath, [bin, 'agent', '--url', server.url, '--token', token, '--model', 'anthropic:claude-fake'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ANTHROPIC_BASE_URL: fake.baseURL, ANTHROPIC_API_KEY: 'sk-ant-cli', TANDEM_MODEL: '' },
-    });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const agent = spawnAgentCommand(['--url', server.url, '--token', token, '--model', 'anthropic:claude-fake'], { ANTHROPIC_BASE_URL: fake.baseURL, ANTHROPIC_API_KEY: 'sk-ant-cli', TANDEM_MODEL: '' });
+    let exitCode: number | null = null;
     try {
       const run = await waitForState(server, doc.runId, 'review', 20_000);
       expect(run.summary).toBe('Uppercased the first paragraph.');
       expect(await markdownOf(server, doc.docId)).toBe('ALPHA\n\nbeta');
       expect(fake.requests[0].body.model).toBe('claude-fake');
       expect(fake.requests[0].headers.authorization).toBe('Bearer sk-ant-cli');
-      expect(output).toContain(`Model agent (anthropic:claude-fake at ${fake.baseURL}) working for ${server.url}`);
+      expect(agent.output()).toContain(`Model agent (anthropic:claude-fake at ${fake.baseURL}) working for ${server.url}`);
     } finally {
-      child.kill('SIGINT');
+      exitCode = await agent.interrupt();
     }
-    expect(await exited).toBe(0);
+    expect(exitCode).toBe(0);
   });
 });

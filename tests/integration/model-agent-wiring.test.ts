@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../server/cli.ts';
 import { startModelAgent } from '../../agents/model/model-agent.ts';
 import { openAiProvider } from '../../agents/model/openai-provider.ts';
 import type { RunningAgent } from '../../agents/reference/reference-agent.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.ts';
+import { spawnAgentCommand } from '../helpers/agents.ts';
 import { markdownOf, sentRun, waitForState } from '../helpers/runs.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -14,7 +13,6 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  * `npm start` runs it) and as its own process (`tandem agent --model openai:NAME`).
  */
 
-const bin = fileURLToPath(new URL('../../bin/tandem.mjs', import.meta.url));
 const markdown = 'alpha\n\nbeta';
 
 let model: FakeOpenAi | null = null;
@@ -58,14 +56,8 @@ describe('the model agent', () => {
     const doc = await sentRun(server, markdown, ['uppercase']);
     const fake = await fakeModel(doc.blocks[0].id, doc.instructionIds[0]);
     const token = server.token('agent', { sub: 'cli-model-agent', name: 'Model agent' });
-    const child = spawn(process.execPath, [bin, 'agent', '--url', server.url, '--token', token, '--model', 'openai:fake-model'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: '', TANDEM_MODEL: '' },
-    });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const agent = spawnAgentCommand(['--url', server.url, '--token', token, '--model', 'openai:fake-model'], { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: '', TANDEM_MODEL: '' });
+    let exitCode: number | null = null;
     try {
       const run = await waitForState(server, doc.runId, 'review', 20_000);
       expect(run.summary).toBe('Uppercased the first paragraph.');
@@ -73,11 +65,11 @@ describe('the model agent', () => {
       expect(fake.requests[0].body.model).toBe('fake-model');
       // OPENAI_API_KEY empty: a local server that asks for no key gets no Authorization header.
       expect(fake.requests[0].headers.authorization).toBeUndefined();
-      expect(output).toContain(`Model agent (openai:fake-model at ${fake.baseURL}) working for ${server.url}`);
+      expect(agent.output()).toContain(`Model agent (openai:fake-model at ${fake.baseURL}) working for ${server.url}`);
     } finally {
-      child.kill('SIGINT');
+      exitCode = await agent.interrupt();
     }
-    expect(await exited).toBe(0);
+    expect(exitCode).toBe(0);
   });
 
   it('[MODEL4] stops a run at once when its lease is lost, and sends nothing more for that claim', async () => {

@@ -1,0 +1,57 @@
+import { ModelCallError } from './tool-loop.ts';
+
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+/**
+ * The error classes an SDK generated from an OpenAPI description (the `openai` and
+ * `@anthropic-ai/sdk` packages both are) throws, passed in by each provider.
+ */
+export interface SdkErrors {
+  APIUserAbortError: ErrorClass;
+  APIConnectionTimeoutError: ErrorClass;
+  APIConnectionError: ErrorClass;
+  APIError: ErrorClass;
+}
+
+/** What a failure message names: the server, the model, and the settings a person would check. */
+export interface ModelServer {
+  where: string;
+  model: string;
+  callTimeoutMs: number;
+  /** The environment variable that holds the key, e.g. `OPENAI_API_KEY`. */
+  keyVariable: string;
+  /** The environment variable that names the server, e.g. `OPENAI_BASE_URL`. */
+  baseUrlVariable: string;
+}
+
+/**
+ * [MODEL5] Turns a failed model call into what the run's failure says: an abort is passed on as
+ * the signal's reason; anything else becomes a ModelCallError that tells a person what to check.
+ */
+export function explainCallFailure(error: unknown, sdk: SdkErrors, server: ModelServer, signal: AbortSignal): unknown {
+  const { where } = server;
+  if (signal.aborted || error instanceof sdk.APIUserAbortError || error instanceof ModelCallError) return signal.reason ?? error;
+  if (error instanceof sdk.APIConnectionTimeoutError) {
+    return new ModelCallError(`The model server at ${where} did not answer within ${duration(server.callTimeoutMs)}.`);
+  }
+  if (error instanceof sdk.APIConnectionError) {
+    return new ModelCallError(`Could not reach the model server at ${where}: check ${server.baseUrlVariable} and that the server is running.`);
+  }
+  const status = error instanceof sdk.APIError ? (error as Error & { status?: number }).status : undefined;
+  if (status !== undefined) {
+    const hint =
+      status === 401 || status === 403
+        ? `check ${server.keyVariable}`
+        : status === 404
+          ? `check TANDEM_MODEL ("${server.model}") and ${server.baseUrlVariable}`
+          : status === 429 || status === 529
+            ? 'the server is busy or the quota is used up; send the run again later'
+            : "see the model server's log";
+    return new ModelCallError(`The model server at ${where} answered ${status}: ${hint}.`);
+  }
+  return new ModelCallError(`The model server at ${where} gave an answer that could not be read: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+function duration(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
+}
