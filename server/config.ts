@@ -25,6 +25,8 @@ export interface ServerOptions {
   anthropic: AnthropicSettings | null;
   /** What one client may ask of the server; given fields replace the defaults. */
   limits: Limits;
+  /** How long a person's side question waits for the agent's answer before it goes to the run as a steer (ASIDE7). */
+  asideTimeoutMs: number;
 }
 
 export const agentChoices = ['reference', 'openai', 'anthropic', 'off'] as const;
@@ -56,6 +58,7 @@ export function resolveServerOptions(
     openai: given.openai ?? (agent === 'openai' ? openAiSettingsFromEnv(env) : null),
     anthropic: given.anthropic ?? (agent === 'anthropic' ? anthropicSettingsFromEnv(env) : null),
     limits: resolveLimits(given.limits),
+    asideTimeoutMs: given.asideTimeoutMs ?? 60_000,
   };
 }
 

@@ -24,6 +24,8 @@ import { RunGc } from './extensions/run-gc.ts';
 import { TextWriters } from './extensions/text-writers.ts';
 import { AgentStateless } from './extensions/agent-stateless.ts';
 import { RunMirror } from './runs/run-mirror.ts';
+import { AsideMirror } from './runs/aside-mirror.ts';
+import { AsideService } from './runs/aside-service.ts';
 import { RunScopes } from './runs/run-scopes.ts';
 import { createRunServices } from './runs/run-services.ts';
 import type { AgentService } from './runs/agent-service.ts';
@@ -35,6 +37,7 @@ import { addDocRoutes } from './http/docs-routes.ts';
 import { addAnnotationRoutes } from './http/annotations-routes.ts';
 import { addRunRoutes } from './http/runs-routes.ts';
 import { addAgentRoutes } from './http/agent-routes.ts';
+import { addAsideRoutes } from './http/aside-routes.ts';
 import { addAuditRoutes } from './http/audit-routes.ts';
 import { createStaticHandler } from './http/static-files.ts';
 import { createRequestHandler } from './http/app.ts';
@@ -101,12 +104,16 @@ export async function startServer(
   const mirror = new RunMirror(hocuspocus, store.runs);
   store.runs.onRunChanged((_runId, docId) => mirror.refresh(docId));
   store.runs.onRunChanged(() => runs.notifier.notify());
+  // Asides live while their run is claimed (ASIDE8).
+  const asides = new AsideService({ store, mirror: new AsideMirror(hocuspocus, log), now: options.leaseClock, timeoutMs: options.asideTimeoutMs });
+  store.runs.onRunChanged((runId) => asides.runChanged(runId));
 
   const router = new Router<RouteHandler>();
   addDocRoutes(router, { store, hocuspocus });
   addAnnotationRoutes(router, { store, hocuspocus });
   addRunRoutes(router, { store, hocuspocus, runs });
   addAgentRoutes(router, runs.agents);
+  addAsideRoutes(router, asides);
   addAuditRoutes(router, store);
 
   const httpServer = createServer(
@@ -154,6 +161,7 @@ export async function startServer(
       closing ??= (async () => {
         sweeper.stop();
         await agent?.stop();
+        asides.close();
         await runs.close();
         const httpClosed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
         httpServer.closeIdleConnections();

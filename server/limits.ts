@@ -18,8 +18,10 @@ export interface Limits {
   httpRequests: Rate;
   /** `POST /api/docs` per token subject, on top of `httpRequests`. */
   docCreations: Rate;
-  /** `GET /api/agent/runs?wait=` long polls waiting at once per token subject. */
+  /** `GET /api/agent/runs?wait=` and `GET /api/agent/runs/:runId/asides?wait=` long polls waiting at once per token subject. */
   longPollsPerSubject: number;
+  /** `POST /api/runs/:runId/asides` per token subject, on top of `httpRequests` (LIMIT7). */
+  asides: Rate;
 }
 
 /** A token bucket: `burst` at once, refilled at `perSecond`. */
@@ -37,6 +39,7 @@ export const defaultLimits: Limits = {
   httpRequests: { burst: 600, perSecond: 60 },
   docCreations: { burst: 60, perSecond: 1 },
   longPollsPerSubject: 4,
+  asides: { burst: 10, perSecond: 0.2 },
 };
 
 /** `defaultLimits` with `given` on top (rates replaced whole). */

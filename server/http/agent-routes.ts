@@ -43,7 +43,7 @@ export function addAgentRoutes(router: Router<RouteHandler>, agents: AgentServic
 }
 
 /** Aborts when the client closes its connection (a long poll then stops waiting). */
-function whenClientLeaves(req: IncomingMessage): { signal: AbortSignal; release(): void } {
+export function whenClientLeaves(req: IncomingMessage): { signal: AbortSignal; release(): void } {
   const controller = new AbortController();
   const abort = () => controller.abort();
   req.socket.once('close', abort);

@@ -11,11 +11,13 @@ import { KeyedBuckets } from '../token-bucket.ts';
 export class ApiLimits {
   private readonly requests: KeyedBuckets;
   private readonly creations: KeyedBuckets;
+  private readonly asides: KeyedBuckets;
   private readonly polls = new Map<string, number>();
 
   constructor(private readonly limits: Limits) {
     this.requests = new KeyedBuckets(limits.httpRequests);
     this.creations = new KeyedBuckets(limits.docCreations);
+    this.asides = new KeyedBuckets(limits.asides);
   }
 
   /**
@@ -27,7 +29,10 @@ export class ApiLimits {
     if (method === 'POST' && url.pathname === '/api/docs') {
       refuseIfWaiting(this.creations.take(principal.sub), 'Too many documents created with this token.');
     }
-    if (method !== 'GET' || url.pathname !== '/api/agent/runs' || !isLongPoll(url)) return () => {};
+    if (method === 'POST' && asidePath.test(url.pathname)) {
+      refuseIfWaiting(this.asides.take(principal.sub), 'Too many asides sent with this token.');
+    }
+    if (method !== 'GET' || !longPollPath.test(url.pathname) || !isLongPoll(url)) return () => {};
     const waiting = this.polls.get(principal.sub) ?? 0;
     if (waiting >= this.limits.longPollsPerSubject) {
       throw rateLimited('Too many long polls waiting for this token.', 1);
@@ -43,6 +48,9 @@ export class ApiLimits {
     };
   }
 }
+
+const asidePath = /^\/api\/runs\/[^/]+\/asides$/;
+const longPollPath = /^\/api\/agent\/runs(\/[^/]+\/asides)?$/;
 
 function isLongPoll(url: URL): boolean {
   const wait = url.searchParams.get('wait');

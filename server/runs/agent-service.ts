@@ -166,7 +166,8 @@ export class AgentService {
   }
 }
 
-function holdsClaim(run: StoredRun, principal: Claims, now: number): boolean {
+/** Whether `principal` holds the claim of `run` now: claimed by it, its lease not run out. */
+export function holdsClaim(run: StoredRun, principal: Claims, now: number): boolean {
   return claimedStates.includes(run.state) && run.claimedBy?.id === principal.sub && (run.leaseExpiresAt ?? 0) > now;
 }
 

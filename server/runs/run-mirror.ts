@@ -4,12 +4,14 @@ import { docName, runsParts } from '../../shared/model/doc-layout.ts';
 import { serverOrigin } from '../../shared/model/origins.ts';
 import type { RunRecord } from '../../shared/protocol/run-record.ts';
 import { toRunRecord, type RunStore } from '../store/run-store.ts';
+import { dropFinishedAsides } from './aside-mirror.ts';
 
 /**
  * Makes a runs Y.Doc hold exactly `records` (one plain JSON value per run id), writing only what
  * differs, in one transaction with the server's origin. Returns whether anything changed.
  */
 export function writeRunRecords(runsYdoc: Y.Doc, records: readonly RunRecord[]): boolean {
+  dropFinishedAsides(runsYdoc, new Set(records.filter((record) => record.state === 'claimed').map((record) => record.runId)));
   const runs = runsParts(runsYdoc).runs;
   const wanted = new Map(records.map((record) => [record.runId, record]));
   const stale = [...runs.keys()].filter((id) => !wanted.has(id));

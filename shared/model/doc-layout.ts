@@ -7,7 +7,7 @@ import * as Y from 'yjs';
  * |---------------|----------------------------------------------|
  * | `<id>`        | the text (`content`) and metadata (`meta`)   |
  * | `<id>/notes`  | annotations (`annotations`)                  |
- * | `<id>/runs`   | the server's mirror of the run store (`runs`) |
+ * | `<id>/runs`   | the server's mirror of the run store (`runs`) and the asides of the claimed run (`asides`) |
  *
  * No other file names a top-level type by string.
  */
@@ -42,6 +42,8 @@ export function notesParts(ydoc: Y.Doc) {
 export function runsParts(ydoc: Y.Doc) {
   return {
     runs: ydoc.getMap<unknown>('runs'),
+    /** The asides of the run an agent holds, by aside id (ASIDE6); gone with the server's memory. */
+    asides: ydoc.getMap<unknown>('asides'),
   };
 }
 

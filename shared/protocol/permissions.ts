@@ -27,6 +27,8 @@ export const permissions = {
   'run.send': ['editor'],
   /** Accept or discard a run in review; revert an accepted run, undo a discard (REV8, REV9). */
   'run.decide': ['editor'],
+  /** Ask the agent holding a run a side question, or steer the run (ASIDE1). */
+  'run.aside': ['editor', 'commenter'],
   /** List queued runs, claim one, keep its lease, send ops, complete or fail it. */
   'run.work': ['agent'],
   /** Read a document's audit log. */

@@ -29,6 +29,8 @@ const grants: Record<string, Record<string, Action[]>> = {
     'write through the applier': ['run.work'],
     complete: ['run.work'],
     fail: ['run.work'],
+    'ask or steer': ['run.aside'],
+    'answer asides': ['run.work'],
   },
   also: { '—': [], 'create documents': ['doc.create'], 'read the audit log': ['audit.read'] },
 };

@@ -1,0 +1,57 @@
+import type * as Y from 'yjs';
+import type { Hocuspocus } from '@hocuspocus/server';
+import { docName, runsParts } from '../../shared/model/doc-layout.ts';
+import { serverOrigin } from '../../shared/model/origins.ts';
+import type { AsideRecord } from '../../shared/wire/asides.ts';
+
+/**
+ * ASIDE6: writes asides into a document's read-only `<id>/runs` Y.Doc, which every browser on
+ * the document already watches, so an answer streams to all of them. Writes of one document run
+ * one after the other, in the order they were asked for.
+ */
+export class AsideMirror {
+  private readonly turns = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly hocuspocus: Hocuspocus,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** Puts `record` (a copy of it, as it is now) under its id. */
+  write(docId: string, record: AsideRecord): Promise<void> {
+    const value = { ...record, askedBy: { ...record.askedBy } };
+    return this.enqueue(docId, (ydoc) => runsParts(ydoc).asides.set(value.asideId, value));
+  }
+
+  private enqueue(docId: string, change: (ydoc: Y.Doc) => void): Promise<void> {
+    const previous = this.turns.get(docId) ?? Promise.resolve();
+    const turn = previous.then(async () => {
+      const connection = await this.hocuspocus.openDirectConnection(docName(docId, 'runs'));
+      try {
+        const ydoc = connection.document!;
+        ydoc.transact(() => change(ydoc), serverOrigin);
+      } finally {
+        await connection.disconnect();
+      }
+    }).catch(this.onError);
+    this.turns.set(docId, turn);
+    void turn.then(() => {
+      if (this.turns.get(docId) === turn) this.turns.delete(docId);
+    });
+    return turn;
+  }
+}
+
+/** Drops from a runs Y.Doc the asides of every run not in `claimedRunIds` (ASIDE6: asides live while their run is claimed). */
+export function dropFinishedAsides(runsYdoc: Y.Doc, claimedRunIds: ReadonlySet<string>): void {
+  const asides = runsParts(runsYdoc).asides;
+  const gone = [...asides.entries()].filter(([, value]) => !claimedRunIds.has(runIdOf(value))).map(([id]) => id);
+  if (gone.length === 0) return;
+  runsYdoc.transact(() => {
+    for (const id of gone) asides.delete(id);
+  }, serverOrigin);
+}
+
+function runIdOf(value: unknown): string {
+  return typeof value === 'object' && value !== null && typeof (value as { runId?: unknown }).runId === 'string' ? (value as { runId: string }).runId : '';
+}
