@@ -13,11 +13,12 @@ import {
   type Refusal,
 } from '../shared/wire/agent.ts';
 import { DocView, type BlockView } from '../shared/wire/docs.ts';
+import { AgentAsideList, AsideAnswerAck, type AgentAside, type AsideAnswerBody } from '../shared/wire/asides.ts';
 import { ErrorEnvelope } from '../shared/wire/errors.ts';
 import { readWire } from '../shared/wire/parse.ts';
 import type { PlannedOp } from './reference/plan.ts';
 
-export type { ClaimedRun, QueuedRun, Refusal };
+export type { AgentAside, ClaimedRun, QueuedRun, Refusal };
 
 /**
  * A client of the agent HTTP API (docs/api.md, "Agent routes"). Every agent, built in or external, goes
@@ -62,6 +63,17 @@ export class AgentApiClient {
   fail(runId: string, message: string): Promise<RunStateAnswer> {
     const body: FailBody = { message };
     return this.request(RunStateAnswer, 'POST', `${runPath(runId)}/fail`, body);
+  }
+
+  /** ASIDE4: the asides of a run this agent holds not yet received; with `waitSeconds`, a long poll. */
+  asides(runId: string, waitSeconds = 0, signal?: AbortSignal): Promise<AgentAside[]> {
+    const wait = waitSeconds > 0 ? `?wait=${Math.min(30, Math.round(waitSeconds))}` : '';
+    return this.request(AgentAsideList, 'GET', `${runPath(runId)}/asides${wait}`, undefined, signal);
+  }
+
+  /** ASIDE5: a piece of an aside's answer (`chunk`), or all of it (`answer`), and `done` to end it. */
+  answerAside(runId: string, asideId: string, body: Partial<AsideAnswerBody>): Promise<AsideAnswerAck> {
+    return this.request(AsideAnswerAck, 'POST', `${runPath(runId)}/asides/${encodeURIComponent(asideId)}/answer`, body);
   }
 
   /** The blocks of a text document; a page has none (Rejection `NOT_TEXT`). */

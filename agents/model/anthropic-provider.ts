@@ -50,7 +50,9 @@ export function anthropicProvider(settings: AnthropicSettings): ModelProvider {
           if (block.type === 'text') content += block.text;
           else if (block.type === 'tool_use') toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}) });
         }
-        return { content, toolCalls };
+        const { input_tokens: fresh, cache_read_input_tokens: read, cache_creation_input_tokens: written } = message.usage;
+        const usage = { inputTokens: fresh + (read ?? 0) + (written ?? 0), cachedInputTokens: read ?? 0 };
+        return { content, toolCalls, usage };
       } catch (error) {
         throw explainCallFailure(error, sdkErrors, modelServer('anthropic', settings), signal);
       }

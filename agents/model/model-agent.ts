@@ -4,7 +4,9 @@ import { Rejection } from '../../shared/protocol/rejection.ts';
 import { decodeClaims } from '../../shared/protocol/claims.ts';
 import { RunState } from './run-state.ts';
 import { firstMessage, systemPrompt } from './prompt.ts';
-import { runToolLoop, type ModelProvider } from './tool-loop.ts';
+import { RunConversation, runToolLoop, type ModelProvider } from './tool-loop.ts';
+import { listenForAsides } from '../aside-listener.ts';
+import { answerModelAside } from './aside.ts';
 import { LeaseLost, offeredTools } from './tools.ts';
 
 export interface ModelAgentOptions {
@@ -55,14 +57,23 @@ async function work(
   stopping.addEventListener('abort', onStop);
   const heartbeat = keepLeaseAlive(client, run, runAbort, log);
   const state = new RunState(run.runId, run.docId, new Set(run.items.map((item) => item.instructionId)));
+  const conversation = new RunConversation();
+  const context = { client, state, tools };
+  const asides = listenForAsides({
+    client,
+    runId: run.runId,
+    log,
+    answer: (aside, signal) => answerModelAside({ client, provider, conversation, context, aside, signal, log }),
+  });
   try {
     const summary = await runToolLoop({
       provider,
       system: systemPrompt(tools),
       firstMessage: firstMessage(run),
-      context: { client, state, tools },
+      context,
       signal: runAbort.signal,
       maxTurns: options.maxTurns,
+      conversation,
     });
     heartbeat.stop();
     const text = summary.trim() || 'The model finished without a summary.';
@@ -80,6 +91,7 @@ async function work(
     await client.fail(run.runId, message).catch(() => {});
   } finally {
     heartbeat.stop();
+    await asides.stop();
     stopping.removeEventListener('abort', onStop);
   }
 }

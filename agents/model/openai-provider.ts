@@ -40,7 +40,10 @@ export function openAiProvider(settings: OpenAiSettings): ModelProvider {
         const toolCalls = (message.tool_calls ?? []).flatMap((call) =>
           call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : [],
         );
-        return { content: message.content ?? '', toolCalls };
+        const usage = completion.usage
+          ? { inputTokens: completion.usage.prompt_tokens, cachedInputTokens: completion.usage.prompt_tokens_details?.cached_tokens ?? 0 }
+          : undefined;
+        return { content: message.content ?? '', toolCalls, usage };
       } catch (error) {
         throw explainCallFailure(error, sdkErrors, modelServer('openai', settings), signal);
       }

@@ -27,6 +27,30 @@ export interface ModelRequest {
 export interface ModelTurn {
   content: string;
   toolCalls: ToolCall[];
+  /** The call's input tokens and how many of them the provider read from its cache, when it says. */
+  usage?: { inputTokens: number; cachedInputTokens: number };
+}
+
+/**
+ * What the rest of the agent shares with a run's tool loop (ASIDE10): the last request the loop
+ * sent, exactly as sent, which a side question extends by one message so that a caching provider
+ * reads the whole prefix from cache; and the steers people sent, which the loop gives the model
+ * as user messages before its next call.
+ */
+export class RunConversation {
+  /** The request of the run's latest model call; null before the first. Never changed once set. */
+  latestRequest: ModelRequest | null = null;
+  private readonly steers: string[] = [];
+
+  /** Queues a person's steer for the model's next turn. */
+  steer(text: string, from: string): void {
+    this.steers.push(`${from} steers this run while you work (a request from a person, like an instruction): ${text}`);
+  }
+
+  /** The steers queued since the last call, as user messages' texts; the queue is emptied. */
+  takeSteers(): string[] {
+    return this.steers.splice(0);
+  }
 }
 
 export interface ModelProvider {
@@ -56,15 +80,18 @@ export async function runToolLoop(options: {
   context: ToolContext;
   signal: AbortSignal;
   maxTurns?: number;
+  /** Records each request sent and brings in steers (ASIDE10). */
+  conversation?: RunConversation;
 }): Promise<string> {
   const maxTurns = options.maxTurns ?? defaultMaxTurns;
   const messages: Message[] = [{ role: 'user', content: options.firstMessage }];
   for (let turn = 1; turn <= maxTurns; turn++) {
     options.signal.throwIfAborted();
-    const answer = await options.provider.complete(
-      { system: options.system, messages, tools: options.context.tools },
-      options.signal,
-    );
+    for (const steer of options.conversation?.takeSteers() ?? []) messages.push({ role: 'user', content: steer });
+    // A copy: `messages` grows after the call, the request as sent must not.
+    const request: ModelRequest = { system: options.system, messages: [...messages], tools: options.context.tools };
+    if (options.conversation) options.conversation.latestRequest = request;
+    const answer = await options.provider.complete(request, options.signal);
     if (answer.toolCalls.length === 0) return answer.content;
     messages.push({ role: 'assistant', content: answer.content, toolCalls: answer.toolCalls });
     for (const call of answer.toolCalls) {

@@ -4,6 +4,8 @@ import { Rejection } from '../../shared/protocol/rejection.ts';
 import { planInstruction } from './plan.ts';
 import { showPresence, type AgentPresence } from './presence.ts';
 import type { BlockView } from '../../shared/model/doc-content.ts';
+import { listenForAsides } from '../aside-listener.ts';
+import { answerReferenceAside, type RunProgress } from './reference-asides.ts';
 
 export interface ReferenceAgentOptions {
   /** The server's base URL, e.g. `http://127.0.0.1:8787`. */
@@ -15,6 +17,8 @@ export interface ReferenceAgentOptions {
   log?: (message: string) => void;
   /** Show the agent in each document's awareness while it works on a run of it (default true). */
   presence?: boolean;
+  /** Awaited before each instruction is worked on: paces the agent (a demo, a test that asks it something mid-run). */
+  beforeItem?: (index: number, run: ClaimedRun) => Promise<void>;
 }
 
 export type { RunningAgent } from '../peer-loop.ts';
@@ -39,7 +43,7 @@ export function startReferenceAgent(options: ReferenceAgentOptions): RunningAgen
     async work(claimed) {
       const presence = options.presence === false ? null : joinAsPeer(options, claimed);
       try {
-        await work(client, claimed, log, presence);
+        await work(client, claimed, log, presence, options.beforeItem);
       } finally {
         presence?.leave();
       }
@@ -67,23 +71,30 @@ export async function work(
   run: ClaimedRun,
   log: (message: string) => void,
   presence: AgentPresence | null = null,
+  beforeItem?: ReferenceAgentOptions['beforeItem'],
 ): Promise<void> {
   const heartbeat = keepLeaseAlive(client, run, log);
+  const progress: RunProgress = { index: 0, changed: 0, refused: 0 };
+  const asides = listenForAsides({ client, runId: run.runId, log, answer: (aside) => answerReferenceAside(client, run, progress, aside) });
   try {
     await presence?.ready;
     let blocks = run.document.blocks;
     const refusals: Refusal[] = [];
     let changed = 0;
     for (const [index, item] of run.items.entries()) {
+      progress.index = index;
+      await beforeItem?.(index, run);
       for (let attempt = 1; ; attempt++) {
         const plan = planInstruction(item.instructionId, item.instruction, findBlock(blocks, item.blockId));
         if (plan.kind === 'refusal') {
           refusals.push({ instructionId: item.instructionId, reason: plan.reason });
+          progress.refused = refusals.length;
           break;
         }
         try {
           await client.sendOps(run.runId, `${run.runId}:${index}:${attempt}`, plan.ops);
           changed++;
+          progress.changed = changed;
           blocks = (await client.document(run.docId)).blocks;
           break;
         } catch (error) {
@@ -93,6 +104,7 @@ export async function work(
         }
       }
     }
+    progress.index = run.items.length;
     const summary = `Answered ${changed} of ${run.items.length} instruction${run.items.length === 1 ? '' : 's'}` +
       (refusals.length ? `; refused ${refusals.length}.` : '.');
     await client.complete(run.runId, summary, refusals);
@@ -102,6 +114,7 @@ export async function work(
     await client.fail(run.runId, `The reference agent stopped: ${describe(error)}`).catch(() => {});
   } finally {
     heartbeat.stop();
+    await asides.stop();
   }
 }
 
