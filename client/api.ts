@@ -2,6 +2,7 @@ import type * as v from 'valibot';
 import { CreatedDoc, DocList, type DocSummary, type NewDocBody } from '../shared/wire/docs.ts';
 import { ErrorEnvelope } from '../shared/wire/errors.ts';
 import { readWire } from '../shared/wire/parse.ts';
+import { AsideAnswer, type AsideBody } from '../shared/wire/asides.ts';
 import { DiscardUndone, RunDecision as RunDecisionAnswer, RunReverted, SentRun, type DiscardBody } from '../shared/wire/runs.ts';
 
 export type { CreatedDoc, DocSummary, SentRun };
@@ -91,4 +92,14 @@ export function revertRun(token: string, runId: string): Promise<RunReverted> {
 /** Undo discard puts a discarded run back in review; `UNDO_WINDOW_CLOSED` (409) once it cannot. */
 export function undoDiscard(token: string, runId: string): Promise<DiscardUndone> {
   return request(DiscardUndone, token, 'POST', `/api/runs/${encodeURIComponent(runId)}/undo-discard`, {});
+}
+
+/**
+ * ASIDE1: asks the agent holding run `runId` a side question or steers the run (`steer`, or a
+ * text that is no question). Resolves when the agent's answer is done. Fails with
+ * `RUN_NOT_ACTIVE` (409) once the run is not being worked on.
+ */
+export function askAside(token: string, runId: string, text: string, steer: boolean): Promise<AsideAnswer> {
+  const body: AsideBody = steer ? { text, steer } : { text, steer: false };
+  return request(AsideAnswer, token, 'POST', `/api/runs/${encodeURIComponent(runId)}/asides`, body);
 }

@@ -14,6 +14,7 @@ export type SessionAction =
   | 'manage-instructions'
   | 'send-run'
   | 'decide-run'
+  | 'aside'
   | 'create-doc';
 
 /**
@@ -46,6 +47,7 @@ export function sessionInfo(session: Session): SessionInfo {
     'manage-instructions': notes.manageInstructions,
     'send-run': may(role, 'run.send'),
     'decide-run': may(role, 'run.decide'),
+    aside: may(role, 'run.aside'),
     'create-doc': mayCreateDocs(session.claims),
   };
   return { session, token: session.token, may: (action) => rights[action] };

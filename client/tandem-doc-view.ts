@@ -19,6 +19,8 @@ import {
   type AgentPresence,
 } from './run-status.ts';
 import type { RunRecord } from '../shared/protocol/run-record.ts';
+import { readAsides } from '../shared/protocol/aside-records.ts';
+import type { AsideRecord } from '../shared/wire/asides.ts';
 import { readyInstructions } from './instruction-queue.ts';
 import { RunAnnouncer } from './run-announcer.ts';
 import './tandem-editor.ts';
@@ -26,6 +28,7 @@ import './tandem-title.ts';
 import './tandem-status.ts';
 import './tandem-presence.ts';
 import './tandem-queue-bar.ts';
+import './tandem-aside-box.ts';
 
 /** One document: its title, connection state, who is here, the queue bar, and the editor. */
 export class TandemDocView extends LightElement {
@@ -44,6 +47,7 @@ export class TandemDocView extends LightElement {
     [],
   );
   private readonly runs = new YDocReader<readonly RunRecord[]>(this, () => this.link.connection?.runs.ydoc ?? null, readRuns, []);
+  private readonly asides = new YDocReader<readonly AsideRecord[]>(this, () => this.link.connection?.runs.ydoc ?? null, (ydoc) => readAsides(ydoc), []);
   // After `runs`, whose value it reads before each render.
   private readonly announcer = new RunAnnouncer(
     this,
@@ -125,7 +129,18 @@ export class TandemDocView extends LightElement {
       .blocker=${blocker}
       .canSend=${this.rights(connection).manageInstructions}
       .progress=${runProgress(runInProgress(runs), this.agents())}
-    ></tandem-queue-bar>`;
+    ></tandem-queue-bar>${this.renderAsideBox(runs)}`;
+  }
+
+  /** Asides of the run an agent works on (ASIDE1): everyone reads them, editors and commenters ask. */
+  private renderAsideBox(runs: readonly RunRecord[]) {
+    const run = runInProgress(runs);
+    if (run?.state !== 'claimed') return '';
+    return html`<tandem-aside-box
+      .runId=${run.runId}
+      .asides=${this.asides.value.filter((aside) => aside.runId === run.runId)}
+      .canAsk=${!!this.sessionInfo?.may('aside')}
+    ></tandem-aside-box>`;
   }
 
   /** Why sending cannot go now for the connection's sake, or null. */

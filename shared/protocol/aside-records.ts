@@ -3,12 +3,12 @@ import { runsParts } from '../model/doc-layout.ts';
 import { AsideRecord } from '../wire/asides.ts';
 import { readWire } from '../wire/parse.ts';
 
-/** The asides mirrored in a `<id>/runs` Y.Doc for run `runId`, oldest first; records that do not parse are skipped. */
-export function readAsides(runsYdoc: Y.Doc, runId: string): AsideRecord[] {
+/** The asides mirrored in a `<id>/runs` Y.Doc (of run `runId` only, when given), oldest first; records that do not parse are skipped. */
+export function readAsides(runsYdoc: Y.Doc, runId?: string): AsideRecord[] {
   const records: AsideRecord[] = [];
   for (const value of runsParts(runsYdoc).asides.values()) {
     const read = readWire(AsideRecord, value);
-    if (read.ok && read.value.runId === runId) records.push(read.value);
+    if (read.ok && (runId === undefined || read.value.runId === runId)) records.push(read.value);
   }
   return records.sort((a, b) => a.askedAt.localeCompare(b.askedAt) || a.asideId.localeCompare(b.asideId));
 }

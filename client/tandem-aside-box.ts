@@ -1,0 +1,136 @@
+import { html, nothing } from 'lit';
+import { LightElement } from './light-element.ts';
+import { ContextConsumer } from '@lit/context';
+import { sessionContext } from './session-context.ts';
+import { ApiError, askAside } from './api.ts';
+import { asideRoute } from '../shared/protocol/aside-route.ts';
+import { maxAsideTextLength, type AsideRecord } from '../shared/wire/asides.ts';
+
+/** What the box says its text will do when sent (ASIDE2): the same rule as the server's. */
+export function routeLabel(text: string, steer: boolean): string {
+  return asideRoute(text, steer) === 'side' ? 'Asks on the side' : 'Steers the run';
+}
+
+/**
+ * Asides while an agent works on a run (ASIDE1, ASIDE6): every aside of the run with who sent
+ * it, where it went and the agent's answer as it streams in (everyone on the document sees
+ * them), and for editors and commenters a textbox `Ask or steer`. Enter sends, Shift+Enter
+ * starts a new line, Alt+Enter always steers; while something is typed the box says which it
+ * will be. The last `handoff:` suggestion of this person's asides shows under the box, and Tab
+ * takes it into the box.
+ */
+export class TandemAsideBox extends LightElement {
+  static properties = {
+    runId: {},
+    asides: { attribute: false },
+    canAsk: { type: Boolean },
+    text: { state: true },
+    problem: { state: true },
+  };
+  declare runId: string;
+  declare asides: readonly AsideRecord[];
+  declare canAsk: boolean;
+  declare text: string;
+  declare problem: string | null;
+
+  private readonly sessionFrom = new ContextConsumer(this, { context: sessionContext, subscribe: true });
+  /** The aside whose handoff this person took into the box (it is not offered again). */
+  private taken: string | null = null;
+
+  constructor() {
+    super();
+    this.runId = '';
+    this.asides = [];
+    this.canAsk = false;
+    this.text = '';
+    this.problem = null;
+  }
+
+  render() {
+    const handoff = this.handoff();
+    return html`<div class="aside-box">
+      ${this.asides.length
+        ? html`<ol class="aside-list" aria-label="Asides" aria-live="polite">
+            ${this.asides.map((aside) => renderAside(aside))}
+          </ol>`
+        : ''}
+      ${this.canAsk
+        ? html`<div class="aside-input">
+            <label class="visually-hidden" for="aside-text">Ask or steer</label>
+            <textarea
+              id="aside-text"
+              rows="1"
+              placeholder="Ask the agent (end with ?) or steer the run"
+              maxlength=${maxAsideTextLength}
+              aria-describedby="aside-route"
+              .value=${this.text}
+              @input=${(event: InputEvent) => (this.text = (event.target as HTMLTextAreaElement).value)}
+              @keydown=${this.onKey}
+            ></textarea>
+            <p class="aside-route muted" id="aside-route">
+              ${this.text.trim() ? html`<span class="aside-route-label">${routeLabel(this.text, false)}</span> · ` : ''}Enter sends, Alt+Enter
+              steers
+            </p>
+            ${handoff
+              ? html`<p class="aside-handoff">Suggested instruction: <span class="aside-handoff-text">${handoff.handoff}</span>
+                  <span class="muted">(Tab takes it)</span></p>`
+              : ''}
+            ${this.problem ? html`<p class="message error" role="alert">${this.problem}</p>` : ''}
+          </div>`
+        : ''}
+    </div>`;
+  }
+
+  /** The newest handoff suggested to this person that is not yet taken, or null. */
+  private handoff(): AsideRecord | null {
+    const me = this.sessionFrom.value?.session.claims.sub;
+    const last = [...this.asides].reverse().find((aside) => aside.askedBy.id === me && aside.handoff);
+    return last && last.asideId !== this.taken ? last : null;
+  }
+
+  private onKey(event: KeyboardEvent) {
+    const box = event.target as HTMLTextAreaElement;
+    if (event.key === 'Tab' && !event.shiftKey) {
+      const handoff = this.handoff();
+      if (!handoff?.handoff) return;
+      event.preventDefault();
+      this.taken = handoff.asideId;
+      this.text = handoff.handoff;
+      box.value = this.text;
+      return;
+    }
+    if (event.key !== 'Enter' || event.shiftKey || event.isComposing) return;
+    event.preventDefault();
+    void this.send(box.value, event.altKey);
+  }
+
+  private async send(text: string, steer: boolean) {
+    if (!text.trim()) return;
+    this.text = '';
+    this.problem = null;
+    try {
+      await askAside(this.sessionFrom.value?.token ?? '', this.runId, text, steer);
+    } catch (error) {
+      this.problem = error instanceof ApiError ? error.message : 'The aside could not be sent.';
+      if (!this.text) this.text = text;
+    }
+  }
+}
+
+function routeText(aside: AsideRecord): string {
+  if (aside.route === 'side') return aside.done ? 'Answered on the side' : 'Answering on the side…';
+  if (aside.route === 'agent') return aside.kind === 'steer' ? 'Sent to the run as a steer' : 'Went to the run as a steer';
+  return 'Waiting for the agent…';
+}
+
+function renderAside(aside: AsideRecord) {
+  const cached = aside.cachedShare === null ? null : `${Math.round(aside.cachedShare * 100)}% of the prompt read from cache`;
+  return html`<li class="aside route-${aside.route ?? 'pending'}" data-aside-id=${aside.asideId}>
+    <p class="aside-question"><span class="aside-who">${aside.askedBy.name}:</span> <span class="aside-text">${aside.text}</span></p>
+    <p class="aside-status muted">${routeText(aside)}${cached ? html` · <span class="aside-cache">${cached}</span>` : nothing}</p>
+    ${aside.answer ? html`<p class="aside-answer">${aside.answer}</p>` : ''}
+    ${aside.note ? html`<p class="aside-note">${aside.note}</p>` : ''}
+  </li>`;
+}
+
+customElements.define('tandem-aside-box', TandemAsideBox);
