@@ -180,7 +180,7 @@ export class AsideService {
     const record = aside.record;
     record.done = true;
     record.route = 'agent';
-    record.note = `The agent did not answer within ${Math.round(this.deps.timeoutMs / 1000)} s: the question went to the run as a steer.`;
+    record.note = `The agent did not answer within ${duration(this.deps.timeoutMs)}: the question went to the run as a steer.`;
     this.mirror(aside);
     if (this.runs.get(record.runId) === asides) this.add(asides, record.runId, 'steer', record.text, record.askedBy, false);
     aside.settle?.({ route: 'agent', note: record.note });
@@ -208,6 +208,10 @@ export class AsideService {
     if (!holdsClaim(run, principal, this.deps.now())) throw notClaimed();
     return run;
   }
+}
+
+function duration(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
 }
 
 function runNotActive(state: string): Rejection {
