@@ -11,7 +11,7 @@ const tandemBin = fileURLToPath(new URL('../../bin/tandem.mjs', import.meta.url)
  */
 export function startTestReferenceAgent(
   server: TestServer,
-  options: { pollSeconds?: number; presence?: boolean } = {},
+  options: { pollSeconds?: number; presence?: boolean; beforeItem?: Parameters<typeof startReferenceAgent>[0]['beforeItem'] } = {},
 ): RunningAgent & { messages: string[] } {
   const messages: string[] = [];
   const token = server.token('agent', { sub: 'reference-agent', name: referenceAgentName });
@@ -20,6 +20,7 @@ export function startTestReferenceAgent(
     token,
     pollSeconds: options.pollSeconds ?? 5,
     presence: options.presence,
+    beforeItem: options.beforeItem,
     log: (message) => messages.push(message),
   });
   return { ...agent, messages };
