@@ -118,9 +118,9 @@ export class TandemAsideBox extends LightElement {
 }
 
 function routeText(aside: AsideRecord): string {
-  if (aside.route === 'side') return aside.done ? 'Answered on the side' : 'Answering on the side…';
+  if (aside.route === 'side') return 'Answered on the side';
   if (aside.route === 'agent') return aside.kind === 'steer' ? 'Sent to the run as a steer' : 'Went to the run as a steer';
-  return 'Waiting for the agent…';
+  return aside.answer ? 'Answering…' : 'Waiting for the agent…';
 }
 
 function renderAside(aside: AsideRecord) {
