@@ -81,7 +81,7 @@ export class AsideService {
     }
     const aside = this.add(asides, run.id, kind, input.text, { id: principal.sub, name: principal.name }, true);
     if (kind === 'steer') return { route: 'agent' };
-    return new Promise<AsideAnswer>((resolve, reject) => {
+    const answered = new Promise<AsideAnswer>((resolve, reject) => {
       const timer = setTimeout(() => this.timedOut(asides, aside), this.deps.timeoutMs);
       aside.settle = (answer) => {
         clearTimeout(timer);
@@ -90,6 +90,10 @@ export class AsideService {
         else resolve(answer);
       };
     });
+    // The run may have left `claimed` since it was read: then the question ends at once.
+    answered.catch(() => {});
+    await this.runChanged(run.id);
+    return answered;
   }
 
   /** ASIDE4: the asides of a run the agent holds that it has not yet received; waits up to `waitMs` for one. */
@@ -97,7 +101,10 @@ export class AsideService {
     const deadline = Date.now() + waitMs;
     for (;;) {
       const run = await this.agentRun(principal, runId);
+      const known = this.runs.has(run.id);
       const asides = this.asidesOf(run);
+      // The run may have left `claimed` since it was read: then nothing is kept for it.
+      if (!known) await this.runChanged(run.id);
       const seen = asides.notifier.version;
       const left = deadline - Date.now();
       if (asides.inbox.length > 0 || left <= 0 || signal?.aborted || asides.notifier.closed) {

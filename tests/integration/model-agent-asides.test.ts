@@ -9,7 +9,7 @@ import { startFakeOpenAi, type ChatRequestBody, type FakeOpenAi, type FakeReply,
 import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.ts';
 import { ask } from '../helpers/asides.ts';
 import { waitFor } from '../helpers/peer.ts';
-import { sentRun, waitForState } from '../helpers/runs.ts';
+import { markdownOf, sentRun, waitForState } from '../helpers/runs.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
 /*
@@ -43,9 +43,13 @@ function startAgent(provider: Parameters<typeof startModelAgent>[0]['provider'])
 
 /**
  * A run of one instruction and an OpenAI-compatible model whose script is: read the document;
- * (held until `release`) read it again; `aside`, the answer to the side question; done.
+ * (held until `release`) read it again; `aside`, the answer to the side question (and `more`
+ * after it); done.
  */
-async function runWithHeldTurn(aside: FakeReply): Promise<{ fake: FakeOpenAi; release: () => void; runId: string; docId: string }> {
+async function runWithHeldTurn(
+  aside: FakeReply | ((target: { blockId: string; instructionId: string }) => FakeReply),
+  more: FakeReply[] = [],
+): Promise<{ fake: FakeOpenAi; release: () => void; runId: string; docId: string }> {
   const doc = await sentRun(server, 'alpha\n\nbeta', ['Make it louder']);
   const held = gate();
   const script: FakeStep[] = [
@@ -54,7 +58,8 @@ async function runWithHeldTurn(aside: FakeReply): Promise<{ fake: FakeOpenAi; re
       await held.opened;
       return { toolCalls: [{ name: 'read_block', arguments: { blockId: doc.blocks[0].id } }] };
     },
-    aside,
+    typeof aside === 'function' ? aside({ blockId: doc.blocks[0].id, instructionId: doc.instructionIds[0] }) : aside,
+    ...more,
     { text: 'Made it louder.' },
   ];
   const fake = await startFakeOpenAi(script);
@@ -114,6 +119,29 @@ describe('a side question to the model agent', () => {
     expect(later.messages.at(-2)?.role).toBe('tool');
     expect(userTexts(later).filter((text) => text.includes('Why are you deleting the tests?'))).toHaveLength(1);
     expect(latest.messages.length).toBeLessThan(later.messages.length);
+  });
+
+  it('[ASIDE10] may read the document but not change it, in a bounded number of calls', async () => {
+    const { fake, release, runId, docId } = await runWithHeldTurn(
+      ({ blockId, instructionId }) => ({
+        toolCalls: [
+          { name: 'read_document', arguments: {} },
+          { name: 'replace_block', arguments: { instructionId, blockId, markdown: 'HACKED' } },
+        ],
+      }),
+      [{ text: 'route: side\nThe first block says alpha.' }],
+    );
+    const answer = await ask(server, runId, server.token('editor'), { text: 'What does the first block say?' });
+    expect(answer.body).toEqual({ route: 'side', answer: 'The first block says alpha.' });
+    const followUp = fake.requests[3].body;
+    const answers = followUp.messages.filter((message) => message.role === 'tool').slice(-2).map((message) => JSON.parse(message.content ?? 'null'));
+    expect(answers[0].blocks.map((block: { markdown: string }) => block.markdown)).toEqual(['alpha', 'beta']);
+    expect(answers[1]).toEqual({ error: { code: 'READ_ONLY_ASIDE', message: expect.any(String) } });
+    expect(await markdownOf(server, docId)).toBe('alpha\n\nbeta');
+    release();
+    await waitForState(server, runId, 'review', 15_000);
+    // The run's own last request knows nothing of the aside's turns.
+    expect(JSON.stringify(fake.requests[4].body)).not.toContain('READ_ONLY_ASIDE');
   });
 
   it('[ASIDE10] that fails (the model server answers 500) goes to the run as a steer, and says so', async () => {
