@@ -189,6 +189,11 @@ describe('a side question to the model agent over the Anthropic Messages API', (
     await waitFor(() => fake.requests.length === 2, 15_000);
     const answer = await ask(server, doc.runId, server.token('editor'), { text: 'How far are you?' });
     expect(answer.body).toEqual({ route: 'side', answer: 'Still reading.' });
+    // The provider's usage reaches the panel: the fake Messages API reports 10 input tokens, none from cache.
+    const peer = server.connect(docName(doc.docId, 'runs'));
+    await peer.synced;
+    await waitFor(() => readAsides(peer.ydoc)[0]?.done === true);
+    expect(readAsides(peer.ydoc)[0].cachedShare).toBe(0);
     held.open();
     await waitForState(server, doc.runId, 'review', 15_000);
     const [, latest, aside] = fake.requests.map((request) => request.body);
