@@ -15,6 +15,9 @@ import type { Message, ModelProvider, ModelRequest, ModelTurn, RunConversation }
  * `handoff:` line suggests an instruction to pin. A failed aside becomes a steer too.
  */
 
+/** What the model agent answers to a steer; a run whose model has made its last call does not read it. */
+export const steerTaken = 'Queued for the run: the model reads it before its next call, if the run makes another.';
+
 /** Model calls one aside may make: the question, then at most two turns of read tools. */
 export const maxAsideCalls = 3;
 
@@ -109,7 +112,7 @@ export async function answerModelAside(input: {
   const post = (body: Parameters<AgentApiClient['answerAside']>[2]) => client.answerAside(runId, aside.asideId, body);
   if (aside.kind === 'steer') {
     conversation.steer(aside.text, aside.askedBy.name);
-    await post({ answer: 'Taken into the run: the model reads it before its next step.', done: true, route: 'agent' });
+    await post({ answer: steerTaken, done: true, route: 'agent' });
     return;
   }
   let reply: Awaited<ReturnType<typeof askOnTheSide>>;

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startModelAgent, modelAgentName } from '../../agents/model/model-agent.ts';
 import { openAiProvider } from '../../agents/model/openai-provider.ts';
 import { anthropicProvider } from '../../agents/model/anthropic-provider.ts';
+import { steerTaken } from '../../agents/model/aside.ts';
 import type { RunningAgent } from '../../agents/reference/reference-agent.ts';
 import { docName } from '../../shared/model/doc-layout.ts';
 import { readAsides } from '../../shared/protocol/aside-records.ts';
@@ -163,7 +164,7 @@ describe('a side question to the model agent', () => {
     const peer = server.connect(docName(docId, 'runs'));
     await peer.synced;
     await waitFor(() => readAsides(peer.ydoc)[0]?.done === true);
-    expect(readAsides(peer.ydoc)[0]).toMatchObject({ kind: 'steer', route: 'agent', answer: 'Taken into the run: the model reads it before its next step.' });
+    expect(readAsides(peer.ydoc)[0]).toMatchObject({ kind: 'steer', route: 'agent', answer: steerTaken });
     release();
     await waitForState(server, runId, 'review', 15_000);
     // Request 3 is the run's own, and its last: the steer took no call of its own.
