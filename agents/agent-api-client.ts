@@ -13,6 +13,7 @@ import {
   type Refusal,
 } from '../shared/wire/agent.ts';
 import { DocView, type BlockView } from '../shared/wire/docs.ts';
+import { ActivityAnswer, type ActivityBody } from '../shared/wire/activity.ts';
 import { ErrorEnvelope } from '../shared/wire/errors.ts';
 import { readWire } from '../shared/wire/parse.ts';
 import type { PlannedOp } from './reference/plan.ts';
@@ -62,6 +63,11 @@ export class AgentApiClient {
   fail(runId: string, message: string): Promise<RunStateAnswer> {
     const body: FailBody = { message };
     return this.request(RunStateAnswer, 'POST', `${runPath(runId)}/fail`, body);
+  }
+
+  /** MODEL8: what the agent does now on a run it holds, the tokens it used, its model. */
+  activity(runId: string, body: ActivityBody): Promise<ActivityAnswer> {
+    return this.request(ActivityAnswer, 'POST', `${runPath(runId)}/activity`, body);
   }
 
   /** The blocks of a text document; a page has none (Rejection `NOT_TEXT`). */

@@ -6,6 +6,11 @@ import { RunState } from './run-state.ts';
 import { firstMessage, systemPrompt } from './prompt.ts';
 import { runToolLoop, type ModelProvider } from './tool-loop.ts';
 import { LeaseLost, offeredTools } from './tools.ts';
+import { defaultRunLimits, type RunLimits } from './model-settings.ts';
+import { meteredModel } from './metered-model.ts';
+import { regenerateWith } from './regenerate.ts';
+import { describeToolCall } from './activity-lines.ts';
+import { ActivityReporter } from '../activity-reporter.ts';
 
 export interface ModelAgentOptions {
   /** The server's base URL, e.g. `http://127.0.0.1:8787`. */
@@ -15,8 +20,10 @@ export interface ModelAgentOptions {
   provider: ModelProvider;
   /** Seconds one long poll for queued runs may be held by the server (at most 30). */
   pollSeconds?: number;
-  /** Model calls per run (default 20). */
+  /** Model calls per run (default 20); wins over `limits.maxTurns`. */
   maxTurns?: number;
+  /** What a run may spend (model-settings.ts); the defaults for what is not given. */
+  limits?: Partial<RunLimits>;
   log?: (message: string) => void;
 }
 
@@ -49,23 +56,31 @@ async function work(
   options: ModelAgentOptions & { tools: ReturnType<typeof offeredTools>; log: (message: string) => void },
   stopping: AbortSignal,
 ): Promise<void> {
-  const { log, tools, provider } = options;
+  const { log, tools } = options;
+  const limits = { ...defaultRunLimits, ...options.limits };
   const runAbort = new AbortController();
   const onStop = () => runAbort.abort(new Error('The agent was stopped.'));
   stopping.addEventListener('abort', onStop);
   const heartbeat = keepLeaseAlive(client, run, runAbort, log);
   const state = new RunState(run.runId, run.docId, new Set(run.items.map((item) => item.instructionId)));
+  const activity = new ActivityReporter(client, run.runId, log);
+  const provider = meteredModel(options.provider, limits, { onUsage: (usage) => activity.send({ usage }), onRetry: (line) => activity.line(line) });
+  if (provider.model) activity.send({ model: provider.model });
+  activity.line(`working on ${run.items.length} instruction${run.items.length === 1 ? '' : 's'}`);
   try {
     const summary = await runToolLoop({
       provider,
       system: systemPrompt(tools),
       firstMessage: firstMessage(run),
-      context: { client, state, tools },
+      context: { client, state, tools, regenerate: regenerateWith(provider), signal: runAbort.signal },
       signal: runAbort.signal,
-      maxTurns: options.maxTurns,
+      maxTurns: options.maxTurns ?? limits.maxTurns,
+      onToolCall: (call) => activity.line(describeToolCall(call, run)),
     });
     heartbeat.stop();
     const text = summary.trim() || 'The model finished without a summary.';
+    activity.line('done: the run is ready for review');
+    await activity.flush();
     await client.complete(run.runId, text.slice(0, maxSummaryLength), state.refusals());
     log(`run ${run.runId}: ${text}`);
   } catch (error) {
@@ -76,6 +91,7 @@ async function work(
       return;
     }
     log(`run ${run.runId} failed: ${describe(error)}`);
+    await activity.flush();
     const message = `The model agent stopped: ${describe(error)}`.slice(0, maxFailLength);
     await client.fail(run.runId, message).catch(() => {});
   } finally {

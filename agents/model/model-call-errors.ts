@@ -1,5 +1,19 @@
 import { ModelCallError } from './tool-loop.ts';
 
+/**
+ * A model call answered 429 or 5xx: another attempt may succeed (agents/model/model-retry.ts).
+ * `retryAfterMs` is what the server's `retry-after-ms` or `retry-after` header asked for.
+ */
+export class RetryableCallError extends ModelCallError {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
 type ErrorClass = abstract new (...args: never[]) => Error;
 
 /**
@@ -47,9 +61,23 @@ export function explainCallFailure(error: unknown, sdk: SdkErrors, server: Model
           : status === 429 || status === 529
             ? 'the server is busy or the quota is used up; send the run again later'
             : "see the model server's log";
-    return new ModelCallError(`The model server at ${where} answered ${status}: ${hint}.`);
+    const message = `The model server at ${where} answered ${status}: ${hint}.`;
+    if (status === 429 || status >= 500) return new RetryableCallError(message, status, retryAfterMs((error as { headers?: unknown }).headers));
+    return new ModelCallError(message);
   }
   return new ModelCallError(`The model server at ${where} gave an answer that could not be read: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+/** The wait a response's headers ask for before another attempt: `retry-after-ms`, or `retry-after` in seconds or as an HTTP date. */
+export function retryAfterMs(headers: unknown, now = Date.now()): number | undefined {
+  if (!(headers instanceof Headers)) return undefined;
+  const ms = headers.get('retry-after-ms');
+  if (ms !== null && /^\d+(\.\d+)?$/.test(ms.trim())) return Number(ms.trim());
+  const after = headers.get('retry-after')?.trim();
+  if (!after) return undefined;
+  if (/^\d+(\.\d+)?$/.test(after)) return Number(after) * 1000;
+  const date = Date.parse(after);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 function duration(ms: number): string {

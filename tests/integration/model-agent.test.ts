@@ -74,7 +74,7 @@ describe('the model agent', () => {
       expect(prompt).toContain(`"quote": ${JSON.stringify(['alpha', 'beta'][index])}`);
     }
     expect(firstRequest.tools?.map((tool) => tool.function.name)).toEqual([
-      'read_document', 'read_block', 'replace_block', 'insert_after', 'delete_block', 'refuse',
+      'read_document', 'read_block', 'replace_block', 'insert_after', 'delete_block', 'rewrite_block', 'refuse',
     ]);
     expect(JSON.stringify(firstRequest.tools?.[2].function.parameters)).toContain('"required":["instructionId","blockId","markdown"]');
     // The document read comes back without hashes; the write answers ok.
@@ -136,14 +136,14 @@ describe('the model agent', () => {
     expect(await markdownOf(server, doc.docId)).toBe(markdown);
   });
 
-  it('[MODEL3] offers a token limited to replace_block only the read tools, replace_block and refuse', async () => {
+  it('[MODEL3] [MODEL7] offers a token limited to replace_block only the read tools, replace_block, rewrite_block and refuse', async () => {
     const doc = await sentRun(server, markdown, ['Make it louder']);
     const fake = await startAgent([
       { toolCalls: [{ name: 'delete_block', arguments: { instructionId: doc.instructionIds[0], blockId: doc.blocks[0].id } }] },
       { text: 'Done.' },
     ], { ops: ['replace_block'] });
     await waitForState(server, doc.runId, 'review', 15_000);
-    expect(fake.requests[0].body.tools?.map((tool) => tool.function.name)).toEqual(['read_document', 'read_block', 'replace_block', 'refuse']);
+    expect(fake.requests[0].body.tools?.map((tool) => tool.function.name)).toEqual(['read_document', 'read_block', 'replace_block', 'rewrite_block', 'refuse']);
     expect(fake.requests[0].body.messages[0].content).toMatch(/not allowed to use insert_after, delete_block/);
     expect(toolAnswers(fake.requests[1].body)).toEqual([{ error: { code: 'UNKNOWN_TOOL', message: expect.any(String) } }]);
     expect(await markdownOf(server, doc.docId)).toBe(markdown);
