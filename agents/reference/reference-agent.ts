@@ -4,6 +4,7 @@ import { Rejection } from '../../shared/protocol/rejection.ts';
 import { planInstruction } from './plan.ts';
 import { showPresence, type AgentPresence } from './presence.ts';
 import type { BlockView } from '../../shared/model/doc-content.ts';
+import { ActivityReporter } from '../activity-reporter.ts';
 
 export interface ReferenceAgentOptions {
   /** The server's base URL, e.g. `http://127.0.0.1:8787`. */
@@ -69,8 +70,10 @@ export async function work(
   presence: AgentPresence | null = null,
 ): Promise<void> {
   const heartbeat = keepLeaseAlive(client, run, log);
+  const activity = new ActivityReporter(client, run.runId, log);
   try {
     await presence?.ready;
+    activity.line('reading the document');
     let blocks = run.document.blocks;
     const refusals: Refusal[] = [];
     let changed = 0;
@@ -79,8 +82,11 @@ export async function work(
         const plan = planInstruction(item.instructionId, item.instruction, findBlock(blocks, item.blockId));
         if (plan.kind === 'refusal') {
           refusals.push({ instructionId: item.instructionId, reason: plan.reason });
+          activity.line(`refused ${index + 1}: ${plan.reason}`);
           break;
         }
+        const position = blocks.findIndex((block) => block.id === item.blockId);
+        activity.line(`changing ${position < 0 ? 'a block' : `block ${position + 1}`} for instruction ${index + 1}`);
         try {
           await client.sendOps(run.runId, `${run.runId}:${index}:${attempt}`, plan.ops);
           changed++;
@@ -95,10 +101,12 @@ export async function work(
     }
     const summary = `Answered ${changed} of ${run.items.length} instruction${run.items.length === 1 ? '' : 's'}` +
       (refusals.length ? `; refused ${refusals.length}.` : '.');
+    await activity.flush();
     await client.complete(run.runId, summary, refusals);
     log(`run ${run.runId}: ${summary}`);
   } catch (error) {
     log(`run ${run.runId} failed: ${describe(error)}`);
+    await activity.flush();
     await client.fail(run.runId, `The reference agent stopped: ${describe(error)}`).catch(() => {});
   } finally {
     heartbeat.stop();
