@@ -49,8 +49,8 @@ export interface RunActivity {
   model: string | null;
   /** The last lines, oldest first. */
   lines: { at: number; text: string }[];
-  /** Summed over every report. */
-  usage: TokenUsage;
+  /** Summed over every report; null before the first that had any. */
+  usage: TokenUsage | null;
 }
 
 /** One report of the agent holding a run: a line, the tokens used since its last report, its model. */
@@ -197,7 +197,7 @@ export function toRunRecord(run: StoredRun): RunRecord {
     decidedBy: run.decidedBy && { id: run.decidedBy.id, name: run.decidedBy.name },
     agent: run.claimedBy && { name: run.claimedBy.name, model: run.activity?.model ?? null },
     activity: (run.activity?.lines ?? []).map((line) => ({ at: new Date(line.at).toISOString(), text: line.text })),
-    usage: run.activity ? { ...run.activity.usage } : null,
+    usage: run.activity?.usage ? { ...run.activity.usage } : null,
     reverted: run.reverted && {
       at: new Date(run.reverted.at).toISOString(),
       by: { id: run.reverted.by.id, name: run.reverted.by.name },

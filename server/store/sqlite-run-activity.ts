@@ -6,25 +6,26 @@ import { stateIn } from './sqlite-run-states.ts';
 
 /**
  * MODEL8: what the agent holding a run told of its work, one row per run: its model, its last
- * `keptActivityLines` lines (JSON, oldest first) and the tokens it used, summed.
+ * `keptActivityLines` lines (JSON, oldest first) and the tokens it used, summed (NULL until it
+ * reported any).
  */
 export const runActivitySchema = `
 CREATE TABLE run_activity (
   run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
   model TEXT,
   lines TEXT NOT NULL DEFAULT '[]',
-  input_tokens INTEGER NOT NULL DEFAULT 0,
-  output_tokens INTEGER NOT NULL DEFAULT 0,
-  cached_input_tokens INTEGER NOT NULL DEFAULT 0
+  input_tokens INTEGER,
+  output_tokens INTEGER,
+  cached_input_tokens INTEGER
 );
 `;
 
 interface ActivityRow {
   model: string | null;
   lines: string;
-  input_tokens: number;
-  output_tokens: number;
-  cached_input_tokens: number;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cached_input_tokens: number | null;
 }
 
 export function sqliteRunActivity(db: Database.Database) {
@@ -46,17 +47,27 @@ export function sqliteRunActivity(db: Database.Database) {
     return {
       model: row.model,
       lines: JSON.parse(row.lines) as RunActivity['lines'],
-      usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens, cachedInputTokens: row.cached_input_tokens },
+      usage:
+        row.input_tokens === null
+          ? null
+          : { inputTokens: row.input_tokens, outputTokens: row.output_tokens ?? 0, cachedInputTokens: row.cached_input_tokens ?? 0 },
     };
   };
 
   /** Adds a report of the agent holding the run's claim at `now`; false (nothing written) otherwise. */
   const recordActivity = db.transaction((runId: string, agentId: string, now: number, report: ActivityReport): boolean => {
     if (!holdsClaim.get({ id: runId, agentId, now })) return false;
-    const current = activityOf(runId) ?? { model: null, lines: [], usage: noUsage };
+    const current = activityOf(runId) ?? { model: null, lines: [], usage: null };
     const lines = report.line === undefined ? current.lines : [...current.lines, { at: now, text: report.line }].slice(-keptActivityLines);
-    const usage: TokenUsage = report.usage ? addUsage(current.usage, report.usage) : current.usage;
-    upsert.run({ runId, model: report.model ?? current.model, lines: JSON.stringify(lines), ...usage });
+    const usage: TokenUsage | null = report.usage ? addUsage(current.usage ?? noUsage, report.usage) : current.usage;
+    upsert.run({
+      runId,
+      model: report.model ?? current.model,
+      lines: JSON.stringify(lines),
+      inputTokens: usage?.inputTokens ?? null,
+      outputTokens: usage?.outputTokens ?? null,
+      cachedInputTokens: usage?.cachedInputTokens ?? null,
+    });
     touch.run({ id: runId, now });
     return true;
   });
