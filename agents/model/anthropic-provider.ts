@@ -1,7 +1,7 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { MessageParam, Tool } from '@anthropic-ai/sdk/resources/messages';
 import type { Message, ModelProvider, ModelRequest, ModelTurn } from './tool-loop.ts';
-import { explainCallFailure, type SdkErrors } from './model-call-errors.ts';
+import { explainCallFailure, withDeadline, type SdkErrors } from './model-call-errors.ts';
 import { modelServer, modelSettingsFromEnv, type ModelSettings } from './model-settings.ts';
 
 const sdkErrors: SdkErrors = { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError };
@@ -32,7 +32,8 @@ export function anthropicProvider(settings: AnthropicSettings): ModelProvider {
   return {
     where,
     model: settings.model,
-    async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelTurn> {
+    async complete(request: ModelRequest, runSignal: AbortSignal): Promise<ModelTurn> {
+      const { signal, deadline } = withDeadline(runSignal, settings.callTimeoutMs);
       try {
         const stream = client.messages.stream(
           {
@@ -64,7 +65,7 @@ export function anthropicProvider(settings: AnthropicSettings): ModelProvider {
           },
         };
       } catch (error) {
-        throw explainCallFailure(error, sdkErrors, modelServer('anthropic', settings), signal);
+        throw explainCallFailure(error, sdkErrors, modelServer('anthropic', settings), runSignal, deadline);
       }
     },
   };

@@ -42,8 +42,9 @@ export interface ModelServer {
  * [MODEL5] Turns a failed model call into what the run's failure says: an abort is passed on as
  * the signal's reason; anything else becomes a ModelCallError that tells a person what to check.
  */
-export function explainCallFailure(error: unknown, sdk: SdkErrors, server: ModelServer, signal: AbortSignal): unknown {
+export function explainCallFailure(error: unknown, sdk: SdkErrors, server: ModelServer, signal: AbortSignal, deadline?: AbortSignal): unknown {
   const { where } = server;
+  if (deadline?.aborted && !signal.aborted) return new ModelCallError(`The model server at ${where} did not answer within ${duration(server.callTimeoutMs)}.`);
   if (signal.aborted || error instanceof sdk.APIUserAbortError || error instanceof ModelCallError) return signal.reason ?? error;
   if (error instanceof sdk.APIConnectionTimeoutError) {
     return new ModelCallError(`The model server at ${where} did not answer within ${duration(server.callTimeoutMs)}.`);
@@ -78,6 +79,17 @@ export function retryAfterMs(headers: unknown, now = Date.now()): number | undef
   if (/^\d+(\.\d+)?$/.test(after)) return Number(after) * 1000;
   const date = Date.parse(after);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * [MODEL9] The signal of one model call: `signal`, or the call's deadline, whichever comes first.
+ * The SDKs' own `timeout` stops waiting once the answer's headers came, so a stream that stalls
+ * after them would hold the run (and its lease, kept alive) for ever; this deadline covers the
+ * whole call, the stream included.
+ */
+export function withDeadline(signal: AbortSignal, ms: number): { signal: AbortSignal; deadline: AbortSignal } {
+  const deadline = AbortSignal.timeout(ms);
+  return { signal: AbortSignal.any([signal, deadline]), deadline };
 }
 
 function duration(ms: number): string {

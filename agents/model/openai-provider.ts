@@ -1,7 +1,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { ModelCallError, type Message, type ModelProvider, type ModelRequest, type ModelTurn } from './tool-loop.ts';
-import { explainCallFailure, type SdkErrors } from './model-call-errors.ts';
+import { explainCallFailure, withDeadline, type SdkErrors } from './model-call-errors.ts';
 import { modelServer, modelSettingsFromEnv, type ModelSettings } from './model-settings.ts';
 
 const sdkErrors: SdkErrors = { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError };
@@ -30,7 +30,8 @@ export function openAiProvider(settings: OpenAiSettings): ModelProvider {
   return {
     where,
     model: settings.model,
-    async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelTurn> {
+    async complete(request: ModelRequest, runSignal: AbortSignal): Promise<ModelTurn> {
+      const { signal, deadline } = withDeadline(runSignal, settings.callTimeoutMs);
       try {
         const stream = client.chat.completions.stream(
           {
@@ -60,7 +61,7 @@ export function openAiProvider(settings: OpenAiSettings): ModelProvider {
           },
         };
       } catch (error) {
-        throw explainCallFailure(error, sdkErrors, modelServer('openai', settings), signal);
+        throw explainCallFailure(error, sdkErrors, modelServer('openai', settings), runSignal, deadline);
       }
     },
   };

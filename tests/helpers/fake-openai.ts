@@ -19,7 +19,9 @@ export interface FakeUsage {
 export type FakeReply =
   | { toolCalls: { name: string; arguments: Record<string, unknown> }[]; text?: string; usage?: FakeUsage }
   | { text: string; usage?: FakeUsage }
-  | { status: number; error: { message: string; type?: string; code?: string }; headers?: Record<string, string> };
+  | { status: number; error: { message: string; type?: string; code?: string }; headers?: Record<string, string> }
+  /** The answer's headers and first chunk, then nothing more: a stream that stalls. */
+  | { stall: true };
 
 /**
  * A step: a reply, or a reply made from the request's body (the conversation so far), which
@@ -50,6 +52,11 @@ export async function startFakeOpenAi(script: FakeStep[]): Promise<FakeOpenAi> {
     refuse: (response, status, message) =>
       sendJson(response, status, { error: { message, type: status === 404 ? 'invalid_request_error' : 'server_error' } }),
     reply(response, reply, body) {
+      if ('stall' in reply) {
+        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+        response.write(`data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] })}\n\n`);
+        return;
+      }
       if ('status' in reply) {
         return sendJson(response, reply.status, { error: { type: 'invalid_request_error', code: null, param: null, ...reply.error } }, reply.headers);
       }

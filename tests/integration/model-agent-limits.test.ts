@@ -121,4 +121,12 @@ describe('the model agent\'s limits', () => {
     expect(run.error).toBe(`The model agent stopped: The model server at ${running.model.baseURL} did not answer within 300 ms.`);
     expect(running.model.requests).toHaveLength(1);
   });
+
+  it('[MODEL9] fails the run when the answer\'s stream stalls after its first chunk, past TANDEM_MODEL_TIMEOUT_MS', async () => {
+    const doc = await sentRun(server, markdown, ['uppercase']);
+    running = await startTestModelAgent(server, [{ stall: true }, { text: 'never asked' }], { callTimeoutMs: 300 });
+    const run = await waitForState(server, doc.runId, 'failed', 15_000);
+    expect(run.error).toBe(`The model agent stopped: The model server at ${running.model.baseURL} did not answer within 300 ms.`);
+    expect(running.model.requests).toHaveLength(1);
+  });
 });
