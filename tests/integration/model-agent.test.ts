@@ -6,7 +6,8 @@ import type { OpKind } from '../../shared/applier/op-kinds.ts';
 import { startFakeOpenAi, type ChatRequestBody, type FakeOpenAi, type FakeStep } from '../helpers/fake-openai.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
 import { connectPeer, roundTrip } from '../helpers/peer.ts';
-import { markdownOf, sentRun, waitForState } from '../helpers/runs.ts';
+import { createDoc, instruct, markdownOf, sentRun, waitForState } from '../helpers/runs.ts';
+import { waitFor } from '../helpers/peer.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
 /*
@@ -177,5 +178,24 @@ describe('the model agent', () => {
     const fake = await startAgent([() => new Promise(() => {})], { callTimeoutMs: 300 });
     const run = await waitForState(server, doc.runId, 'failed', 15_000);
     expect(run.error).toBe(`The model agent stopped: The model server at ${fake.baseURL} did not answer within 300 ms.`);
+  });
+
+  it('[MODEL1] [RUN5] gives the model the text at sending of an instruction whose pinned text changed', async () => {
+    const doc = await createDoc(server, markdown);
+    const drifted = await instruct(server, doc.id, doc.blocks[0].id, 'Make it louder');
+    const kept = await instruct(server, doc.id, doc.blocks[1].id, 'Leave it');
+    const person = server.track(connectPeer({ wsUrl: server.wsUrl, name: doc.id, token: server.token('editor') }));
+    await person.synced;
+    appendToBlock(person.ydoc, 0, ' and more');
+    await waitFor(async () => (await markdownOf(server, doc.id)).startsWith('alpha and more'));
+    const sent = await server.api(`/api/docs/${doc.id}/runs`, { method: 'POST' });
+    const fake = await startAgent([{ text: 'Nothing done.' }]);
+    await waitForState(server, sent.body.runId, 'review', 15_000);
+    const prompt = fake.requests[0].body.messages[1].content ?? '';
+    const items = JSON.parse(/<run-items>\n([\s\S]*)\n<\/run-items>/.exec(prompt)?.[1] ?? '[]');
+    expect(items).toEqual([
+      { instructionId: drifted, instruction: 'Make it louder', targetBlockId: doc.blocks[0].id, quote: 'alpha', currentText: 'alpha and more' },
+      { instructionId: kept, instruction: 'Leave it', targetBlockId: doc.blocks[1].id, quote: 'beta' },
+    ]);
   });
 });
