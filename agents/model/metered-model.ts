@@ -6,11 +6,6 @@ import { addUsage, noUsage, type TokenUsage } from '../../shared/wire/activity.t
 /** The run spent its tokens (`TANDEM_MAX_TOKENS_PER_RUN`): it fails, saying what to change. */
 export class TokenBudgetSpent extends Error {}
 
-export interface MeteredModel extends ModelProvider {
-  /** The tokens of every call so far. */
-  spent(): TokenUsage;
-}
-
 /**
  * The model of one run, as the tool loop and `rewrite_block` both call it: each call is retried
  * on 429 and 5xx (MODEL9), its usage is added up and told to `onUsage`, and once the run's input
@@ -21,7 +16,7 @@ export function meteredModel(
   provider: ModelProvider,
   limits: Pick<RunLimits, 'maxTokensPerRun' | 'retries' | 'retryBaseDelayMs' | 'retryMaxDelayMs'>,
   events: { onUsage?: (usage: TokenUsage) => void; onRetry?: (line: string) => void } = {},
-): MeteredModel {
+): ModelProvider {
   let total = noUsage;
   const budget = limits.maxTokensPerRun;
   const spentOut = () =>
@@ -33,7 +28,6 @@ export function meteredModel(
   return {
     where: provider.where,
     model: provider.model,
-    spent: () => total,
     async complete(request, signal) {
       if (tokensOf(total) >= budget) throw spentOut();
       const turn = await withRetries(() => provider.complete(request, signal), policy, signal, (failure, waitMs, attempt) =>

@@ -36,7 +36,10 @@ const maxFailLength = 2_000;
  * The model-backed agent, a peer of the server like any external agent: it long-polls for
  * queued runs, claims one, lets the model read and change the document through the tools of
  * agents/model/tools.ts while it keeps the lease alive, and completes the run with the model's
- * last text as summary, or fails it with a message a person can act on [MODEL4].
+ * last text as summary, or fails it with a message a person can act on [MODEL4]. The run's
+ * model also writes `rewrite_block`'s text [MODEL7]; every call is retried and metered within
+ * the run's limits [MODEL9]; what the agent does, its model and its tokens go to the run's
+ * activity [MODEL8].
  */
 export function startModelAgent(options: ModelAgentOptions): RunningAgent {
   const client = new AgentApiClient(options.url, options.token);
