@@ -184,9 +184,12 @@ async function rewrite(args: Record<string, string>, context: ToolContext): Prom
   return send({ op: 'replace_block', blockId: block.id, markdown, expectHash: block.hash, instructionId: args.instructionId }, context);
 }
 
-/** An answer wrapped whole in one Markdown code fence, as models tend to write, without the fence. */
+/**
+ * An answer wrapped whole in one fence marked as Markdown (or not marked), as models tend to
+ * write, without the fence; a fence naming another language is a code block the person asked for.
+ */
 function withoutFence(text: string): string {
-  const fenced = /^\s*```[\w-]*\n([\s\S]*?)\n```\s*$/.exec(text);
+  const fenced = /^\s*```(?:markdown|md)?[ \t]*\n([\s\S]*?)\n```\s*$/i.exec(text);
   return fenced ? fenced[1] : text;
 }
 

@@ -95,4 +95,20 @@ describe('rewrite_block', () => {
     expect(first.tools?.map((tool) => tool.function.name)).toEqual(['read_document', 'read_block', 'insert_after', 'delete_block', 'refuse']);
     expect(first.messages[0].content).toMatch(/not allowed to use replace_block, rewrite_block/);
   });
+
+  it('[MODEL7] takes off a Markdown fence around the whole answer, and keeps a code block the person asked for', async () => {
+    const doc = await sentRun(server, 'alpha\n\nbeta', ['Formal', 'Make it a JavaScript code block']);
+    const [first, second] = doc.instructionIds;
+    const [alpha, beta] = doc.blocks;
+    running = await startTestModelAgent(server, [
+      { toolCalls: [{ name: 'read_document', arguments: {} }] },
+      { toolCalls: [{ name: 'rewrite_block', arguments: { instructionId: first, blockId: alpha.id, instruction: 'Formal' } }] },
+      { text: '```markdown\nAlpha, formally.\n```' },
+      { toolCalls: [{ name: 'rewrite_block', arguments: { instructionId: second, blockId: beta.id, instruction: 'Make it a JavaScript code block' } }] },
+      { text: '```js\nlet beta;\n```' },
+      { text: 'Done.' },
+    ]);
+    await waitForState(server, doc.runId, 'review', 15_000);
+    expect(await markdownOf(server, doc.docId)).toBe('Alpha, formally.\n\n```js\nlet beta;\n```');
+  });
 });
