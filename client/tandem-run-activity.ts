@@ -41,7 +41,7 @@ export class TandemRunActivity extends LightElement {
 }
 
 function clock(iso: string): string {
-  return new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
 }
 
 customElements.define('tandem-run-activity', TandemRunActivity);
