@@ -14,6 +14,7 @@ import {
 } from '../shared/wire/agent.ts';
 import { DocView, type BlockView } from '../shared/wire/docs.ts';
 import { AgentAsideList, AsideAnswerAck, type AgentAside, type AsideAnswerBody } from '../shared/wire/asides.ts';
+import { ActivityAnswer, type ActivityBody } from '../shared/wire/activity.ts';
 import { ErrorEnvelope } from '../shared/wire/errors.ts';
 import { readWire } from '../shared/wire/parse.ts';
 import type { PlannedOp } from './reference/plan.ts';
@@ -74,6 +75,11 @@ export class AgentApiClient {
   /** ASIDE5: a piece of an aside's answer (`chunk`), or all of it (`answer`), and `done` to end it. */
   answerAside(runId: string, asideId: string, body: Partial<AsideAnswerBody>): Promise<AsideAnswerAck> {
     return this.request(AsideAnswerAck, 'POST', `${runPath(runId)}/asides/${encodeURIComponent(asideId)}/answer`, body);
+  }
+
+  /** MODEL8: what the agent does now on a run it holds, the tokens it used, its model. */
+  activity(runId: string, body: ActivityBody): Promise<ActivityAnswer> {
+    return this.request(ActivityAnswer, 'POST', `${runPath(runId)}/activity`, body);
   }
 
   /** The blocks of a text document; a page has none (Rejection `NOT_TEXT`). */

@@ -18,6 +18,8 @@ import './tandem-toolbar.ts';
 import './tandem-selection-actions.ts';
 import './tandem-annotation-panel.ts';
 import './tandem-review-panel.ts';
+import './tandem-run-activity.ts';
+import { outstandingRun } from './run-status.ts';
 import './tandem-recent-runs.ts';
 import { YDocReader } from './ydoc-reader.ts';
 import { readNotApplied } from './not-applied.ts';
@@ -126,6 +128,7 @@ export class TandemEditor extends LightElement {
         <div class="text-frame">${this.editor.mount} ${this.renderSelectionActions(annotations)}</div>
       </div>
       <div class="side-column">
+        <tandem-run-activity .run=${outstandingRun(this.runs)}></tandem-run-activity>
         <tandem-review-panel
           .run=${this.review}
           .blocker=${this.decideBlocker}

@@ -23,7 +23,7 @@ export async function startBuiltInAgent(input: {
   url: string;
   /** Signs the agent's token. */
   sign: (claims: ClaimsInput) => Promise<string>;
-  options: Pick<ServerOptions, 'agent' | 'openai' | 'anthropic' | 'quiet'>;
+  options: Pick<ServerOptions, 'agent' | 'openai' | 'anthropic' | 'quiet'> & Partial<Pick<ServerOptions, 'modelLimits'>>;
 }): Promise<RunningAgent> {
   const { url, sign, options } = input;
   const label = options.agent === 'openai' || options.agent === 'anthropic' ? '[model agent]' : '[reference agent]';
@@ -32,11 +32,11 @@ export async function startBuiltInAgent(input: {
   if (options.agent === 'openai') {
     if (!options.openai) throw new RangeError('TANDEM_AGENT=openai needs TANDEM_MODEL');
     const provider = openAiProvider(options.openai);
-    agent = startModelAgent({ url, token: await sign(builtInModelAgentClaims), provider, log });
+    agent = startModelAgent({ url, token: await sign(builtInModelAgentClaims), provider, log, limits: options.modelLimits });
   } else if (options.agent === 'anthropic') {
     if (!options.anthropic) throw new RangeError('TANDEM_AGENT=anthropic needs TANDEM_MODEL');
     const provider = anthropicProvider(options.anthropic);
-    agent = startModelAgent({ url, token: await sign(builtInModelAgentClaims), provider, log });
+    agent = startModelAgent({ url, token: await sign(builtInModelAgentClaims), provider, log, limits: options.modelLimits });
   } else {
     agent = startReferenceAgent({ url, token: await sign(builtInAgentClaims), log });
   }

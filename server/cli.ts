@@ -14,6 +14,7 @@ import { startReferenceAgent, type RunningAgent } from '../agents/reference/refe
 import { startModelAgent } from '../agents/model/model-agent.ts';
 import { openAiProvider, openAiSettingsFromEnv } from '../agents/model/openai-provider.ts';
 import { anthropicProvider, anthropicSettingsFromEnv } from '../agents/model/anthropic-provider.ts';
+import { runLimitsFromEnv } from '../agents/model/model-settings.ts';
 
 const usage = `Usage: tandem <command> [options]
 
@@ -36,7 +37,9 @@ Commands:
 Environment: PORT (8787), HOST (127.0.0.1), DATA_DIR (./data), LEASE_MS (30000),
 TANDEM_AGENT (reference; openai or anthropic: the model agent; off: start no agent with the server),
 OPENAI_BASE_URL (https://api.openai.com/v1), OPENAI_API_KEY,
-ANTHROPIC_BASE_URL (https://api.anthropic.com), ANTHROPIC_API_KEY, TANDEM_MODEL (the model agent's model)
+ANTHROPIC_BASE_URL (https://api.anthropic.com), ANTHROPIC_API_KEY, TANDEM_MODEL (the model agent's model),
+TANDEM_MODEL_TIMEOUT_MS (120000), TANDEM_MAX_TURNS (20), TANDEM_MAX_TOKENS_PER_RUN (200000),
+TANDEM_MODEL_RETRIES (3), TANDEM_MODEL_RETRY_MAX_DELAY_MS (30000)
 `;
 
 /** A mistake in the command line: reported on stderr with exit code 2. */
@@ -157,7 +160,7 @@ function agent(values: { url?: string; token?: string; model?: string }): null {
     const [provider, name] = splitModel(values.model);
     const settings = provider === 'openai' ? openAiSettingsFromEnv(process.env, name) : anthropicSettingsFromEnv(process.env, name);
     const model = provider === 'openai' ? openAiProvider(settings) : anthropicProvider(settings);
-    running = startModelAgent({ url: base, token: values.token, provider: model, log });
+    running = startModelAgent({ url: base, token: values.token, provider: model, log, limits: runLimitsFromEnv(process.env) });
     process.stdout.write(`Model agent (${provider}:${settings.model} at ${settings.baseURL}) working for ${base} (Ctrl-C stops it)\n`);
   }
   running.done.then(

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { resolveLimits, type Limits } from './limits.ts';
 import { openAiSettingsFromEnv, type OpenAiSettings } from '../agents/model/openai-provider.ts';
 import { anthropicSettingsFromEnv, type AnthropicSettings } from '../agents/model/anthropic-provider.ts';
+import { defaultRunLimits, runLimitsFromEnv, type RunLimits } from '../agents/model/model-settings.ts';
 
 export interface ServerOptions {
   /** 0 picks a free port. */
@@ -23,6 +24,8 @@ export interface ServerOptions {
   openai: OpenAiSettings | null;
   /** With `agent: 'anthropic'`: the Messages API server and model (`ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`, `TANDEM_MODEL`); else null. */
   anthropic: AnthropicSettings | null;
+  /** What one run of the model agent may spend (`TANDEM_MAX_TURNS`, `TANDEM_MAX_TOKENS_PER_RUN`, `TANDEM_MODEL_RETRIES`, …). */
+  modelLimits: RunLimits;
   /** What one client may ask of the server; given fields replace the defaults. */
   limits: Limits;
   /** How long a person's side question waits for the agent's answer before it goes to the run as a steer (ASIDE7). */
@@ -38,7 +41,7 @@ export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
  * Complete options: those given win, then the environment (`PORT`, `HOST`, `DATA_DIR`,
  * `LEASE_MS`, `TANDEM_AGENT`, and for `TANDEM_AGENT=openai` `OPENAI_BASE_URL`, `OPENAI_API_KEY`,
  * `TANDEM_MODEL`, for `TANDEM_AGENT=anthropic` `ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`,
- * `TANDEM_MODEL`), then the defaults. Paths come back absolute. Throws a RangeError for a
+ * `TANDEM_MODEL`, and for either the run limits of `runLimitsFromEnv`), then the defaults. Paths come back absolute. Throws a RangeError for a
  * malformed `PORT` or `LEASE_MS`, an unknown `TANDEM_AGENT`, and a model agent without `TANDEM_MODEL`.
  */
 export function resolveServerOptions(
@@ -57,6 +60,7 @@ export function resolveServerOptions(
     agent,
     openai: given.openai ?? (agent === 'openai' ? openAiSettingsFromEnv(env) : null),
     anthropic: given.anthropic ?? (agent === 'anthropic' ? anthropicSettingsFromEnv(env) : null),
+    modelLimits: given.modelLimits ?? (agent === 'openai' || agent === 'anthropic' ? runLimitsFromEnv(env) : defaultRunLimits),
     limits: resolveLimits(given.limits),
     asideTimeoutMs: given.asideTimeoutMs ?? 60_000,
   };

@@ -1,7 +1,7 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { MessageParam, Tool } from '@anthropic-ai/sdk/resources/messages';
 import type { Message, ModelProvider, ModelRequest, ModelTurn } from './tool-loop.ts';
-import { explainCallFailure, type SdkErrors } from './model-call-errors.ts';
+import { explainCallFailure, withDeadline, type SdkErrors } from './model-call-errors.ts';
 import { modelServer, modelSettingsFromEnv, type ModelSettings } from './model-settings.ts';
 
 const sdkErrors: SdkErrors = { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError };
@@ -17,8 +17,8 @@ export const anthropicSettingsFromEnv = (env: NodeJS.ProcessEnv, model?: string)
  * A model behind Anthropic's Messages API with tool use, through the official SDK: each call
  * streams and the SDK assembles the `tool_use` blocks from the deltas. The system prompt goes
  * in `system`; each tool answer goes back in a user message as a `tool_result` block naming its
- * `tool_use_id` [MODEL6]. No retries: a refused or failed call fails the run with a message
- * that says what to check [MODEL5].
+ * `tool_use_id` [MODEL6]. The SDK's retries are off: the model agent retries (model-retry.ts);
+ * a refused or failed call fails the run with a message that says what to check [MODEL5].
  */
 export function anthropicProvider(settings: AnthropicSettings): ModelProvider {
   const client = new Anthropic({
@@ -31,7 +31,9 @@ export function anthropicProvider(settings: AnthropicSettings): ModelProvider {
   const where = settings.baseURL;
   return {
     where,
-    async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelTurn> {
+    model: settings.model,
+    async complete(request: ModelRequest, runSignal: AbortSignal): Promise<ModelTurn> {
+      const { signal, deadline } = withDeadline(runSignal, settings.callTimeoutMs);
       try {
         const stream = client.messages.stream(
           {
@@ -39,7 +41,7 @@ export function anthropicProvider(settings: AnthropicSettings): ModelProvider {
             max_tokens: anthropicMaxTokens,
             system: request.system,
             messages: toAnthropicMessages(request.messages),
-            tools: request.tools.map(toAnthropicTool),
+            ...(request.tools.length > 0 ? { tools: request.tools.map(toAnthropicTool) } : {}),
           },
           { signal },
         );
@@ -50,11 +52,20 @@ export function anthropicProvider(settings: AnthropicSettings): ModelProvider {
           if (block.type === 'text') content += block.text;
           else if (block.type === 'tool_use') toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}) });
         }
-        const { input_tokens: fresh, cache_read_input_tokens: read, cache_creation_input_tokens: written } = message.usage;
-        const usage = { inputTokens: fresh + (read ?? 0) + (written ?? 0), cachedInputTokens: read ?? 0 };
-        return { content, toolCalls, usage };
+        const { usage } = message;
+        const cacheRead = usage.cache_read_input_tokens ?? 0;
+        return {
+          content,
+          toolCalls,
+          // Anthropic counts cache reads and writes apart from `input_tokens`; the run counts every input token.
+          usage: {
+            inputTokens: usage.input_tokens + cacheRead + (usage.cache_creation_input_tokens ?? 0),
+            outputTokens: usage.output_tokens,
+            cachedInputTokens: cacheRead,
+          },
+        };
       } catch (error) {
-        throw explainCallFailure(error, sdkErrors, modelServer('anthropic', settings), signal);
+        throw explainCallFailure(error, sdkErrors, modelServer('anthropic', settings), runSignal, deadline);
       }
     },
   };

@@ -8,6 +8,11 @@ import { RunConversation, runToolLoop, type ModelProvider } from './tool-loop.ts
 import { listenForAsides } from '../aside-listener.ts';
 import { answerModelAside } from './aside.ts';
 import { LeaseLost, offeredTools } from './tools.ts';
+import { defaultRunLimits, type RunLimits } from './model-settings.ts';
+import { meteredModel } from './metered-model.ts';
+import { regenerateWith } from './regenerate.ts';
+import { describeToolCall } from './activity-lines.ts';
+import { ActivityReporter } from '../activity-reporter.ts';
 
 export interface ModelAgentOptions {
   /** The server's base URL, e.g. `http://127.0.0.1:8787`. */
@@ -17,8 +22,10 @@ export interface ModelAgentOptions {
   provider: ModelProvider;
   /** Seconds one long poll for queued runs may be held by the server (at most 30). */
   pollSeconds?: number;
-  /** Model calls per run (default 20). */
+  /** Model calls per run (default 20); wins over `limits.maxTurns`. */
   maxTurns?: number;
+  /** What a run may spend (model-settings.ts); the defaults for what is not given. */
+  limits?: Partial<RunLimits>;
   log?: (message: string) => void;
 }
 
@@ -31,7 +38,10 @@ const maxFailLength = 2_000;
  * The model-backed agent, a peer of the server like any external agent: it long-polls for
  * queued runs, claims one, lets the model read and change the document through the tools of
  * agents/model/tools.ts while it keeps the lease alive, and completes the run with the model's
- * last text as summary, or fails it with a message a person can act on [MODEL4].
+ * last text as summary, or fails it with a message a person can act on [MODEL4]. The run's
+ * model also writes `rewrite_block`'s text [MODEL7]; every call is retried and metered within
+ * the run's limits [MODEL9]; what the agent does, its model and its tokens go to the run's
+ * activity [MODEL8].
  */
 export function startModelAgent(options: ModelAgentOptions): RunningAgent {
   const client = new AgentApiClient(options.url, options.token);
@@ -51,14 +61,19 @@ async function work(
   options: ModelAgentOptions & { tools: ReturnType<typeof offeredTools>; log: (message: string) => void },
   stopping: AbortSignal,
 ): Promise<void> {
-  const { log, tools, provider } = options;
+  const { log, tools } = options;
+  const limits = { ...defaultRunLimits, ...options.limits };
   const runAbort = new AbortController();
   const onStop = () => runAbort.abort(new Error('The agent was stopped.'));
   stopping.addEventListener('abort', onStop);
   const heartbeat = keepLeaseAlive(client, run, runAbort, log);
   const state = new RunState(run.runId, run.docId, new Set(run.items.map((item) => item.instructionId)));
+  const activity = new ActivityReporter(client, run.runId, log);
+  const provider = meteredModel(options.provider, limits, { onUsage: (usage) => activity.send({ usage }), onRetry: (line) => activity.line(line) });
+  if (provider.model) activity.send({ model: provider.model });
+  activity.line(`working on ${run.items.length} instruction${run.items.length === 1 ? '' : 's'}`);
   const conversation = new RunConversation();
-  const context = { client, state, tools };
+  const context = { client, state, tools, regenerate: regenerateWith(provider), signal: runAbort.signal };
   const asides = listenForAsides({
     client,
     runId: run.runId,
@@ -72,11 +87,14 @@ async function work(
       firstMessage: firstMessage(run),
       context,
       signal: runAbort.signal,
-      maxTurns: options.maxTurns,
+      maxTurns: options.maxTurns ?? limits.maxTurns,
       conversation,
+      onToolCall: (call) => activity.line(describeToolCall(call, run)),
     });
     heartbeat.stop();
     const text = summary.trim() || 'The model finished without a summary.';
+    activity.line('done: the run is ready for review');
+    await activity.flush();
     await client.complete(run.runId, text.slice(0, maxSummaryLength), state.refusals());
     log(`run ${run.runId}: ${text}`);
   } catch (error) {
@@ -87,6 +105,7 @@ async function work(
       return;
     }
     log(`run ${run.runId} failed: ${describe(error)}`);
+    await activity.flush();
     const message = `The model agent stopped: ${describe(error)}`.slice(0, maxFailLength);
     await client.fail(run.runId, message).catch(() => {});
   } finally {

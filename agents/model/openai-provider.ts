@@ -1,7 +1,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { ModelCallError, type Message, type ModelProvider, type ModelRequest, type ModelTurn } from './tool-loop.ts';
-import { explainCallFailure, type SdkErrors } from './model-call-errors.ts';
+import { explainCallFailure, withDeadline, type SdkErrors } from './model-call-errors.ts';
 import { modelServer, modelSettingsFromEnv, type ModelSettings } from './model-settings.ts';
 
 const sdkErrors: SdkErrors = { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError };
@@ -13,8 +13,9 @@ export const openAiSettingsFromEnv = (env: NodeJS.ProcessEnv, model?: string): O
 /**
  * A model behind any OpenAI-compatible Chat Completions endpoint with tool calling, through the
  * official SDK: each call streams (`stream: true`) and the SDK assembles the tool calls from the
- * deltas. No retries in this slice: a refused or failed call fails the run with a message that
- * says what to check [MODEL5].
+ * deltas, and its last chunk the token usage. The SDK's retries are off: the model agent retries
+ * (model-retry.ts); a refused or failed call fails the run with a message that says what to
+ * check [MODEL5].
  */
 export function openAiProvider(settings: OpenAiSettings): ModelProvider {
   const client = new OpenAI({
@@ -28,10 +29,19 @@ export function openAiProvider(settings: OpenAiSettings): ModelProvider {
   const where = settings.baseURL;
   return {
     where,
-    async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelTurn> {
+    model: settings.model,
+    async complete(request: ModelRequest, runSignal: AbortSignal): Promise<ModelTurn> {
+      const { signal, deadline } = withDeadline(runSignal, settings.callTimeoutMs);
       try {
         const stream = client.chat.completions.stream(
-          { model: settings.model, messages: toOpenAiMessages(request), tools: request.tools.map(toOpenAiTool) },
+          {
+            model: settings.model,
+            messages: toOpenAiMessages(request),
+            // A request without tools (rewrite_block's) names none: an empty list is refused by some servers.
+            ...(request.tools.length > 0 ? { tools: request.tools.map(toOpenAiTool) } : {}),
+            // The last chunk of the stream then carries the call's token usage [MODEL8].
+            stream_options: { include_usage: true },
+          },
           { signal },
         );
         const completion = await stream.finalChatCompletion();
@@ -40,12 +50,18 @@ export function openAiProvider(settings: OpenAiSettings): ModelProvider {
         const toolCalls = (message.tool_calls ?? []).flatMap((call) =>
           call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : [],
         );
-        const usage = completion.usage
-          ? { inputTokens: completion.usage.prompt_tokens, cachedInputTokens: completion.usage.prompt_tokens_details?.cached_tokens ?? 0 }
-          : undefined;
-        return { content: message.content ?? '', toolCalls, usage };
+        const usage = completion.usage;
+        return {
+          content: message.content ?? '',
+          toolCalls,
+          usage: usage && {
+            inputTokens: usage.prompt_tokens,
+            outputTokens: usage.completion_tokens,
+            cachedInputTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+          },
+        };
       } catch (error) {
-        throw explainCallFailure(error, sdkErrors, modelServer('openai', settings), signal);
+        throw explainCallFailure(error, sdkErrors, modelServer('openai', settings), runSignal, deadline);
       }
     },
   };

@@ -1,4 +1,5 @@
 import { runTool, type ToolAnswer, type ToolContext, type ToolDefinition } from './tools.ts';
+import type { TokenUsage } from '../../shared/wire/activity.ts';
 
 /**
  * The conversation between the model agent and a model, in no provider's format. A provider
@@ -27,8 +28,8 @@ export interface ModelRequest {
 export interface ModelTurn {
   content: string;
   toolCalls: ToolCall[];
-  /** The call's input tokens and how many of them the provider read from its cache, when it says. */
-  usage?: { inputTokens: number; cachedInputTokens: number };
+  /** The tokens of this call, when the provider reported them. */
+  usage?: TokenUsage;
 }
 
 /**
@@ -56,6 +57,8 @@ export class RunConversation {
 export interface ModelProvider {
   /** Where the model is served, for messages a person reads. */
   readonly where: string;
+  /** The model's name on that server, for the run's record. */
+  readonly model?: string;
   /** One model call; rejects with a `ModelCallError` a person can act on. */
   complete(request: ModelRequest, signal: AbortSignal): Promise<ModelTurn>;
 }
@@ -82,6 +85,8 @@ export async function runToolLoop(options: {
   maxTurns?: number;
   /** Records each request sent and brings in steers (ASIDE10). */
   conversation?: RunConversation;
+  /** Told of each tool call before it runs (the run's activity lines). */
+  onToolCall?: (call: ToolCall) => void;
 }): Promise<string> {
   const maxTurns = options.maxTurns ?? defaultMaxTurns;
   const messages: Message[] = [{ role: 'user', content: options.firstMessage }];
@@ -96,6 +101,7 @@ export async function runToolLoop(options: {
     messages.push({ role: 'assistant', content: answer.content, toolCalls: answer.toolCalls });
     for (const call of answer.toolCalls) {
       options.signal.throwIfAborted();
+      options.onToolCall?.(call);
       const result: ToolAnswer = await runTool(call.name, call.arguments, options.context);
       messages.push({ role: 'tool', toolCallId: call.id, content: JSON.stringify(result) });
     }

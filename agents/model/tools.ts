@@ -24,7 +24,18 @@ interface JsonSchemaObject {
   additionalProperties: false;
 }
 
-export type ToolName = 'read_document' | 'read_block' | OpKind | 'refuse';
+export type ToolName = 'read_document' | 'read_block' | OpKind | 'rewrite_block' | 'refuse';
+
+/**
+ * Writes a block anew from its Markdown and a person's instruction, by a model asked without
+ * tools [MODEL7]: resolves to the new Markdown. `rewrite_block` gets the block's Markdown from
+ * the server, never from the model that calls it. The model agent implements it with the run's
+ * provider (agents/model/model-agent.ts); another host may plug in its own (MCP sampling).
+ */
+export type RegenerateBlock = (request: { blockType: string; markdown: string; instruction: string }, signal: AbortSignal) => Promise<string>;
+
+/** Block types `rewrite_block` refuses (CANNOT_REWRITE): their content is not prose to rewrite. */
+export const unrewritableBlockTypes: ReadonlySet<string> = new Set(['code_block', 'horizontal_rule']);
 
 export type ToolAnswer = Record<string, unknown>;
 
@@ -67,22 +78,43 @@ const definitions: ToolDefinition[] = [
     parameters: schema({ instructionId, blockId }),
   },
   {
+    name: 'rewrite_block',
+    description:
+      'Rewrite a block you have read in this run, following an instruction in plain words (e.g. "make it shorter"): the block as the document holds it is rewritten for you, and the answer replaces it. Code blocks and horizontal rules cannot be rewritten.',
+    parameters: schema({ instructionId, blockId, instruction: text('What to do with the block, in plain words.') }),
+  },
+  {
     name: 'refuse',
     description: 'Decline an instruction, with a reason the person who wrote it will read.',
     parameters: schema({ instructionId, reason: text('Why, in a sentence or two.') }),
   },
 ];
 
+/** The op kind each write tool sends; a tool is offered only when the token allows it. */
+const opOfTool: Partial<Record<ToolName, OpKind>> = {
+  replace_block: 'replace_block',
+  insert_after: 'insert_after',
+  delete_block: 'delete_block',
+  rewrite_block: 'replace_block',
+};
+
 /** The tools offered to an agent whose token allows `ops` (every op kind when absent). */
 export function offeredTools(ops: readonly OpKind[] | undefined): ToolDefinition[] {
   const allowed = new Set<string>(ops ?? opKinds);
-  return definitions.filter((tool) => !(opKinds as readonly string[]).includes(tool.name) || allowed.has(tool.name));
+  return definitions.filter((tool) => {
+    const op = opOfTool[tool.name];
+    return op === undefined || allowed.has(op);
+  });
 }
 
 export interface ToolContext {
   client: AgentApiClient;
   state: RunState;
   tools: readonly ToolDefinition[];
+  /** Writes the new text of `rewrite_block`; without it that tool answers CANNOT_REWRITE. */
+  regenerate?: RegenerateBlock;
+  /** Aborts a tool's own model request (`rewrite_block`) when the run stops. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -115,9 +147,50 @@ export async function runTool(name: string, rawArguments: string, context: ToolC
       state.refuse(args.instructionId, args.reason.trim().slice(0, 2000));
       return { ok: true };
     }
+    case 'rewrite_block':
+      return rewrite(args, context);
     default:
       return write(tool.name, args, context);
   }
+}
+
+/**
+ * [MODEL7] The trust boundary of `rewrite_block`: the Markdown that is rewritten is the block as
+ * the server holds it now, read here, never text the model retyped; the new text goes through
+ * the same replace op as `replace_block`, with the hash of what was read here, so READ_FIRST
+ * and STALE_BLOCK hold as they do for it.
+ */
+async function rewrite(args: Record<string, string>, context: ToolContext): Promise<ToolAnswer> {
+  const { client, state } = context;
+  if (!state.instructionIds.has(args.instructionId)) return noSuchInstruction(args.instructionId);
+  const readHash = state.hashOf(args.blockId);
+  if (readHash === undefined) {
+    return error('READ_FIRST', `Read block "${args.blockId}" (read_block or read_document) in this run before you change it.`);
+  }
+  if (args.instruction.trim() === '') return error('BAD_ARGUMENTS', 'Say what to do with the block in "instruction".');
+  const block = (await client.document(state.docId)).blocks.find((candidate) => candidate.id === args.blockId);
+  if (!block) return error('NO_SUCH_BLOCK', `The document has no block "${args.blockId}" (now). Call read_document to see its blocks.`);
+  if (block.hash !== readHash) {
+    state.forget(args.blockId);
+    return error('STALE_BLOCK', `Block "${args.blockId}" changed since you read it: read it again.`);
+  }
+  if (unrewritableBlockTypes.has(block.type) || !context.regenerate) {
+    const why = context.regenerate ? `a ${block.type.replace('_', ' ')} is not prose` : 'this agent has no model to rewrite with';
+    return error('CANNOT_REWRITE', `Block "${block.id}" cannot be rewritten: ${why}. Use replace_block with the new Markdown, or refuse the instruction.`);
+  }
+  const answer = await context.regenerate({ blockType: block.type, markdown: block.markdown, instruction: args.instruction }, context.signal ?? new AbortController().signal);
+  const markdown = withoutFence(answer).trim();
+  if (markdown === '') return error('EMPTY_REWRITE', 'The rewrite came back empty; nothing was changed.');
+  return send({ op: 'replace_block', blockId: block.id, markdown, expectHash: block.hash, instructionId: args.instructionId }, context);
+}
+
+/**
+ * An answer wrapped whole in one fence marked as Markdown (or not marked), as models tend to
+ * write, without the fence; a fence naming another language is a code block the person asked for.
+ */
+function withoutFence(text: string): string {
+  const fenced = /^\s*```(?:markdown|md)?[ \t]*\n([\s\S]*?)\n```\s*$/i.exec(text);
+  return fenced ? fenced[1] : text;
 }
 
 async function write(kind: OpKind, args: Record<string, string>, { client, state }: ToolContext): Promise<ToolAnswer> {
@@ -131,20 +204,25 @@ async function write(kind: OpKind, args: Record<string, string>, { client, state
       : kind === 'insert_after'
         ? { op: kind, blockId: args.blockId, markdown: args.markdown, instructionId: args.instructionId }
         : { op: kind, blockId: args.blockId, expectHash, instructionId: args.instructionId };
+  return send(op, { client, state });
+}
+
+/** Sends one op as its own batch; the server's refusal comes back as the model's `{error}`. */
+async function send(op: PlannedOp, { client, state }: Pick<ToolContext, 'client' | 'state'>): Promise<ToolAnswer> {
   try {
     await client.sendOps(state.runId, state.nextBatchKey(), [op]);
   } catch (failure) {
     if (!(failure instanceof Rejection)) throw failure;
     if (failure.code === 'NOT_CLAIMED') throw new LeaseLost(failure.message);
     if (failure.code === 'STALE_BLOCK') {
-      state.forget(args.blockId);
-      return error('STALE_BLOCK', `Block "${args.blockId}" changed since you read it: read it again.`);
+      state.forget(op.blockId);
+      return error('STALE_BLOCK', `Block "${op.blockId}" changed since you read it: read it again.`);
     }
     if (failure.status >= 500) throw failure;
     return error(failure.code, failure.message);
   }
   // A replaced or deleted block is not what was read any more; the block an insert follows is.
-  if (kind !== 'insert_after') state.forget(args.blockId);
+  if (op.op !== 'insert_after') state.forget(op.blockId);
   return { ok: true };
 }
 

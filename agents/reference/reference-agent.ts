@@ -6,6 +6,7 @@ import { showPresence, type AgentPresence } from './presence.ts';
 import type { BlockView } from '../../shared/model/doc-content.ts';
 import { listenForAsides } from '../aside-listener.ts';
 import { answerReferenceAside, type RunProgress } from './reference-asides.ts';
+import { ActivityReporter } from '../activity-reporter.ts';
 
 export interface ReferenceAgentOptions {
   /** The server's base URL, e.g. `http://127.0.0.1:8787`. */
@@ -76,8 +77,10 @@ export async function work(
   const heartbeat = keepLeaseAlive(client, run, log);
   const progress: RunProgress = { index: 0, changed: 0, refused: 0 };
   const asides = listenForAsides({ client, runId: run.runId, log, answer: (aside) => answerReferenceAside(client, run, progress, aside) });
+  const activity = new ActivityReporter(client, run.runId, log);
   try {
     await presence?.ready;
+    activity.line('reading the document');
     let blocks = run.document.blocks;
     const refusals: Refusal[] = [];
     let changed = 0;
@@ -89,8 +92,11 @@ export async function work(
         if (plan.kind === 'refusal') {
           refusals.push({ instructionId: item.instructionId, reason: plan.reason });
           progress.refused = refusals.length;
+          activity.line(`refused ${index + 1}: ${plan.reason}`);
           break;
         }
+        const position = blocks.findIndex((block) => block.id === item.blockId);
+        activity.line(`changing ${position < 0 ? 'a block' : `block ${position + 1}`} for instruction ${index + 1}`);
         try {
           await client.sendOps(run.runId, `${run.runId}:${index}:${attempt}`, plan.ops);
           changed++;
@@ -107,10 +113,12 @@ export async function work(
     progress.index = run.items.length;
     const summary = `Answered ${changed} of ${run.items.length} instruction${run.items.length === 1 ? '' : 's'}` +
       (refusals.length ? `; refused ${refusals.length}.` : '.');
+    await activity.flush();
     await client.complete(run.runId, summary, refusals);
     log(`run ${run.runId}: ${summary}`);
   } catch (error) {
     log(`run ${run.runId} failed: ${describe(error)}`);
+    await activity.flush();
     await client.fail(run.runId, `The reference agent stopped: ${describe(error)}`).catch(() => {});
   } finally {
     heartbeat.stop();

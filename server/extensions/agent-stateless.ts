@@ -61,6 +61,8 @@ export class AgentStateless implements Extension {
         return service.complete(agent, runId, body);
       case 'fail':
         return service.fail(agent, runId, body);
+      case 'activity':
+        return service.activity(agent, runId, body);
     }
   }
 }

@@ -5,6 +5,9 @@ import type { RouteHandler } from './api.ts';
 import { json } from './reply.ts';
 import type { Router } from './router.ts';
 
+/** An activity report is a short line, a few counts and a name (MODEL8). */
+const maxActivityBodyBytes = 4096;
+
 /**
  * The agent routes of docs/api.md over AgentService (server/runs/agent-service.ts), which
  * checks the token's role and answers refusals with RunErrors (mapped in api.ts).
@@ -31,6 +34,10 @@ export function addAgentRoutes(router: Router<RouteHandler>, agents: AgentServic
 
   router.add('POST', '/api/agent/runs/:runId/ops', async ({ principal, params, body }) =>
     json(200, await agents.ops(principal, params.runId, await body())),
+  );
+
+  router.add('POST', '/api/agent/runs/:runId/activity', async ({ principal, params, body }) =>
+    json(200, await agents.activity(principal, params.runId, await body({ maxBytes: maxActivityBodyBytes }))),
   );
 
   router.add('POST', '/api/agent/runs/:runId/complete', async ({ principal, params, body }) =>

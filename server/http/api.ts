@@ -17,8 +17,11 @@ export interface RequestContext {
   url: URL;
   principal: Claims;
   params: Params;
-  /** The parsed JSON body; throws Rejection 400 or 413. `optional`: an empty body is undefined. */
-  body(options?: { optional: boolean }): Promise<unknown>;
+  /**
+   * The parsed JSON body; throws Rejection 400 or 413. `optional`: an empty body is undefined;
+   * `maxBytes`: a route's own cap, below the server's.
+   */
+  body(options?: { optional?: boolean; maxBytes?: number }): Promise<unknown>;
 }
 
 export type RouteHandler = (ctx: RequestContext) => Promise<Reply>;
@@ -41,7 +44,8 @@ export function createApiHandler(options: {
       const url = new URL(req.url ?? '/', 'http://localhost');
       release = options.limits.admit(principal, req.method ?? 'GET', url);
       const { handler, params } = options.router.match(req.method ?? 'GET', url.pathname);
-      const body = (options?: { optional: boolean }) => readJsonBody(req, maxBodyBytes, options?.optional);
+      const body = (options?: { optional?: boolean; maxBytes?: number }) =>
+        readJsonBody(req, Math.min(maxBodyBytes, options?.maxBytes ?? maxBodyBytes), options?.optional);
       sendReply(res, await handler({ req, url, principal, params, body }));
     } catch (error) {
       if (res.headersSent) {

@@ -1,5 +1,6 @@
 import { CompleteBody, FailBody, OpsBody, QueuedQuery } from '../../shared/wire/agent.ts';
 import { readInput } from '../read-input.ts';
+import { ActivityBody } from '../../shared/wire/activity.ts';
 
 /**
  * The agent requests' inputs, read from untrusted JSON with the wire schemas of
@@ -13,6 +14,10 @@ export function parseOpsInput(body: unknown): OpsBody {
 
 export function parseCompleteInput(body: unknown): CompleteBody {
   return readInput(CompleteBody, body);
+}
+
+export function parseActivityInput(body: unknown): ActivityBody {
+  return readInput(ActivityBody, body);
 }
 
 export function parseFailInput(body: unknown): FailBody {

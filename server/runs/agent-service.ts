@@ -11,7 +11,8 @@ import { coversDoc, may } from '../../shared/protocol/permissions.ts';
 import { claimedStates } from '../../shared/protocol/run-states.ts';
 import { readDocState } from '../docs/read-doc.ts';
 import type { StoredRun } from '../store/store.ts';
-import { parseCompleteInput, parseFailInput, parseOpsInput } from './agent-input.ts';
+import { parseActivityInput, parseCompleteInput, parseFailInput, parseOpsInput } from './agent-input.ts';
+import type { ActivityAnswer } from '../../shared/wire/activity.ts';
 import { invalidInput, notClaimed, runNotFound } from './run-error.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { applyBatch, takeBack } from './run-text.ts';
@@ -107,6 +108,17 @@ export class AgentService {
       }
         return { applied: result.applied };
     });
+  }
+
+  /**
+   * MODEL8: keeps what the agent holding the run tells of its work (a line, tokens, its model)
+   * on the run, which mirrors it to every reader; 409 `NOT_CLAIMED` for anyone else.
+   */
+  async activity(principal: Claims, runId: string, body: unknown): Promise<ActivityAnswer> {
+    const run = await this.agentRun(principal, runId);
+    const report = parseActivityInput(body);
+    if (!(await this.deps.store.runs.recordActivity(run.id, principal.sub, this.deps.now(), report))) throw notClaimed();
+    return { ok: true };
   }
 
   /** CLAIM4: claimed → review, with what the agent says of each instruction it did not change. */

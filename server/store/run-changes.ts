@@ -9,6 +9,7 @@ const runWrites = [
   'renewLease',
   'requeueRun',
   'recordBatch',
+  'recordActivity',
   'completeRun',
   'failRun',
   'decideRun',

@@ -2,6 +2,7 @@ import type { Author } from '../../shared/notes/annotations.ts';
 import type { NotReverted, RunChange, RunItem, RunRecord, RunState } from '../../shared/protocol/run-record.ts';
 import type { SavedRunScope } from '../../shared/applier/run-scope.ts';
 import type { RunChangeListener } from './run-changes.ts';
+import type { TokenUsage } from '../../shared/wire/activity.ts';
 
 /** How many accepted runs per document stay revertible (REV8): their scopes and deletions are kept. */
 export const revertibleRuns = 5;
@@ -39,6 +40,24 @@ export interface StoredRun {
   contextMarkdown: string;
   items: RunItem[];
   changes: RunChange[];
+  /** What the agent told of its work (MODEL8); absent or null before it told anything. */
+  activity?: RunActivity | null;
+}
+
+/** What the agents holding a run told of their work (MODEL8); times in milliseconds. */
+export interface RunActivity {
+  model: string | null;
+  /** The last lines, oldest first. */
+  lines: { at: number; text: string }[];
+  /** Summed over every report; null before the first that had any. */
+  usage: TokenUsage | null;
+}
+
+/** One report of the agent holding a run: a line, the tokens used since its last report, its model. */
+export interface ActivityReport {
+  line?: string;
+  usage?: TokenUsage;
+  model?: string;
 }
 
 export type CreateRunResult = { ok: true; run: StoredRun } | { ok: false; reason: 'outstanding' };
@@ -103,6 +122,11 @@ export interface RunStore {
    * (appended), the items it answered as `changed`, and the run's scope.
    */
   recordBatch(runId: string, agentId: string, now: number, batch: AppliedBatch): Promise<boolean>;
+  /**
+   * MODEL8: adds a report of the agent whose lease on the claimed run is live at `now` (a line
+   * kept with the last ones, tokens added, the model); false, writing nothing, for anyone else.
+   */
+  recordActivity(runId: string, agentId: string, now: number, report: ActivityReport): Promise<boolean>;
   /**
    * claimed by `agentId` → review. Items changed stay changed (with the agent's reason, if it
    * gave one); items the agent refused become `refused`; the rest become `unchanged`.
@@ -171,6 +195,9 @@ export function toRunRecord(run: StoredRun): RunRecord {
     claimedBy: run.claimedBy && { id: run.claimedBy.id, name: run.claimedBy.name },
     lease: run.state === 'claimed' && run.leaseExpiresAt !== null ? { expiresAt: new Date(run.leaseExpiresAt).toISOString() } : null,
     decidedBy: run.decidedBy && { id: run.decidedBy.id, name: run.decidedBy.name },
+    agent: run.claimedBy && { name: run.claimedBy.name, model: run.activity?.model ?? null },
+    activity: (run.activity?.lines ?? []).map((line) => ({ at: new Date(line.at).toISOString(), text: line.text })),
+    usage: run.activity?.usage ? { ...run.activity.usage } : null,
     reverted: run.reverted && {
       at: new Date(run.reverted.at).toISOString(),
       by: { id: run.reverted.by.id, name: run.reverted.by.name },

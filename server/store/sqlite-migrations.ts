@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { updateLogSchema } from './sqlite-update-log.ts';
+import { runActivitySchema } from './sqlite-run-activity.ts';
 
 /**
  * The changes to the schema of `tandem.sqlite` (rule DUR4) since its first version, in order. `PRAGMA
@@ -9,6 +10,8 @@ import { updateLogSchema } from './sqlite-update-log.ts';
 const migrations: readonly string[] = [
   // 1: the update log.
   updateLogSchema,
+  // 2: what the agent of each run told of its work (MODEL8).
+  runActivitySchema,
 ];
 
 /** Brings `db` up to the latest schema, each step in its own transaction with its new version number. */

@@ -5,6 +5,7 @@ import type { NewRun, RunStore, StoredRun } from './run-store.ts';
 import { migrateRunTables } from './sqlite-runs-schema.ts';
 import { sqliteRunLifecycle } from './sqlite-run-lifecycle.ts';
 import { withRunChanges } from './run-changes.ts';
+import { sqliteRunActivity } from './sqlite-run-activity.ts';
 import { leaves, stateIn } from './sqlite-run-states.ts';
 import { runTransitions } from '../../shared/protocol/run-states.ts';
 
@@ -74,6 +75,7 @@ export function sqliteRunStore(db: Database.Database): RunStore {
   );
   const selectItems = db.prepare<[string], ItemRow>('SELECT * FROM run_items WHERE run_id = ? ORDER BY position');
   const selectChanges = db.prepare<[string], ChangeRow>('SELECT * FROM run_changes WHERE run_id = ? ORDER BY position');
+  const activity = sqliteRunActivity(db);
 
   const createRun = db.transaction((run: NewRun) => {
     insertRun.run({
@@ -113,6 +115,7 @@ export function sqliteRunStore(db: Database.Database): RunStore {
       contextMarkdown: row.context_markdown,
       items: selectItems.all(row.id).map(toItem),
       changes: selectChanges.all(row.id).map(toChange),
+      activity: activity.activityOf(row.id),
     };
   }
 
@@ -142,6 +145,9 @@ export function sqliteRunStore(db: Database.Database): RunStore {
     },
     async expiredClaims(now) {
       return selectExpired.all(now).map(load);
+    },
+    async recordActivity(runId, agentId, now, report) {
+      return activity.recordActivity(runId, agentId, now, report);
     },
     ...sqliteRunLifecycle(db),
   };

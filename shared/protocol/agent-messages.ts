@@ -9,6 +9,7 @@ import type { WireError } from '../wire/errors.ts';
  *   {type: 'ops', requestId, runId, idempotencyKey, ops}
  *   {type: 'complete', requestId, runId, summary?, refusals?: [{instructionId, reason}]}
  *   {type: 'fail', requestId, runId, message}
+ *   {type: 'activity', requestId, runId, line?, usage?, model?}
  *
  * and the server answers on the same connection with one reply per request:
  *
@@ -16,7 +17,7 @@ import type { WireError } from '../wire/errors.ts';
  *   {requestId, ok: false, error: {code, message, ...}}   as the HTTP route's error body
  */
 
-export const agentRequestTypes = ['claim', 'heartbeat', 'ops', 'complete', 'fail'] as const;
+export const agentRequestTypes = ['claim', 'heartbeat', 'ops', 'complete', 'fail', 'activity'] as const;
 export type AgentRequestType = (typeof agentRequestTypes)[number];
 
 export type RequestId = string | number;

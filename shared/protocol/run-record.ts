@@ -13,12 +13,14 @@ import { isOpKind, type OpKind } from '../applier/op-kinds.ts';
  *    items: [{instructionId, blockId, instruction, quote, currentText, drifted, outcome, reason}],
  *    changes: [{op, blockId, instructionId, before, after, note?}], createdAt, createdBy: {id, name},
  *    updatedAt, summary, error, claimedBy: {id, name} | null, lease: {expiresAt} | null,
- *    decidedBy: {id, name} | null}
+ *    decidedBy: {id, name} | null, agent: {name, model} | null, activity: [{at, text}],
+ *    usage: {inputTokens, outputTokens, cachedInputTokens} | null}
  *
  * Times are ISO 8601 strings, as elsewhere in the HTTP API. `claimedBy` names the agent that
  * holds (claimed) or held (review, accepted, discarded, failed) the run's claim; `lease` is set
  * only while the run is claimed. `decidedBy` names the editor who accepted or discarded it.
- * Records written before these fields existed read as null (`drifted` as false).
+ * `agent`, `activity` and `usage` are what the agent holding the claim told of its work (MODEL8).
+ * Records written before these fields existed read as null (`drifted` as false, `activity` as []).
  */
 
 export const runStates = ['queued', 'claimed', 'review', 'accepted', 'discarded', 'failed'] as const;
@@ -94,6 +96,12 @@ export interface RunRecord {
   decidedBy: Author | null;
   /** An accepted run whose changes were taken back later (REV8); the run stays `accepted`. */
   reverted: { at: string; by: Author; notReverted: NotReverted[] } | null;
+  /** The agent holding or last holding the claim, by name, and the model it said it runs (MODEL8). */
+  agent: { name: string; model: string | null } | null;
+  /** The agent's last activity lines, oldest first (MODEL8). */
+  activity: { at: string; text: string }[];
+  /** The tokens the run's model calls used, as the agent reported them; null before any report. */
+  usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number } | null;
 }
 
 export type RunParseResult = { ok: true; record: RunRecord } | { ok: false; reason: string };
@@ -129,6 +137,12 @@ export function parseRunRecord(value: unknown): RunParseResult {
   }
   const reverted = parseReverted(record.reverted ?? null);
   if (typeof reverted === 'string') return fail(`reverted ${reverted}`);
+  const agent = parseAgent(record.agent ?? null);
+  if (typeof agent === 'string') return fail(`agent ${agent}`);
+  const activity = parseActivity(record.activity ?? []);
+  if (typeof activity === 'string') return fail(`activity ${activity}`);
+  const usage = parseUsage(record.usage ?? null);
+  if (typeof usage === 'string') return fail(`usage ${usage}`);
   const lease = record.lease ?? null;
   if (lease !== null && !(isObject(lease) && isIsoTime(lease.expiresAt))) return fail('lease must be {expiresAt} with an ISO time, or null');
   const items: RunItem[] = [];
@@ -161,8 +175,36 @@ export function parseRunRecord(value: unknown): RunParseResult {
       lease: lease === null ? null : { expiresAt: (lease as { expiresAt: string }).expiresAt },
       decidedBy: decidedBy === null ? null : { id: (decidedBy as Author).id, name: (decidedBy as Author).name },
       reverted,
+      agent,
+      activity,
+      usage,
     },
   };
+}
+
+function parseAgent(value: unknown): RunRecord['agent'] | string {
+  if (value === null) return null;
+  if (!isObject(value) || typeof value.name !== 'string' || !isNullableString(value.model ?? null)) return 'must be {name, model} or null';
+  return { name: value.name, model: (value.model ?? null) as string | null };
+}
+
+function parseActivity(value: unknown): RunRecord['activity'] | string {
+  if (!Array.isArray(value)) return 'must be an array';
+  const lines: RunRecord['activity'] = [];
+  for (const line of value) {
+    if (!isObject(line) || !isIsoTime(line.at) || typeof line.text !== 'string') return 'has a line that is not {at, text}';
+    lines.push({ at: line.at, text: line.text });
+  }
+  return lines;
+}
+
+function parseUsage(value: unknown): RunRecord['usage'] | string {
+  if (value === null) return null;
+  const counts = ['inputTokens', 'outputTokens', 'cachedInputTokens'] as const;
+  if (!isObject(value) || !counts.every((key) => Number.isSafeInteger(value[key]) && (value[key] as number) >= 0)) {
+    return 'must be {inputTokens, outputTokens, cachedInputTokens} of whole numbers, or null';
+  }
+  return { inputTokens: value.inputTokens as number, outputTokens: value.outputTokens as number, cachedInputTokens: value.cachedInputTokens as number };
 }
 
 /** Every valid record of a runs Y.Doc, newest first, and every invalid one with why. */

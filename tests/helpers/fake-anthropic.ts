@@ -10,9 +10,17 @@ import { halves, sendJson, startScriptedServer } from './fake-model-server.ts';
  * Each request is answered by the next step of the script and recorded.
  */
 
+/** The tokens a reply reports; 10 in and 21 out, nothing cached, unless given. */
+export interface FakeAnthropicUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
+}
+
 export type FakeAnthropicReply =
-  | { toolCalls: { name: string; input: Record<string, unknown> }[]; text?: string }
-  | { text: string }
+  | { toolCalls: { name: string; input: Record<string, unknown> }[]; text?: string; usage?: FakeAnthropicUsage }
+  | { text: string; usage?: FakeAnthropicUsage }
   | { status: number; error: { type: string; message: string } };
 
 export type FakeAnthropicStep = FakeAnthropicReply | ((body: MessagesRequestBody) => FakeAnthropicReply | Promise<FakeAnthropicReply>);
@@ -47,19 +55,31 @@ export async function startFakeAnthropic(script: FakeAnthropicStep[]): Promise<F
     reply(response, reply, body) {
       if ('status' in reply) return sendError(response, reply.status, reply.error.type, reply.error.message);
       const calls = ('toolCalls' in reply ? reply.toolCalls : []).map((call) => ({ id: `toolu_${++callCount}`, name: call.name, json: JSON.stringify(call.input) }));
-      streamReply(response, body.model, reply.text ?? '', calls);
+      streamReply(response, body.model, reply.text ?? '', calls, reply.usage);
     },
   });
   return { baseURL: server.origin, requests: server.requests, close: server.close };
 }
 
-function streamReply(response: ServerResponse, model: string, text: string, calls: { id: string; name: string; json: string }[]): void {
+function streamReply(
+  response: ServerResponse,
+  model: string,
+  text: string,
+  calls: { id: string; name: string; json: string }[],
+  usage: FakeAnthropicUsage = { input_tokens: 10, output_tokens: 21 },
+): void {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   const send = (event: string, data: Record<string, unknown>) => response.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
   send('message_start', {
     message: {
       id: 'msg_fake', type: 'message', role: 'assistant', model, content: [],
-      stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 },
+      stop_reason: null, stop_sequence: null,
+      usage: {
+        input_tokens: usage.input_tokens,
+        output_tokens: 1,
+        cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+        cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
+      },
     },
   });
   let index = 0;
@@ -75,7 +95,7 @@ function streamReply(response: ServerResponse, model: string, text: string, call
     send('content_block_stop', { index });
     index++;
   }
-  send('message_delta', { delta: { stop_reason: calls.length > 0 ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 20 } });
+  send('message_delta', { delta: { stop_reason: calls.length > 0 ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
   send('message_stop', {});
   response.end();
 }

@@ -51,6 +51,16 @@ describe('agent requests as stateless messages', () => {
     expect(await getRun(server, doc.runId)).toMatchObject({ state: 'review', summary: 'Done.', items: [{ outcome: 'changed' }] });
   });
 
+  it('[AGENT1] [MODEL8] takes activity reports from the agent holding the run', async () => {
+    const doc = await sentRun(server, markdown, ['uppercase']);
+    const agent = await statelessAgent(doc.docId);
+    expect(await agent.request({ type: 'activity', runId: doc.runId, line: 'early' })).toMatchObject({ ok: false, error: { code: 'NOT_CLAIMED' } });
+    await agent.request({ type: 'claim', runId: doc.runId });
+    expect(await agent.request({ type: 'activity', runId: doc.runId, line: 'reading the document', model: 'm' })).toMatchObject({ ok: true, result: { ok: true } });
+    expect(await agent.request({ type: 'activity', runId: doc.runId, line: 'x'.repeat(201) })).toMatchObject({ ok: false, error: { code: 'INVALID_BODY' } });
+    expect(await getRun(server, doc.runId)).toMatchObject({ agent: { model: 'm' }, activity: [{ text: 'reading the document' }] });
+  });
+
   it('[AGENT3] answers a refusal with the code and details of the HTTP route', async () => {
     const doc = await sentRun(server, markdown, ['uppercase']);
     const agent = await statelessAgent(doc.docId);

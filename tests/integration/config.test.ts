@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defaultRunLimits } from '../../agents/model/model-settings.ts';
 import { resolveServerOptions } from '../../server/config.ts';
 
 describe('server options from the environment', () => {
@@ -21,6 +22,15 @@ describe('server options from the environment', () => {
       openai: { baseURL: 'http://127.0.0.1:8080/v1', apiKey: '', model: 'qwen' },
     });
     expect(resolveServerOptions({}, { TANDEM_MODEL: 'qwen' }).openai).toBeNull();
+  });
+
+  it('[MODEL9] read the limits of model runs for a model agent, the defaults for the rest', () => {
+    const env = { TANDEM_AGENT: 'openai', TANDEM_MODEL: 'qwen', TANDEM_MAX_TURNS: '8', TANDEM_MAX_TOKENS_PER_RUN: '9000', TANDEM_MODEL_TIMEOUT_MS: '30000' };
+    const options = resolveServerOptions({}, env);
+    expect(options.modelLimits).toEqual({ ...defaultRunLimits, maxTurns: 8, maxTokensPerRun: 9000 });
+    expect(options.openai?.callTimeoutMs).toBe(30_000);
+    expect(resolveServerOptions({}, { TANDEM_MAX_TURNS: 'many' }).modelLimits).toEqual(defaultRunLimits);
+    expect(() => resolveServerOptions({}, { ...env, TANDEM_MAX_TURNS: 'many' })).toThrow(/^TANDEM_MAX_TURNS must be a whole number from 1 to 1000, not "many"$/);
   });
 
   it('read the model server of TANDEM_AGENT=anthropic from ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY and TANDEM_MODEL', () => {

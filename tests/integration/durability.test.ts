@@ -257,7 +257,9 @@ describe('schema migration', { timeout: 90_000 }, () => {
     expect(textOf(reader.ydoc)).toBe('kept from before and after');
     await server!.stop();
     const upgraded = new Database(join(dataDir!, 'tandem.sqlite'), { readonly: true });
-    expect(upgraded.pragma('user_version', { simple: true })).toBe(1);
+    expect(upgraded.pragma('user_version', { simple: true })).toBe(2);
+    // Step 2: the table of what agents tell of their work on runs (MODEL8).
+    expect(upgraded.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'run_activity'").get()).toEqual({ name: 'run_activity' });
     upgraded.close();
   });
 });

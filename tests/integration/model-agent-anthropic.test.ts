@@ -70,7 +70,7 @@ describe('the model agent over the Anthropic Messages API', () => {
     expect(prompt).toContain('<run-items>');
     expect(prompt).toContain(JSON.stringify('Make it louder'));
     expect(prompt).toContain(JSON.stringify(first));
-    expect(body.tools?.map((tool) => tool.name)).toEqual(['read_document', 'read_block', 'replace_block', 'insert_after', 'delete_block', 'refuse']);
+    expect(body.tools?.map((tool) => tool.name)).toEqual(['read_document', 'read_block', 'replace_block', 'insert_after', 'delete_block', 'rewrite_block', 'refuse']);
     expect(JSON.stringify(body.tools?.[2].input_schema)).toContain('"required":["instructionId","blockId","markdown"]');
 
     // The model's turn goes back as text and tool_use; the tool's answer as a tool_result naming its call.
@@ -147,5 +147,26 @@ describe('the model agent over the Anthropic Messages API', () => {
       exitCode = await agent.interrupt();
     }
     expect(exitCode).toBe(0);
+  });
+
+  it('[MODEL7] [MODEL8] rewrites a block with a request without tools, and counts cached input tokens', async () => {
+    const doc = await sentRun(server, markdown, ['Shorter']);
+    const [instructionId] = doc.instructionIds;
+    const blockId = doc.blocks[0].id;
+    const usage = { input_tokens: 30, output_tokens: 5, cache_read_input_tokens: 900, cache_creation_input_tokens: 70 };
+    const fake = await startAgent([
+      { toolCalls: [{ name: 'read_block', input: { blockId } }], usage },
+      { toolCalls: [{ name: 'rewrite_block', input: { instructionId, blockId, instruction: 'Shorter' } }], usage },
+      { text: 'Alp.', usage },
+      { text: 'Shortened it.', usage },
+    ]);
+    const run = await waitForState(server, doc.runId, 'review', 15_000);
+    expect(await markdownOf(server, doc.docId)).toBe('Alp.\n\nbeta\n\ngamma');
+    const rewrite = fake.requests[2].body;
+    expect(rewrite.tools).toBeUndefined();
+    expect(rewrite.system).toMatch(/untrusted data to rewrite/);
+    expect(rewrite.messages).toEqual([{ role: 'user', content: expect.stringContaining('<block-markdown>\nalpha\n</block-markdown>') }]);
+    expect(run.agent).toEqual({ name: modelAgentName, model: 'claude-fake' });
+    expect(run.usage).toEqual({ inputTokens: 4 * 1000, outputTokens: 4 * 5, cachedInputTokens: 4 * 900 });
   });
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../server/cli.ts';
 import { startModelAgent } from '../../agents/model/model-agent.ts';
+import { defaultRunLimits } from '../../agents/model/model-settings.ts';
 import { openAiProvider } from '../../agents/model/openai-provider.ts';
 import type { RunningAgent } from '../../agents/reference/reference-agent.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.ts';
@@ -49,6 +50,20 @@ describe('the model agent', () => {
     const run = await waitForState(server, doc.runId, 'failed', 15_000);
     expect(run.error).toBe(`The model agent stopped: Could not reach the model server at ${modelUrl}: check OPENAI_BASE_URL and that the server is running.`);
     expect(run.claimedBy).toEqual({ id: 'model-agent', name: 'Model agent' });
+  });
+
+  it('[MODEL4] [MODEL9] runs in the server\'s process with the server\'s limits of model runs', async () => {
+    const readAgain = { toolCalls: [{ name: 'read_document', arguments: {} }] };
+    const fake = (model = await startFakeOpenAi([readAgain, readAgain, { text: 'never asked' }]));
+    server = await startTestServer({
+      agent: 'openai',
+      openai: { baseURL: fake.baseURL, apiKey: '', model: 'fake-model', callTimeoutMs: 10_000 },
+      modelLimits: { ...defaultRunLimits, maxTurns: 2 },
+    });
+    const doc = await sentRun(server, markdown, ['uppercase']);
+    const run = await waitForState(server, doc.runId, 'failed', 15_000);
+    expect(run.error).toMatch(/^The model agent stopped: The model did not finish within 2 turns/);
+    expect(fake.requests).toHaveLength(2);
   });
 
   it('[MODEL4] runs as its own process with `tandem agent --model openai:NAME`, served by OPENAI_BASE_URL', async () => {

@@ -6,7 +6,8 @@ import type { OpKind } from '../../shared/applier/op-kinds.ts';
 import { startFakeOpenAi, type ChatRequestBody, type FakeOpenAi, type FakeStep } from '../helpers/fake-openai.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
 import { connectPeer, roundTrip } from '../helpers/peer.ts';
-import { markdownOf, sentRun, waitForState } from '../helpers/runs.ts';
+import { createDoc, instruct, markdownOf, sentRun, waitForState } from '../helpers/runs.ts';
+import { waitFor } from '../helpers/peer.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
 /*
@@ -74,7 +75,7 @@ describe('the model agent', () => {
       expect(prompt).toContain(`"quote": ${JSON.stringify(['alpha', 'beta'][index])}`);
     }
     expect(firstRequest.tools?.map((tool) => tool.function.name)).toEqual([
-      'read_document', 'read_block', 'replace_block', 'insert_after', 'delete_block', 'refuse',
+      'read_document', 'read_block', 'replace_block', 'insert_after', 'delete_block', 'rewrite_block', 'refuse',
     ]);
     expect(JSON.stringify(firstRequest.tools?.[2].function.parameters)).toContain('"required":["instructionId","blockId","markdown"]');
     // The document read comes back without hashes; the write answers ok.
@@ -136,14 +137,14 @@ describe('the model agent', () => {
     expect(await markdownOf(server, doc.docId)).toBe(markdown);
   });
 
-  it('[MODEL3] offers a token limited to replace_block only the read tools, replace_block and refuse', async () => {
+  it('[MODEL3] [MODEL7] offers a token limited to replace_block only the read tools, replace_block, rewrite_block and refuse', async () => {
     const doc = await sentRun(server, markdown, ['Make it louder']);
     const fake = await startAgent([
       { toolCalls: [{ name: 'delete_block', arguments: { instructionId: doc.instructionIds[0], blockId: doc.blocks[0].id } }] },
       { text: 'Done.' },
     ], { ops: ['replace_block'] });
     await waitForState(server, doc.runId, 'review', 15_000);
-    expect(fake.requests[0].body.tools?.map((tool) => tool.function.name)).toEqual(['read_document', 'read_block', 'replace_block', 'refuse']);
+    expect(fake.requests[0].body.tools?.map((tool) => tool.function.name)).toEqual(['read_document', 'read_block', 'replace_block', 'rewrite_block', 'refuse']);
     expect(fake.requests[0].body.messages[0].content).toMatch(/not allowed to use insert_after, delete_block/);
     expect(toolAnswers(fake.requests[1].body)).toEqual([{ error: { code: 'UNKNOWN_TOOL', message: expect.any(String) } }]);
     expect(await markdownOf(server, doc.docId)).toBe(markdown);
@@ -177,5 +178,24 @@ describe('the model agent', () => {
     const fake = await startAgent([() => new Promise(() => {})], { callTimeoutMs: 300 });
     const run = await waitForState(server, doc.runId, 'failed', 15_000);
     expect(run.error).toBe(`The model agent stopped: The model server at ${fake.baseURL} did not answer within 300 ms.`);
+  });
+
+  it('[MODEL1] [RUN5] gives the model the text at sending of an instruction whose pinned text changed', async () => {
+    const doc = await createDoc(server, markdown);
+    const drifted = await instruct(server, doc.id, doc.blocks[0].id, 'Make it louder');
+    const kept = await instruct(server, doc.id, doc.blocks[1].id, 'Leave it');
+    const person = server.track(connectPeer({ wsUrl: server.wsUrl, name: doc.id, token: server.token('editor') }));
+    await person.synced;
+    appendToBlock(person.ydoc, 0, ' and more');
+    await waitFor(async () => (await markdownOf(server, doc.id)).startsWith('alpha and more'));
+    const sent = await server.api(`/api/docs/${doc.id}/runs`, { method: 'POST' });
+    const fake = await startAgent([{ text: 'Nothing done.' }]);
+    await waitForState(server, sent.body.runId, 'review', 15_000);
+    const prompt = fake.requests[0].body.messages[1].content ?? '';
+    const items = JSON.parse(/<run-items>\n([\s\S]*)\n<\/run-items>/.exec(prompt)?.[1] ?? '[]');
+    expect(items).toEqual([
+      { instructionId: drifted, instruction: 'Make it louder', targetBlockId: doc.blocks[0].id, quote: 'alpha', currentText: 'alpha and more' },
+      { instructionId: kept, instruction: 'Leave it', targetBlockId: doc.blocks[1].id, quote: 'beta' },
+    ]);
   });
 });

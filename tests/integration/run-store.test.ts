@@ -63,6 +63,7 @@ describe('the SQLite run store', () => {
       summary: null,
       error: null,
       contextMarkdown: '# Title\n\ntext\n',
+      activity: null,
       items: [
         { instructionId: 'i1', blockId: 'b1', instruction: 'uppercase', quote: 'text', currentText: null, drifted: false, outcome: 'pending', reason: null },
         { instructionId: 'i2', blockId: 'b2', instruction: 'delete', quote: 'more', currentText: null, drifted: false, outcome: 'pending', reason: null },

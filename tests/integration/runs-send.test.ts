@@ -85,6 +85,9 @@ describe('POST /api/docs/:id/runs', () => {
       lease: null,
       decidedBy: null,
       reverted: null,
+      agent: null,
+      activity: [],
+      usage: null,
     });
     expect(Date.parse(run.body.createdAt)).toBeGreaterThan(Date.now() - 60_000);
     expect((await server.api(`/api/docs/${doc.id}`)).body.runs).toEqual([run.body]);

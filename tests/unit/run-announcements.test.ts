@@ -20,6 +20,9 @@ function run(runId: string, state: RunState, extra: Partial<RunRecord> = {}): Ru
     lease: null,
     decidedBy: null,
     reverted: null,
+    agent: null,
+    activity: [],
+    usage: null,
     ...extra,
   };
 }

@@ -28,6 +28,9 @@ const record: RunRecord = {
   error: null,
   claimedBy: { id: 'reference-agent', name: 'Reference agent' },
   lease: null,
+  agent: { name: 'Reference agent', model: null },
+  activity: [{ at: '2025-01-02T03:04:30.000Z', text: 'changing block 1 for instruction 1' }],
+  usage: null,
   decidedBy: null,
   reverted: null,
 };
