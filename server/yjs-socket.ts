@@ -34,7 +34,8 @@ export function yjsToken(url: URL, authorization: string | undefined): string {
  * bridge authenticates with `token` on the peer's behalf, then translates every frame each way
  * (server/yjs-framing.ts). The peer is an ordinary connection of the live document, so every
  * extension applies to it as to a `/collab` provider: authentication and read-only roles,
- * socket limits, the durable log, the notes and presence guards, the audit log. Inbound frames
+ * socket limits, the durable log, the notes guard on `<id>/notes` (YWS4), the presence guard
+ * (YWS5), the audit log. Inbound frames
  * pass the socket's gate (LIMIT1–LIMIT4) after translation, as `/collab` frames do.
  */
 export function serveYjsSocket(options: {

@@ -79,7 +79,7 @@ export function mcpTools(modelTools: readonly ToolDefinition[]): McpTool[] {
 const defaultSummary = 'The agent finished without a summary.';
 
 /**
- * Answers one tool call. Every failure (an unknown run, a refusal of the server, a model tool's
+ * Answers one tool call [MCP3]. Every failure (an unknown run, a refusal of the server, a model tool's
  * error, a server that cannot be reached) is an answer `{error: {code, message}}` for the
  * client's model to act on.
  */

@@ -27,7 +27,7 @@ async function mcp(token = server.token('agent', { name: 'Desk assistant' })): P
 const lifecycle = ['list_runs', 'claim_run', 'complete_run', 'fail_run'];
 
 describe('tandem mcp', () => {
-  it('[MCP2] lists the run tools and the model tools, each model tool taking a runId', async () => {
+  it('[MCP1] [MCP2] lists the run tools and the model tools, each model tool taking a runId', async () => {
     const session = await mcp();
     const { tools } = await session.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([
@@ -44,6 +44,13 @@ describe('tandem mcp', () => {
     ]);
     const replace = tools.find((tool) => tool.name === 'replace_block')!;
     expect(replace.inputSchema.required).toEqual(['runId', 'instructionId', 'blockId', 'markdown']);
+  });
+
+  it('[MCP1] answers the server’s refusal when the token is not an agent’s', async () => {
+    const session = await mcp(server.token('editor'));
+    const listed = await session.call('list_runs');
+    expect(listed.isError).toBe(true);
+    expect(listed.answer.error.code).toBe('FORBIDDEN');
   });
 
   it('[MCP2] offers no write tool outside the token’s ops', async () => {
