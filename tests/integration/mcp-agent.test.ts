@@ -126,6 +126,19 @@ describe('tandem mcp', () => {
     expect((await getRun(server, run.runId)).state).toBe('review');
   });
 
+  it('[MCP4] ends a claim whose heartbeat is refused, and answers LEASE_LOST from then on', async () => {
+    const run = await sentRun(server, 'alpha', ['uppercase']);
+    const token = server.token('agent');
+    const session = await mcp(token);
+    await session.call('claim_run', { runId: run.runId });
+    // The same principal fails the run over HTTP: the session's next heartbeat is refused.
+    expect((await agentApi(server, token).fail(run.runId, 'Stopped from elsewhere.')).status).toBe(200);
+    await waitFor(async () => (await session.call('read_document', { runId: run.runId })).answer.error?.code === 'LEASE_LOST', 10 * leaseMs);
+    const complete = await session.call('complete_run', { runId: run.runId });
+    expect(complete.answer.error.code).toBe('LEASE_LOST');
+    expect((await getRun(server, run.runId)).state).toBe('failed');
+  });
+
   it('[MCP5] gives a claimed run back when the client closes, failing it with a clear message', async () => {
     const run = await sentRun(server, 'alpha', ['uppercase']);
     const session = await mcp();

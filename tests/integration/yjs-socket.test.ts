@@ -78,6 +78,18 @@ describe('the y-websocket endpoint', () => {
     expect(await serverText(id)).toEqual(['original', 'still here']);
   });
 
+  it('[YWS1] records the /yjs connection in the document’s audit log under the token’s principal', async () => {
+    const id = await server.createDoc('Audited', 'original');
+    const peer = yjs(id, server.token('viewer', { sub: 'yjs-reader', name: 'Reader' }));
+    await peer.synced;
+    const opened = async () =>
+      ((await server.api(`/api/docs/${id}/audit`)).body.entries as { action: string; actor: { id: string } }[]).filter(
+        (entry) => entry.action === 'doc.opened' && entry.actor.id === 'yjs-reader',
+      );
+    await waitFor(async () => (await opened()).length === 1);
+    expect((await opened())[0].actor).toEqual({ id: 'yjs-reader', name: 'Reader', role: 'viewer' });
+  });
+
   it('[YWS4] applies the notes rules to /yjs/<id>/notes: a commenter’s own comment stays, a forged author closes the socket', async () => {
     const id = await server.createDoc('Notes', 'original');
     const token = server.token('commenter', { sub: 'c-1', name: 'Cora' });
