@@ -59,7 +59,7 @@ export function attachCollabSocket(httpServer: HttpServer, hocuspocus: Hocuspocu
       url.searchParams.delete('token');
       const request = toWebRequest(req, url);
       request.headers.delete('authorization');
-      serveYjsSocket({ socket: ws, request, hocuspocus, gate, documentName: yjsDocument, token });
+      serveYjsSocket({ socket: ws, request, hocuspocus, gate, documentName: yjsDocument, token, idleMs: counts.limits.idleSocketMs });
     });
   }
   httpServer.on('upgrade', onUpgrade);

@@ -2,9 +2,11 @@ import type { Hocuspocus, WebSocketLike } from '@hocuspocus/server';
 import type { WebSocket } from 'ws';
 import type { SocketGate } from './collab-gate.ts';
 import type { GateContext } from './extensions/socket-limits.ts';
-import { authFrame, fromHocuspocusFrame, toHocuspocusFrame } from './yjs-framing.ts';
+import { authFrame, fromHocuspocusFrame, toHocuspocusFrame, yMessageType } from './yjs-framing.ts';
 
 export const yjsPathPrefix = '/yjs/';
+
+const queryAwarenessFrame = Uint8Array.of(yMessageType.queryAwareness);
 
 /**
  * The Hocuspocus document a `/yjs/…` upgrade names (`<docId>`, `<docId>/notes` or
@@ -45,6 +47,8 @@ export function serveYjsSocket(options: {
   gate: SocketGate;
   documentName: string;
   token: string;
+  /** The server's idle timeout (`idleSocketMs`). */
+  idleMs: number;
 }): void {
   const { socket, gate, documentName } = options;
   const toPeer: WebSocketLike = {
@@ -67,6 +71,14 @@ export function serveYjsSocket(options: {
   const connection = options.hocuspocus.handleConnection(toPeer, options.request, context);
   connection.handleMessage(authFrame(documentName, options.token));
 
+  // YWS6: a Yjs client that publishes no presence may stay silent for long; each pong to the
+  // server's ping counts as a message for Hocuspocus's idle timeout (an awareness query, which
+  // Hocuspocus answers with nothing on a connection). A client that is gone answers no ping.
+  const keepAlive = setInterval(() => socket.ping(), Math.max(100, Math.floor(options.idleMs / 3)));
+  keepAlive.unref();
+  const activity = toHocuspocusFrame(documentName, queryAwarenessFrame)!;
+  socket.on('pong', () => connection.handleMessage(activity));
+
   socket.on('message', (data: Buffer | ArrayBuffer | Buffer[]) => {
     const frame = toHocuspocusFrame(documentName, toBytes(data));
     if (!frame) return;
@@ -75,6 +87,7 @@ export function serveYjsSocket(options: {
     else if (verdict.action === 'close') socket.close(verdict.code, verdict.reason);
   });
   socket.on('close', (code: number, reason: Buffer) => {
+    clearInterval(keepAlive);
     gate.close();
     connection.handleClose({ code, reason: reason.toString() });
   });

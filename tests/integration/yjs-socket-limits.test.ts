@@ -2,13 +2,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import * as Y from 'yjs';
+import * as encoding from 'lib0/encoding';
+import * as decoding from 'lib0/decoding';
+import * as syncProtocol from 'y-protocols/sync';
+import { authFrame, yMessageType } from '../../server/yjs-framing.ts';
 import { readBlocks } from '../../shared/model/doc-content.ts';
 import { denialReasons } from '../../shared/protocol/denials.ts';
 import { appendParagraph } from '../helpers/doc-builder.ts';
 import { connectPeer } from '../helpers/peer.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
-import { connectYjsPeer, yjsRoundTrip, type YjsPeer } from '../helpers/yjs-peer.ts';
+import { connectYjsPeer, yjsRoundTrip, yjsUrl, type YjsPeer } from '../helpers/yjs-peer.ts';
 
 describe('limits on /yjs', () => {
   const server = useTestServer({ limits: { socketsPerSubject: 2, maxMessageBytes: 64 * 1024 } });
@@ -31,6 +37,50 @@ describe('limits on /yjs', () => {
     const admitted = [yjs(id, token), yjs(id, token)];
     await Promise.all(admitted.map((peer) => peer.synced));
     expect(await yjs(id, token).closed).toEqual({ code: 4429, reason: denialReasons.tooManyConnections });
+  });
+});
+
+describe('idle /yjs sockets', () => {
+  // Pings come every third of it: room for a loaded machine.
+  const idleSocketMs = 3000;
+  const server = useTestServer({ limits: { idleSocketMs } });
+
+  /** A bare WebSocket; resolves once open. Node's `ws` answers pings by itself, as browsers do. */
+  async function open(url: string): Promise<WebSocket> {
+    const socket = new WebSocket(url);
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    return socket;
+  }
+
+  /** Resolves with the next frame the server sends after `frame`. */
+  function answerTo(socket: WebSocket, frame: Uint8Array): Promise<Uint8Array> {
+    const answer = new Promise<Uint8Array>((resolve) => socket.once('message', (data: Buffer) => resolve(new Uint8Array(data))));
+    socket.send(frame);
+    return answer;
+  }
+
+  const step1 = (): Uint8Array => {
+    const encoder = encoding.createEncoder();
+    encoding.writeVarUint(encoder, yMessageType.sync);
+    syncProtocol.writeSyncStep1(encoder, new Y.Doc());
+    return encoding.toUint8Array(encoder);
+  };
+
+  it('[YWS6] keeps a silent /yjs client connected past the idle timeout, where a silent /collab socket is closed', async () => {
+    const id = await server.createDoc('Quiet', 'original');
+    const token = server.token('viewer');
+    const yjsSocket = await open(`${yjsUrl(server.wsUrl)}/${id}?token=${token}`);
+    expect(await answerTo(yjsSocket, step1())).toBeInstanceOf(Uint8Array);
+    // The positive control: an authenticated Hocuspocus socket that then says nothing.
+    const collabSocket = await open(server.wsUrl);
+    const collabClosed = new Promise<number>((resolve) => collabSocket.once('close', resolve));
+    collabSocket.send(authFrame(id, token));
+
+    expect(await collabClosed).toBe(4408);
+    expect(yjsSocket.readyState).toBe(WebSocket.OPEN);
+    const answer = decoding.createDecoder(await answerTo(yjsSocket, step1()));
+    expect(decoding.readVarUint(answer)).toBe(yMessageType.sync);
+    yjsSocket.close();
   });
 });
 
