@@ -37,8 +37,8 @@ export function yjsToken(url: URL, authorization: string | undefined): string {
  * (server/yjs-framing.ts). The peer is an ordinary connection of the live document, so every
  * extension applies to it as to a `/collab` provider: authentication and read-only roles,
  * socket limits, the durable log, the notes guard on `<id>/notes` (YWS4), the presence guard
- * (YWS5), the audit log. Inbound frames
- * pass the socket's gate (LIMIT1–LIMIT4) after translation, as `/collab` frames do.
+ * (YWS5), the audit log. Inbound frames pass the socket's gate (LIMIT1–LIMIT4) after
+ * translation, as `/collab` frames do.
  */
 export function serveYjsSocket(options: {
   socket: WebSocket;
@@ -94,11 +94,18 @@ export function serveYjsSocket(options: {
   socket.on('error', () => socket.terminate());
 }
 
-/** A WebSocket close reason is at most 123 bytes of UTF-8; a longer one is cut, not thrown on. */
+/**
+ * A WebSocket close reason is at most 123 bytes of UTF-8: a longer one is cut. A code that may
+ * not be sent (ws throws on it) ends the socket without a close frame.
+ */
 function closeSocket(socket: WebSocket, code: number | undefined, reason: string | undefined): void {
   let cut = reason ?? '';
   while (Buffer.byteLength(cut) > 123) cut = cut.slice(0, -1);
-  socket.close(code, cut);
+  try {
+    socket.close(code, cut);
+  } catch {
+    socket.terminate();
+  }
 }
 
 function toBytes(data: Buffer | ArrayBuffer | Buffer[]): Uint8Array {
