@@ -148,6 +148,21 @@ describe('refused /yjs connections', () => {
     expect(await peer.closed).toEqual({ code: 4401, reason: denialReasons.revokedToken });
   });
 
+  it('[YWS1] takes the token from an Authorization header too', async () => {
+    const id = await server.createDoc('Header', 'original');
+    const { default: WebSocket } = await import('ws');
+    const connect = (token: string) => new WebSocket(`${yjsUrl(server.wsUrl)}/${id}`, { headers: { authorization: `Bearer ${token}` } });
+    const admitted = connect(server.token('viewer'));
+    const firstFrame = new Promise<Uint8Array>((resolve) => admitted.once('message', (data: Buffer) => resolve(new Uint8Array(data))));
+    await new Promise((resolve) => admitted.once('open', resolve));
+    admitted.send(Uint8Array.of(0, 0, 1, 0));
+    expect((await firstFrame)[0]).toBe(0);
+    admitted.close();
+    const refused = connect('garbage');
+    const closed = await new Promise<number>((resolve) => refused.once('close', (code) => resolve(code)));
+    expect(closed).toBe(4401);
+  });
+
   it('[YWS1] answers 404 to an upgrade at /yjs without a document name', async () => {
     const { default: WebSocket } = await import('ws');
     const socket = new WebSocket(`${yjsUrl(server.wsUrl)}/`);
