@@ -4,11 +4,13 @@ import { Rejection } from '../../shared/protocol/rejection.ts';
 import { describeError } from '../peer-loop.ts';
 import type { HeldRuns } from './held-runs.ts';
 import type { RegenerateBlock } from './sampling.ts';
+import { maxAsideAnswerLength } from '../../shared/wire/asides.ts';
 
 /**
  * The tools of `tandem mcp` [MCP2]: the run lifecycle (`list_runs`, `claim_run`,
  * `complete_run`, `fail_run`) around the model agent's own tools (agents/model/tools.ts, the
- * same definitions and the same `runTool`), each of those taking the `runId` it works on.
+ * same definitions and the same `runTool`), each of those taking the `runId` it works on, and
+ * the asides of a claimed run (`read_asides`, `answer_aside`) [MCP7].
  */
 export interface McpTool {
   name: string;
@@ -39,6 +41,31 @@ const lifecycleBefore: McpTool[] = [
 ];
 
 const lifecycleAfter: McpTool[] = [
+  {
+    name: 'read_asides',
+    description:
+      'Read what people said to you about a run you claimed since you last asked: questions (answer them with answer_aside) and steers (corrections to take into account). With waitSeconds (at most 30), wait for one.',
+    inputSchema: {
+      type: 'object',
+      properties: { runId, waitSeconds: { type: 'number', minimum: 0, maximum: 30, description: 'How long to wait for an aside, in seconds.' } },
+      required: ['runId'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'answer_aside',
+    description: 'Answer a question a person asked about a run you claimed (read_asides). The answer goes to the person; it changes neither the run nor the document.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        runId,
+        asideId: { type: 'string', description: 'The id of the question, as read_asides shows it.' },
+        answer: { type: 'string', description: 'Your answer, for the person who asked.' },
+      },
+      required: ['runId', 'asideId', 'answer'],
+      additionalProperties: false,
+    },
+  },
   {
     name: 'complete_run',
     description: 'Finish a run you claimed: it goes to the people for review, with your summary and the instructions you refused.',
@@ -108,6 +135,18 @@ export async function callMcpTool(
         const summary = typeof args.summary === 'string' && args.summary.trim() !== '' ? args.summary.trim() : defaultSummary;
         held.release(run.claimed.runId);
         return await client.complete(run.claimed.runId, summary.slice(0, 10_000), run.state.refusals());
+      }
+      case 'read_asides': {
+        const id = stringArg(args, 'runId');
+        if (!held.get(id)) return notHeld(held, id);
+        const wait = typeof args.waitSeconds === 'number' ? args.waitSeconds : 0;
+        return { asides: await client.asides(id, wait) };
+      }
+      case 'answer_aside': {
+        const id = stringArg(args, 'runId');
+        if (!held.get(id)) return notHeld(held, id);
+        const answer = stringArg(args, 'answer').slice(0, maxAsideAnswerLength);
+        return await client.answerAside(id, stringArg(args, 'asideId'), { answer, done: true, route: 'side' });
       }
       case 'fail_run': {
         const run = held.get(stringArg(args, 'runId'));

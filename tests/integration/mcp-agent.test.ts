@@ -24,7 +24,7 @@ async function mcp(token = server.token('agent', { name: 'Desk assistant' })): P
   return session;
 }
 
-const lifecycle = ['list_runs', 'claim_run', 'complete_run', 'fail_run'];
+const lifecycle = ['list_runs', 'claim_run', 'read_asides', 'answer_aside', 'complete_run', 'fail_run'];
 
 describe('tandem mcp', () => {
   it('[MCP1] [MCP2] lists the run tools and the model tools, each model tool taking a runId', async () => {
@@ -39,6 +39,8 @@ describe('tandem mcp', () => {
       'insert_after',
       'delete_block',
       'refuse',
+      'read_asides',
+      'answer_aside',
       'complete_run',
       'fail_run',
     ]);
@@ -137,6 +139,29 @@ describe('tandem mcp', () => {
     const complete = await session.call('complete_run', { runId: run.runId });
     expect(complete.answer.error.code).toBe('LEASE_LOST');
     expect((await getRun(server, run.runId)).state).toBe('failed');
+  });
+
+  it('[MCP7] hands a person’s question about a claimed run to the client and its answer back to the person', async () => {
+    const run = await sentRun(server, 'alpha', ['uppercase']);
+    const session = await mcp();
+    await session.call('claim_run', { runId: run.runId });
+    const asked = server.api(`/api/runs/${run.runId}/asides`, { method: 'POST', body: { text: 'Which paragraph first?' } });
+    const read = await session.call('read_asides', { runId: run.runId, waitSeconds: 10 });
+    expect(read.answer.asides.map(({ kind, text }: { kind: string; text: string }) => ({ kind, text }))).toEqual([
+      { kind: 'question', text: 'Which paragraph first?' },
+    ]);
+    const answered = await session.call('answer_aside', { runId: run.runId, asideId: read.answer.asides[0].asideId, answer: 'The first one.' });
+    expect(answered.isError).toBe(false);
+    const response = await asked;
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ route: 'side', answer: 'The first one.' });
+    expect((await getRun(server, run.runId)).state).toBe('claimed');
+  });
+
+  it('[MCP7] answers NOT_CLAIMED for the asides of a run it did not claim', async () => {
+    const run = await sentRun(server, 'alpha', ['uppercase']);
+    const session = await mcp();
+    expect((await session.call('read_asides', { runId: run.runId })).answer.error.code).toBe('NOT_CLAIMED');
   });
 
   it('[MCP5] gives a claimed run back when the client closes, failing it with a clear message', async () => {
