@@ -110,6 +110,19 @@ describe('the y-websocket endpoint', () => {
     expect(readAnnotations(reader.ydoc).annotations.map((note) => note.id)).toEqual(['n-own']);
   });
 
+  it.each<Role>(['viewer', 'agent'])('[YWS4] drops a %s’s note sent on /yjs/<id>/notes, where a commenter’s stays', async (role) => {
+    const id = await server.createDoc('Read-only notes', 'original');
+    const commenter = yjs(docName(id, 'notes'), server.token('commenter', { sub: 'c-2', name: 'Cora' }));
+    const reader = yjs(docName(id, 'notes'), server.token(role, { sub: 'r-2', name: 'Rita' }));
+    await Promise.all([commenter.synced, reader.synced]);
+    addAnnotation(commenter.ydoc, { id: 'c-2', name: 'Cora' }, { id: 'n-commenter', text: 'kept' });
+    addAnnotation(reader.ydoc, { id: 'r-2', name: 'Rita' }, { id: 'n-reader', text: 'dropped' });
+    await Promise.all([yjsRoundTrip(commenter), yjsRoundTrip(reader)]);
+    const view = collab(docName(id, 'notes'));
+    await view.synced;
+    expect(readAnnotations(view.ydoc).annotations.map((note) => note.id)).toEqual(['n-commenter']);
+  });
+
   it('[YWS5] shows a /yjs peer’s presence with the token’s name and role, whatever it claims', async () => {
     const id = await server.createDoc('Presence', 'original');
     const browser = collab(id);
