@@ -15,6 +15,7 @@ import { startModelAgent } from '../agents/model/model-agent.ts';
 import { openAiProvider, openAiSettingsFromEnv } from '../agents/model/openai-provider.ts';
 import { anthropicProvider, anthropicSettingsFromEnv } from '../agents/model/anthropic-provider.ts';
 import { runLimitsFromEnv } from '../agents/model/model-settings.ts';
+import { runMcpAgent } from '../agents/mcp/mcp-server.ts';
 
 const usage = `Usage: tandem <command> [options]
 
@@ -33,6 +34,8 @@ Commands:
                                  run an agent against a server: the reference agent, or with
                                  --model the model agent, served by OPENAI_BASE_URL (openai)
                                  or ANTHROPIC_BASE_URL (anthropic)
+  mcp --url URL --token TOKEN    serve an MCP client on stdin and stdout as an agent of the
+                                 server (list_runs, claim_run, the model tools, complete_run)
 
 Environment: PORT (8787), HOST (127.0.0.1), DATA_DIR (./data), LEASE_MS (30000),
 TANDEM_AGENT (reference; openai or anthropic: the model agent; off: start no agent with the server),
@@ -78,6 +81,7 @@ export async function main(argv: string[]): Promise<number | null> {
     if (command === 'token') return await token(values);
     if (command === 'rotate-key') return rotateKey();
     if (command === 'agent') return agent(values);
+    if (command === 'mcp') return mcp(values);
     throw new UsageError(`Unknown command: ${command}`);
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
@@ -142,25 +146,17 @@ function parseOps(role: Role, list: string | undefined): OpKind[] | undefined {
  * reference agent, or with `--model openai:NAME` or `--model anthropic:NAME` the model agent.
  */
 function agent(values: { url?: string; token?: string; model?: string }): null {
-  if (!values.url || !values.token) throw new UsageError('agent needs --url URL and --token TOKEN (an agent token: tandem token --role agent)');
-  let url: URL;
-  try {
-    url = new URL(values.url);
-  } catch {
-    throw new UsageError(`--url is not a URL: "${values.url}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--url must be an http:// or https:// URL');
-  const base = url.href.replace(/\/+$/, '');
+  const { base, token } = serverAndToken('agent', values);
   const log = (message: string) => process.stderr.write(`${message}\n`);
   let running: RunningAgent;
   if (values.model === undefined) {
-    running = startReferenceAgent({ url: base, token: values.token, log });
+    running = startReferenceAgent({ url: base, token, log });
     process.stdout.write(`Reference agent working for ${base} (Ctrl-C stops it)\n`);
   } else {
     const [provider, name] = splitModel(values.model);
     const settings = provider === 'openai' ? openAiSettingsFromEnv(process.env, name) : anthropicSettingsFromEnv(process.env, name);
     const model = provider === 'openai' ? openAiProvider(settings) : anthropicProvider(settings);
-    running = startModelAgent({ url: base, token: values.token, provider: model, log, limits: runLimitsFromEnv(process.env) });
+    running = startModelAgent({ url: base, token, provider: model, log, limits: runLimitsFromEnv(process.env) });
     process.stdout.write(`Model agent (${provider}:${settings.model} at ${settings.baseURL}) working for ${base} (Ctrl-C stops it)\n`);
   }
   running.done.then(
@@ -174,6 +170,33 @@ function agent(values: { url?: string; token?: string; model?: string }): null {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   return null;
+}
+
+/**
+ * Serves an MCP client on stdin and stdout until stdin ends or SIGINT or SIGTERM; claimed runs
+ * are given back first. Writes nothing else to stdout, which belongs to MCP.
+ */
+function mcp(values: { url?: string; token?: string; model?: string }): null {
+  if (values.model !== undefined) throw new UsageError('mcp takes no --model: the MCP client brings its own');
+  const { base, token } = serverAndToken('mcp', values);
+  runMcpAgent({ url: base, token }).catch((error) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+  return null;
+}
+
+/** The `--url` of an agent command without its trailing slashes, and its `--token`. */
+function serverAndToken(command: string, values: { url?: string; token?: string }): { base: string; token: string } {
+  if (!values.url || !values.token) throw new UsageError(`${command} needs --url URL and --token TOKEN (an agent token: tandem token --role agent)`);
+  let url: URL;
+  try {
+    url = new URL(values.url);
+  } catch {
+    throw new UsageError(`--url is not a URL: "${values.url}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--url must be an http:// or https:// URL');
+  return { base: url.href.replace(/\/+$/, ''), token: values.token };
 }
 
 /** `openai:NAME` or `anthropic:NAME` as its provider and model name. */

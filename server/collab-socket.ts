@@ -4,11 +4,13 @@ import type { Hocuspocus } from '@hocuspocus/server';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { SocketCounts, SocketGate } from './collab-gate.ts';
 import type { GateContext } from './extensions/socket-limits.ts';
+import { serveYjsSocket, yjsDocumentName, yjsToken } from './yjs-socket.ts';
 
 export const collabPath = '/collab';
 
 /**
- * Hands WebSocket upgrades at `/collab` to Hocuspocus; refuses upgrades anywhere else, and
+ * Hands WebSocket upgrades at `/collab` to Hocuspocus, and those at `/yjs/<document>` to the
+ * y-websocket bridge (server/yjs-socket.ts); refuses upgrades anywhere else, and
  * from an address with `socketsPerIp` sockets open. Every frame passes the socket's gate
  * (server/collab-gate.ts) before Hocuspocus reads it; a frame over `maxMessageBytes` closes the
  * socket with 1009 (ws's `maxPayload`, LIMIT1). `close()` cuts every socket that is still open and
@@ -34,7 +36,9 @@ export function attachCollabSocket(httpServer: HttpServer, hocuspocus: Hocuspocu
   });
 
   function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    if ((req.url ?? '').split('?')[0] !== collabPath) {
+    const path = (req.url ?? '').split('?')[0];
+    const yjsDocument = yjsDocumentName(path);
+    if (path !== collabPath && yjsDocument === null) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
@@ -44,7 +48,19 @@ export function attachCollabSocket(httpServer: HttpServer, hocuspocus: Hocuspocu
       return;
     }
     socket.once('close', () => gate.close());
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req, gate));
+    if (yjsDocument === null) {
+      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req, gate));
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const token = yjsToken(url, req.headers.authorization);
+      // The token goes to Hocuspocus in the auth message only, never in the request hooks see.
+      url.searchParams.delete('token');
+      const request = toWebRequest(req, url);
+      request.headers.delete('authorization');
+      serveYjsSocket({ socket: ws, request, hocuspocus, gate, documentName: yjsDocument, token, idleMs: counts.limits.idleSocketMs });
+    });
   }
   httpServer.on('upgrade', onUpgrade);
 
@@ -58,13 +74,13 @@ export function attachCollabSocket(httpServer: HttpServer, hocuspocus: Hocuspocu
 }
 
 /** Hocuspocus hooks take a web Request: the upgrade's URL and headers. */
-function toWebRequest(req: IncomingMessage): Request {
+function toWebRequest(req: IncomingMessage, url = new URL(req.url ?? '/', 'http://localhost')): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
-  return new Request(new URL(req.url ?? '/', 'http://localhost'), { headers });
+  return new Request(url, { headers });
 }
 
 function toBytes(data: RawData): Uint8Array {

@@ -81,6 +81,7 @@ export async function startServer(
   const hocuspocus = new Hocuspocus({
     quiet: true,
     maxPendingDocuments: options.limits.pendingDocumentsPerSocket,
+    timeout: options.limits.idleSocketMs,
     extensions: [
       new Auth({ verifyToken: verify, store }),
       new SocketLimits({ verifyToken: verify }),

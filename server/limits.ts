@@ -22,6 +22,11 @@ export interface Limits {
   longPollsPerSubject: number;
   /** `POST /api/runs/:runId/asides` per token subject, on top of `httpRequests` (LIMIT7). */
   asides: Rate;
+  /**
+   * A WebSocket that sends nothing for this long is closed (Hocuspocus's timeout); `/yjs` sockets
+   * are pinged every third of it, and a pong counts as a message (YWS6).
+   */
+  idleSocketMs: number;
 }
 
 /** A token bucket: `burst` at once, refilled at `perSecond`. */
@@ -40,6 +45,7 @@ export const defaultLimits: Limits = {
   docCreations: { burst: 60, perSecond: 1 },
   longPollsPerSubject: 4,
   asides: { burst: 10, perSecond: 0.2 },
+  idleSocketMs: 60_000,
 };
 
 /** `defaultLimits` with `given` on top (rates replaced whole). */
