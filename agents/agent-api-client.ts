@@ -12,10 +12,11 @@ import {
   type QueuedRun,
   type Refusal,
 } from '../shared/wire/agent.ts';
-import { DocView, type BlockView } from '../shared/wire/docs.ts';
+import { DocView, type BlockView, type ElementView } from '../shared/wire/docs.ts';
 import { ErrorEnvelope } from '../shared/wire/errors.ts';
 import { readWire } from '../shared/wire/parse.ts';
 import type { PlannedOp } from './reference/plan.ts';
+import type { PlannedPageOp } from './reference/page-plan.ts';
 
 export type { ClaimedRun, QueuedRun, Refusal };
 
@@ -49,7 +50,7 @@ export class AgentApiClient {
     return this.request(HeartbeatAnswer, 'POST', `${runPath(runId)}/heartbeat`);
   }
 
-  sendOps(runId: string, idempotencyKey: string, ops: PlannedOp[]): Promise<OpsAnswer> {
+  sendOps(runId: string, idempotencyKey: string, ops: PlannedOp[] | PlannedPageOp[]): Promise<OpsAnswer> {
     const body: OpsBody = { idempotencyKey, ops };
     return this.request(OpsAnswer, 'POST', `${runPath(runId)}/ops`, body);
   }
@@ -62,6 +63,13 @@ export class AgentApiClient {
   fail(runId: string, message: string): Promise<RunStateAnswer> {
     const body: FailBody = { message };
     return this.request(RunStateAnswer, 'POST', `${runPath(runId)}/fail`, body);
+  }
+
+  /** The elements of a page (PAGE3); a text document has none (Rejection `NOT_A_PAGE`). */
+  async page(docId: string): Promise<{ elements: ElementView[] }> {
+    const view = await this.request(DocView, 'GET', `/api/docs/${encodeURIComponent(docId)}`);
+    if (view.elements === undefined) throw new Rejection(422, 'NOT_A_PAGE', 'This document is text: it has no elements.');
+    return { elements: view.elements };
   }
 
   /** The blocks of a text document; a page has none (Rejection `NOT_TEXT`). */

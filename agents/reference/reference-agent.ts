@@ -2,6 +2,7 @@ import { AgentApiClient, type ClaimedRun, type Refusal } from '../agent-api-clie
 import { describeError as describe, runPeerLoop, type RunningAgent } from '../peer-loop.ts';
 import { Rejection } from '../../shared/protocol/rejection.ts';
 import { planInstruction } from './plan.ts';
+import { planPageInstruction } from './page-plan.ts';
 import { showPresence, type AgentPresence } from './presence.ts';
 import type { BlockView } from '../../shared/model/doc-content.ts';
 
@@ -71,12 +72,20 @@ export async function work(
   const heartbeat = keepLeaseAlive(client, run, log);
   try {
     await presence?.ready;
+    const page = run.document.elements !== undefined;
     let blocks = run.document.blocks;
+    let elements = run.document.elements ?? [];
+    const reread = async () => {
+      if (page) elements = (await client.page(run.docId)).elements;
+      else blocks = (await client.document(run.docId)).blocks;
+    };
     const refusals: Refusal[] = [];
     let changed = 0;
     for (const [index, item] of run.items.entries()) {
       for (let attempt = 1; ; attempt++) {
-        const plan = planInstruction(item.instructionId, item.instruction, findBlock(blocks, item.blockId));
+        const plan = page
+          ? planPageInstruction(item.instructionId, item.instruction, elements.find((element) => element.id === item.blockId))
+          : planInstruction(item.instructionId, item.instruction, findBlock(blocks, item.blockId));
         if (plan.kind === 'refusal') {
           refusals.push({ instructionId: item.instructionId, reason: plan.reason });
           break;
@@ -84,12 +93,12 @@ export async function work(
         try {
           await client.sendOps(run.runId, `${run.runId}:${index}:${attempt}`, plan.ops);
           changed++;
-          blocks = (await client.document(run.docId)).blocks;
+          await reread();
           break;
         } catch (error) {
-          const stale = error instanceof Rejection && error.code === 'STALE_BLOCK';
+          const stale = error instanceof Rejection && (error.code === 'STALE_BLOCK' || error.code === 'STALE_ELEMENT');
           if (!stale || attempt >= staleRetries) throw error;
-          blocks = (await client.document(run.docId)).blocks;
+          await reread();
         }
       }
     }

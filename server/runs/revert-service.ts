@@ -33,6 +33,7 @@ export class RevertService {
       const current = (await store.runs.getRun(run.id)) ?? run;
       if (!canTake('revert', current.state)) throw notAccepted(current.state);
       if (current.reverted) throw alreadyReverted();
+      if ((await store.getDoc(run.docId))?.kind === 'page') throw pageNotRevertible();
       const saved = await store.runs.loadScope(run.id);
       if (!saved) throw notRevertible();
       const by = { id: principal.sub, name: principal.name };
@@ -88,6 +89,7 @@ const notAccepted = (state: string) =>
 const alreadyReverted = () => new Rejection(409, 'ALREADY_REVERTED', 'This run was already reverted.');
 const notRevertible = () =>
   new Rejection(409, 'NOT_REVERTIBLE', 'This run is no longer revertible: only the last accepted runs of a document can be reverted.');
+const pageNotRevertible = () => new Rejection(409, 'NOT_REVERTIBLE', 'A run over a page cannot be reverted yet.');
 const notDiscarded = (state: string) =>
   new Rejection(409, 'NOT_DISCARDED', `This run is ${state}, not discarded: only a discarded run's discard can be undone.`);
 const windowClosed = (why: string) =>
