@@ -1,8 +1,7 @@
 import * as Y from 'yjs';
 import { docName } from '../../shared/model/doc-layout.ts';
 import { serverOrigin } from '../../shared/model/origins.ts';
-import { applyPageOps, candidateOf, type PageApplyResult, type PageChange } from '../../shared/page/page-applier.ts';
-import { isPageOpKind } from '../../shared/page/page-ops.ts';
+import { applyPageOps, candidateOf, pageChangesOf, type PageApplyResult } from '../../shared/page/page-applier.ts';
 import { newElementId, pageSource, writePageSource } from '../../shared/page/page-source.ts';
 import { runUndoManager, saveRunScope, type SavedRunScope } from '../../shared/applier/run-scope.ts';
 import type { RunChange } from '../../shared/protocol/run-record.ts';
@@ -28,15 +27,6 @@ function emptyScope(): SavedRunScope {
   } finally {
     ydoc.destroy();
   }
-}
-
-/** The run's page changes, in the order they were applied. */
-export function pageChangesOf(run: StoredRun): PageChange[] {
-  return run.changes.flatMap((change) =>
-    isPageOpKind(change.op) && change.before !== null && change.after !== null
-      ? [{ op: change.op, elementId: change.blockId, instructionId: change.instructionId, before: change.before, after: change.after }]
-      : [],
-  );
 }
 
 /** PAGE7: the candidate of a page run over the page's current source. */

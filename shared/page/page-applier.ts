@@ -1,6 +1,7 @@
 import { elementIdAttribute, type PageTools } from './page-tools.ts';
 import { elementHash, giveIds, parsePage, serializePage, type ParsedPage } from './page-model.ts';
-import { parsePageOps, settableAttributes, type PageOp, type PageOpKind } from './page-ops.ts';
+import { isPageOpKind, parsePageOps, settableAttributes, type PageOp, type PageOpKind } from './page-ops.ts';
+import type { RunChange } from '../protocol/run-record.ts';
 
 /**
  * The page applier (PAGE5–PAGE8): turns a batch of an agent's page ops into changes of the
@@ -73,6 +74,15 @@ export function applyPageOps(
     changes.push(change);
   }
   return { ok: true, applied: changes.length, changes };
+}
+
+/** The page changes among a run's changes (PAGE7), in the order they were applied. */
+export function pageChangesOf(run: { changes: readonly RunChange[] }): PageChange[] {
+  return run.changes.flatMap((change) =>
+    isPageOpKind(change.op) && change.before !== null && change.after !== null
+      ? [{ op: change.op, elementId: change.blockId, instructionId: change.instructionId, before: change.before, after: change.after }]
+      : [],
+  );
 }
 
 /** PAGE7: the candidate of a run: the current source with the run's changes replayed, in order. */
