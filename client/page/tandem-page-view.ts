@@ -79,6 +79,8 @@ export class TandemPageView extends LightElement {
   protected willUpdate(): void {
     this.watch(this.connection);
     if (!this.review && this.shown === 'candidate') this.shown = 'source';
+    // Notes pin to elements of the source: no picking in the candidate.
+    if (this.shown === 'candidate') this.picking = false;
   }
 
   /** Re-renders when the source changes (collaborators' edits, an accepted run). */
@@ -129,7 +131,9 @@ export class TandemPageView extends LightElement {
   private renderPicker(elements: PageElement[]) {
     const picked = elements.find((element) => element.id === this.picked) ?? null;
     return html`<div class="page-picker">
-        <button type="button" aria-pressed=${this.picking} @click=${this.togglePicking}>Pick an element</button>
+        <button type="button" aria-pressed=${this.picking} ?disabled=${this.shown === 'candidate'} @click=${this.togglePicking}>
+          Pick an element
+        </button>
         <label
           >Element
           <select @change=${this.onChoose} .value=${this.picked ?? ''}>
