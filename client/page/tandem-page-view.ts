@@ -11,6 +11,7 @@ import { candidateOf, pageChangesOf } from '../../shared/page/page-applier.ts';
 import { pinElement } from '../../shared/page/page-pin.ts';
 import { browserPageTools, pageSrcdoc, pickedElementId } from './page-frame.ts';
 import '../tandem-review-panel.ts';
+import './tandem-page-source.ts';
 
 type Shown = 'source' | 'candidate';
 
@@ -117,6 +118,7 @@ export class TandemPageView extends LightElement {
         .srcdoc=${this.srcdoc()}
         @load=${this.onFrameLoad}
       ></iframe>
+      <tandem-page-source .ydoc=${this.connection?.ydoc ?? null} .readOnly=${this.connection?.readOnly ?? true}></tandem-page-source>
       ${this.renderNotes(elements)}`;
   }
 

@@ -15,9 +15,11 @@ export function pageSource(ydoc: Y.Doc): string {
 /**
  * PAGE8: makes the `html` Y.Text read `next`, as one transaction with `origin`, by the smallest
  * character diff: the characters both share stay the same Yjs items, so anchors into the source
- * and edits people made elsewhere in it survive.
+ * and edits people made elsewhere in it survive. The server passes a typed origin (a run's);
+ * a person's code view passes an object of its own, to tell its writes from others' (as
+ * y-prosemirror does for the text).
  */
-export function writePageSource(ydoc: Y.Doc, next: string, origin: Origin): void {
+export function writePageSource(ydoc: Y.Doc, next: string, origin: Origin | object): void {
   const ytext = docParts(ydoc).html;
   const current = ytext.toString();
   if (current === next) return;

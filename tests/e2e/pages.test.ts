@@ -101,3 +101,21 @@ describe('pages in the app', () => {
     }
   });
 });
+
+describe('the source of a page', () => {
+  it('[PAGE11] is edited together in the code view: the other person’s frame follows, and new elements get ids on leaving the box', async () => {
+    const id = (await server.api('/api/docs', { method: 'POST', body: { title: 'Shared', kind: 'page', html: '<h1>One</h1>' } })).body.id;
+    const alice = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    const bob = await people.openDoc(id, server.token('editor', { name: 'Bob' }));
+    await alice.page.getByText('Source', { exact: true }).click();
+    const box = alice.page.getByLabel('Page source');
+    await expect.poll(() => box.inputValue()).toMatch(/^<h1 data-tandem-id="[^"]+">One<\/h1>$/);
+    await box.press('End');
+    await box.pressSequentially('<p>Two</p>');
+    await expect.poll(() => frame(bob.page).locator('p').textContent()).toBe('Two');
+    expect(await frame(bob.page).locator('p').getAttribute('data-tandem-id')).toBeNull();
+    await alice.page.getByRole('button', { name: 'Pick an element' }).focus();
+    await expect.poll(() => frame(bob.page).locator('p').getAttribute('data-tandem-id')).toMatch(/^e[0-9a-z]+$/);
+    expect((await pageOf(server, id)).elements.map((element) => element.tag)).toEqual(['h1', 'p']);
+  });
+});
