@@ -65,11 +65,11 @@ export class AgentApiClient {
     return this.request(RunStateAnswer, 'POST', `${runPath(runId)}/fail`, body);
   }
 
-  /** The elements of a page (PAGE3); a text document has none (Rejection `NOT_A_PAGE`). */
-  async page(docId: string): Promise<{ elements: ElementView[] }> {
+  /** The source and elements of a page (PAGE3); a text document has none (Rejection `NOT_A_PAGE`). */
+  async page(docId: string): Promise<{ html: string; elements: ElementView[] }> {
     const view = await this.request(DocView, 'GET', `/api/docs/${encodeURIComponent(docId)}`);
-    if (view.elements === undefined) throw new Rejection(422, 'NOT_A_PAGE', 'This document is text: it has no elements.');
-    return { elements: view.elements };
+    if (view.elements === undefined || view.html === undefined) throw new Rejection(422, 'NOT_A_PAGE', 'This document is text: it has no elements.');
+    return { html: view.html, elements: view.elements };
   }
 
   /** The blocks of a text document; a page has none (Rejection `NOT_TEXT`). */
