@@ -3,6 +3,8 @@ import { startTestReferenceAgent } from '../helpers/agents.ts';
 import { byTag, createPage, instructElement, landingHtml, pageOf, sentPageRun } from '../helpers/pages.ts';
 import { agentApi, getRun, waitForState } from '../helpers/runs.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
+import { waitFor } from '../helpers/peer.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
 
 /*
  * Web pages over the real server (shared/PROTOCOL.md PAGE1–PAGE10): a page is created
@@ -111,6 +113,39 @@ describe('pages over the API', () => {
     expect((await pageOf(server, accepted.docId)).html).toBe(accepted.html.replace('Welcome to the best landing page ever written', 'Short'));
     expect((await server.api(`/api/runs/${discarded.runId}/discard`, { method: 'POST' })).status).toBe(200);
     expect((await pageOf(server, discarded.docId)).html).toBe(discarded.html);
+  });
+
+  it('[PAGE8] Accept keeps an edit people made elsewhere in the source during review', async () => {
+    const run = await sentPageRun(server, landingHtml, [['h1', 'shorter']]);
+    const bot = agentApi(server, server.token('agent'));
+    await bot.claim(run.runId);
+    const h1 = byTag(run.elements, 'h1');
+    await bot.ops(run.runId, 'k1', [{ op: 'set_text', elementId: h1.id, text: 'Short', expectHash: h1.hash, instructionId: run.instructionIds[0] }]);
+    await bot.complete(run.runId);
+    const editor = server.connect(run.docId);
+    await editor.synced;
+    const source = docParts(editor.ydoc).html;
+    source.insert(source.length, '<footer data-tandem-id="late">Late</footer>');
+    await waitFor(async () => (await pageOf(server, run.docId)).html.endsWith('Late</footer>'));
+    expect((await server.api(`/api/runs/${run.runId}/preview`)).body.html).toContain('>Short</h1>');
+
+    expect((await server.api(`/api/runs/${run.runId}/accept`, { method: 'POST' })).status).toBe(200);
+    const after = (await pageOf(server, run.docId)).html;
+    expect(after).toBe(run.html.replace('Welcome to the best landing page ever written', 'Short') + '<footer data-tandem-id="late">Late</footer>');
+    await waitFor(() => source.toString() === after);
+  });
+
+  it('[PAGE8] a failed page run forgets its changes and leaves the source as it was', async () => {
+    const run = await sentPageRun(server, landingHtml, [['h1', 'shorter']]);
+    const bot = agentApi(server, server.token('agent'));
+    await bot.claim(run.runId);
+    const h1 = byTag(run.elements, 'h1');
+    await bot.ops(run.runId, 'k1', [{ op: 'set_text', elementId: h1.id, text: 'Short', expectHash: h1.hash, instructionId: run.instructionIds[0] }]);
+    expect((await getRun(server, run.runId)).changes).toHaveLength(1);
+    expect((await bot.fail(run.runId, 'gave up')).status).toBe(200);
+    expect(await getRun(server, run.runId)).toMatchObject({ state: 'failed', changes: [] });
+    expect((await pageOf(server, run.docId)).html).toBe(run.html);
+    expect((await server.api(`/api/runs/${run.runId}/preview`)).body.html).toBe(run.html);
   });
 
   it('[PAGE7] answers NOT_A_PAGE for the preview of a text run', async () => {
