@@ -1,10 +1,10 @@
 import * as Y from 'yjs';
 import { docName } from '../../shared/model/doc-layout.ts';
-import { serverOrigin } from '../../shared/model/origins.ts';
-import { applyPageOps, candidateOf, pageChangesOf, type PageApplyResult } from '../../shared/page/page-applier.ts';
+import { revertOrigin, serverOrigin } from '../../shared/model/origins.ts';
+import { applyPageOps, candidateOf, pageChangesOf, revertPageChanges, type PageApplyResult } from '../../shared/page/page-applier.ts';
 import { newElementId, pageSource, writePageSource } from '../../shared/page/page-source.ts';
 import { runUndoManager, saveRunScope, type SavedRunScope } from '../../shared/applier/run-scope.ts';
-import type { RunChange } from '../../shared/protocol/run-record.ts';
+import type { NotReverted, RunChange } from '../../shared/protocol/run-record.ts';
 import { readDocState } from '../docs/read-doc.ts';
 import { withDocument } from '../docs/with-document.ts';
 import type { StoredRun } from '../store/run-store.ts';
@@ -80,4 +80,25 @@ export async function acceptPageRun(
       return true;
     }),
   );
+}
+
+/**
+ * PAGE13 Revert of an accepted page run: if `transition` (the store's revert, given what will not
+ * be reverted) succeeds, writes the source with the run's changes taken back as one transaction
+ * with the revert origin; else throws `refused()`.
+ */
+export async function revertPageRun(
+  deps: RunTextDeps,
+  run: StoredRun,
+  transition: (notReverted: NotReverted[]) => Promise<boolean>,
+  refused: () => Error,
+): Promise<NotReverted[]> {
+  return withDocument(deps.hocuspocus, docName(run.docId), async (page) => {
+    const changes = pageChangesOf(run);
+    const plan = revertPageChanges(serverPageTools(), pageSource(page), changes);
+    if (!(await transition(plan.notReverted))) throw refused();
+    // Again over the source as it is now: people may have typed while the store decided.
+    writePageSource(page, revertPageChanges(serverPageTools(), pageSource(page), changes).html, revertOrigin(run.id));
+    return plan.notReverted;
+  });
 }

@@ -185,3 +185,25 @@ function swap(page: ParsedPage, target: Element, replacement: Element): void {
     if (id !== null && !page.byId.has(id)) page.byId.set(id, element);
   }
 }
+
+/**
+ * PAGE13 Revert: the source with a run's changes taken back, latest first: an element that still
+ * reads as the change left it (`after`) becomes `before` again; one that people rewrote or
+ * removed since is left as it is and listed. Only elements the run changed are touched.
+ */
+export function revertPageChanges(
+  tools: PageTools,
+  source: string,
+  changes: readonly PageChange[],
+): { html: string; notReverted: { blockId: string; instructionId: string; reason: 'rewritten' | 'removed' }[] } {
+  const page = parsePage(tools, source);
+  const notReverted: { blockId: string; instructionId: string; reason: 'rewritten' | 'removed' }[] = [];
+  for (const change of [...changes].reverse()) {
+    const target = page.byId.get(change.elementId);
+    const before = target ? parseOneElement(tools, change.before) : null;
+    if (!target) notReverted.push({ blockId: change.elementId, instructionId: change.instructionId, reason: 'removed' });
+    else if (target.outerHTML !== change.after || !before) notReverted.push({ blockId: change.elementId, instructionId: change.instructionId, reason: 'rewritten' });
+    else swap(page, target, before);
+  }
+  return { html: serializePage(tools, page), notReverted: notReverted.reverse() };
+}

@@ -80,9 +80,50 @@ describe('pages over the API', () => {
     expect((await pageOf(server, run.docId)).html).toBe(candidate);
     const notes = (await server.api(`/api/docs/${run.docId}`)).body.annotations as { state: string }[];
     expect(notes.map((note) => note.state)).toEqual(['answered', 'answered']);
-    const revert = await server.api(`/api/runs/${run.runId}/revert`, { method: 'POST' });
-    expect(revert).toMatchObject({ status: 409, body: { error: { code: 'NOT_REVERTIBLE' } } });
-    expect((await pageOf(server, run.docId)).html).toBe(candidate);
+  });
+
+  it('[PAGE13] Revert takes an accepted page run back, leaving an element people rewrote since', async () => {
+    const run = await sentPageRun(server, landingHtml, [['h1', 'shorter'], ['a', 'fix the link']]);
+    const bot = agentApi(server, server.token('agent'));
+    await bot.claim(run.runId);
+    const h1 = byTag(run.elements, 'h1');
+    const a = byTag(run.elements, 'a');
+    await bot.ops(run.runId, 'k1', [
+      { op: 'set_text', elementId: h1.id, text: 'Welcome', expectHash: h1.hash, instructionId: run.instructionIds[0] },
+      { op: 'set_attribute', elementId: a.id, name: 'title', value: 'Docs', expectHash: a.hash, instructionId: run.instructionIds[1] },
+    ]);
+    await bot.complete(run.runId);
+    await server.api(`/api/runs/${run.runId}/accept`, { method: 'POST' });
+    const editor = server.connect(run.docId);
+    await editor.synced;
+    const source = docParts(editor.ydoc).html;
+    const at = source.toString().indexOf('>Welcome<') + 1;
+    source.insert(at + 'Welcome'.length, '!');
+    await waitFor(async () => (await pageOf(server, run.docId)).html.includes('>Welcome!<'));
+
+    const reverted = await server.api(`/api/runs/${run.runId}/revert`, { method: 'POST' });
+    expect(reverted).toMatchObject({
+      status: 200,
+      body: { state: 'accepted', notReverted: [{ blockId: h1.id, instructionId: run.instructionIds[0], reason: 'rewritten' }] },
+    });
+    expect((await pageOf(server, run.docId)).html).toBe(run.html.replace('Welcome to the best landing page ever written', 'Welcome!'));
+    expect(await server.api(`/api/runs/${run.runId}/revert`, { method: 'POST' })).toMatchObject({ status: 409, body: { error: { code: 'ALREADY_REVERTED' } } });
+  });
+
+  it('[PAGE13] Undo discard puts a discarded page run back in review with its candidate, also after a restart', async () => {
+    const run = await sentPageRun(server, landingHtml, [['h1', 'shorter']]);
+    const bot = agentApi(server, server.token('agent'));
+    await bot.claim(run.runId);
+    const h1 = byTag(run.elements, 'h1');
+    await bot.ops(run.runId, 'k1', [{ op: 'set_text', elementId: h1.id, text: 'Short', expectHash: h1.hash, instructionId: run.instructionIds[0] }]);
+    await bot.complete(run.runId);
+    await server.api(`/api/runs/${run.runId}/discard`, { method: 'POST' });
+    await server.restart();
+    expect(await server.api(`/api/runs/${run.runId}/undo-discard`, { method: 'POST' })).toMatchObject({ status: 200, body: { state: 'review' } });
+    expect((await pageOf(server, run.docId)).html).toBe(run.html);
+    expect((await server.api(`/api/runs/${run.runId}/preview`)).body.html).toContain('>Short</h1>');
+    expect((await server.api(`/api/runs/${run.runId}/accept`, { method: 'POST' })).status).toBe(200);
+    expect((await pageOf(server, run.docId)).html).toContain('>Short</h1>');
   });
 
   it('[PAGE8] Discard drops the candidate and leaves the source as it was', async () => {
