@@ -12,12 +12,13 @@ import {
   type QueuedRun,
   type Refusal,
 } from '../shared/wire/agent.ts';
-import { DocView, type BlockView } from '../shared/wire/docs.ts';
+import { DocView, type BlockView, type ElementView } from '../shared/wire/docs.ts';
 import { AgentAsideList, AsideAnswerAck, type AgentAside, type AsideAnswerBody } from '../shared/wire/asides.ts';
 import { ActivityAnswer, type ActivityBody } from '../shared/wire/activity.ts';
 import { ErrorEnvelope } from '../shared/wire/errors.ts';
 import { readWire } from '../shared/wire/parse.ts';
 import type { PlannedOp } from './reference/plan.ts';
+import type { PlannedPageOp } from './reference/page-plan.ts';
 
 export type { AgentAside, ClaimedRun, QueuedRun, Refusal };
 
@@ -51,7 +52,7 @@ export class AgentApiClient {
     return this.request(HeartbeatAnswer, 'POST', `${runPath(runId)}/heartbeat`);
   }
 
-  sendOps(runId: string, idempotencyKey: string, ops: PlannedOp[]): Promise<OpsAnswer> {
+  sendOps(runId: string, idempotencyKey: string, ops: PlannedOp[] | PlannedPageOp[]): Promise<OpsAnswer> {
     const body: OpsBody = { idempotencyKey, ops };
     return this.request(OpsAnswer, 'POST', `${runPath(runId)}/ops`, body);
   }
@@ -80,6 +81,13 @@ export class AgentApiClient {
   /** MODEL8: what the agent does now on a run it holds, the tokens it used, its model. */
   activity(runId: string, body: ActivityBody): Promise<ActivityAnswer> {
     return this.request(ActivityAnswer, 'POST', `${runPath(runId)}/activity`, body);
+  }
+
+  /** The source and elements of a page (PAGE3); a text document has none (Rejection `NOT_A_PAGE`). */
+  async page(docId: string): Promise<{ html: string; elements: ElementView[] }> {
+    const view = await this.request(DocView, 'GET', `/api/docs/${encodeURIComponent(docId)}`);
+    if (view.elements === undefined || view.html === undefined) throw new Rejection(422, 'NOT_A_PAGE', 'This document is text: it has no elements.');
+    return { html: view.html, elements: view.elements };
   }
 
   /** The blocks of a text document; a page has none (Rejection `NOT_TEXT`). */

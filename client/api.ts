@@ -61,6 +61,12 @@ export function createDoc(token: string, title: string): Promise<CreatedDoc> {
   return request(CreatedDoc, token, 'POST', '/api/docs', body);
 }
 
+/** Creates a page from HTML (PAGE1); the server sanitizes it. */
+export function createPage(token: string, title: string, html: string): Promise<CreatedDoc> {
+  const body = { title, kind: 'page', html } satisfies NewDocBody;
+  return request(CreatedDoc, token, 'POST', '/api/docs', body);
+}
+
 /**
  * Sends the document's ready instructions as one run. Fails with `RUN_OUTSTANDING` (409) while
  * another run is outstanding and `NOTHING_TO_SEND` (422) when no instruction is ready.

@@ -13,6 +13,9 @@ import { describeListError, loadDocListing } from './doc-listing.ts';
  * Fires `name-change` (detail: the new name) when the person renames themselves.
  */
 export class TandemDocList extends LightElement {
+  static properties = { newPage: { state: true } };
+  declare newPage: boolean;
+
   private readonly sessionFrom = new ContextConsumer(this, { context: sessionContext, subscribe: true });
 
   /** Loads the list when the element first renders, and again if the token changes. */
@@ -30,6 +33,17 @@ export class TandemDocList extends LightElement {
       navigate(docPath(doc.id));
     },
   });
+
+  constructor() {
+    super();
+    this.newPage = false;
+  }
+
+  /** Shows or hides the form of a new page (client/page/, loaded when first asked for). */
+  private toggleNewPage() {
+    this.newPage = !this.newPage;
+    if (this.newPage) void import('./page/tandem-new-page.ts');
+  }
 
   connectedCallback(): void {
     super.connectedCallback();
@@ -52,9 +66,11 @@ export class TandemDocList extends LightElement {
         ${canCreate
           ? html`<button type="button" class="primary" ?disabled=${this.creating.status === TaskStatus.PENDING} @click=${this.create}
               >New document</button
-            >`
+            >
+            <button type="button" aria-expanded=${this.newPage} @click=${this.toggleNewPage}>New page</button>`
           : ''}
       </div>
+      ${canCreate && this.newPage ? html`<tandem-new-page @new-page-cancel=${this.toggleNewPage}></tandem-new-page>` : ''}
       ${this.error ? html`<p class="message error" role="alert">${this.error}</p>` : ''}
       ${offline ? html`<p class="message">The server cannot be reached. These are the documents opened on this device.</p>` : ''}
       ${this.renderDocs()} ${this.renderName()}

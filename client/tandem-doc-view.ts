@@ -9,6 +9,7 @@ import type { DocConnection } from './doc-connection.ts';
 import { rememberDoc, renameRecentDoc } from './recent-docs.ts';
 import type { TandemEditor } from './tandem-editor.ts';
 import { YDocReader } from './ydoc-reader.ts';
+import { readMeta } from '../shared/model/doc-layout.ts';
 import { readAnnotations, type Annotation, type Author } from '../shared/notes/annotations.ts';
 import {
   readRuns,
@@ -91,7 +92,7 @@ export class TandemDocView extends LightElement {
           ? html`<p class="message">This document has not been opened on this device before. It will appear
               when the server can be reached.</p>`
           : ''}
-        ${problem && connection.isEmpty ? '' : this.renderText(connection)}
+        ${problem && connection.isEmpty ? '' : isPage(connection) ? this.renderPage(connection) : this.renderText(connection)}
       </main>`;
   }
 
@@ -116,6 +117,21 @@ export class TandemDocView extends LightElement {
       ></tandem-editor>`;
   }
 
+  /** A page (PAGE9), drawn by client/page/, loaded the first time a page is shown. */
+  private renderPage(connection: DocConnection) {
+    void import('./page/tandem-page-view.ts');
+    const rights = this.rights(connection);
+    this.rightsProvider.setValue(rights);
+    return html`<tandem-page-view
+      .connection=${connection}
+      .annotations=${this.notes.value}
+      .author=${this.currentAuthor()}
+      .rights=${rights}
+      .review=${runInReview(this.runs.value)}
+      .decideBlocker=${connection.status === 'Offline' ? 'Accepting or discarding needs a connection' : null}
+    ></tandem-page-view>`;
+  }
+
   private renderQueueBar(connection: DocConnection) {
     const session = this.session;
     if (!session) return '';
@@ -125,7 +141,7 @@ export class TandemDocView extends LightElement {
       .docId=${connection.docId}
       .ready=${readyInstructions(this.notes.value)}
       .orphaned=${this.orphaned}
-      .textYdoc=${connection.ydoc}
+      .textYdoc=${isPage(connection) ? null : connection.ydoc}
       .blocker=${blocker}
       .canSend=${this.rights(connection).manageInstructions}
       .progress=${runProgress(runInProgress(runs), this.agents())}
@@ -202,6 +218,10 @@ export class TandemDocView extends LightElement {
       void renameRecentDoc(connection.docId, title);
     }
   }
+}
+
+function isPage(connection: DocConnection): boolean {
+  return readMeta(connection.ydoc).kind === 'page';
 }
 
 customElements.define('tandem-doc-view', TandemDocView);

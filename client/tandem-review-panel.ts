@@ -121,7 +121,7 @@ export class TandemReviewPanel extends LightElement {
   /** Why a change is not applied (REV6): the server's note after Accept, else what the text shows now. */
   private noteOf(run: RunRecord, change: RunChange): string | null {
     if (change.note) return change.note;
-    if (change.op === 'insert_after') return null;
+    if (change.op !== 'replace_block' && change.op !== 'delete_block') return null;
     const names = this.notApplied.get(`${run.runId} ${change.blockId}`);
     return names ? notAppliedNote(names, change.op) : null;
   }

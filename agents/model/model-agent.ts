@@ -13,6 +13,7 @@ import { meteredModel } from './metered-model.ts';
 import { regenerateWith } from './regenerate.ts';
 import { describeToolCall } from './activity-lines.ts';
 import { ActivityReporter } from '../activity-reporter.ts';
+import { offeredPageTools, pageFirstMessage, pageSystemPrompt } from './page-tools.ts';
 
 export interface ModelAgentOptions {
   /** The server's base URL, e.g. `http://127.0.0.1:8787`. */
@@ -46,12 +47,14 @@ const maxFailLength = 2_000;
 export function startModelAgent(options: ModelAgentOptions): RunningAgent {
   const client = new AgentApiClient(options.url, options.token);
   const log = options.log ?? (() => {});
-  const tools = offeredTools(decodeClaims(options.token)?.ops);
+  const ops = decodeClaims(options.token)?.ops;
+  const textTools = offeredTools(ops);
+  const pageTools = offeredPageTools(ops);
   return runPeerLoop({
     client,
     pollSeconds: options.pollSeconds,
     log,
-    work: (claimed, signal) => work(client, claimed, { ...options, tools, log }, signal),
+    work: (claimed, signal) => work(client, claimed, { ...options, tools: claimed.document.elements ? pageTools : textTools, log }, signal),
   });
 }
 
@@ -83,8 +86,8 @@ async function work(
   try {
     const summary = await runToolLoop({
       provider,
-      system: systemPrompt(tools),
-      firstMessage: firstMessage(run),
+      system: run.document.elements ? pageSystemPrompt(tools) : systemPrompt(tools),
+      firstMessage: run.document.elements ? pageFirstMessage(run) : firstMessage(run),
       context,
       signal: runAbort.signal,
       maxTurns: options.maxTurns ?? limits.maxTurns,

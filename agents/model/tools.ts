@@ -3,6 +3,9 @@ import type { PlannedOp } from '../reference/plan.ts';
 import { Rejection } from '../../shared/protocol/rejection.ts';
 import { opKinds, type OpKind } from '../../shared/applier/op-kinds.ts';
 import type { RunState } from './run-state.ts';
+import type { PageOpKind } from '../../shared/page/page-ops.ts';
+import { isPageTool, runPageTool } from './page-tools.ts';
+import { LeaseLost } from './lease-lost.ts';
 
 /**
  * The tools the model agent offers a model, in no provider's format: a name, what it does, and
@@ -24,7 +27,7 @@ interface JsonSchemaObject {
   additionalProperties: false;
 }
 
-export type ToolName = 'read_document' | 'read_block' | OpKind | 'rewrite_block' | 'refuse';
+export type ToolName = 'read_document' | 'read_block' | OpKind | 'rewrite_block' | 'refuse' | 'read_page' | PageOpKind;
 
 /**
  * Writes a block anew from its Markdown and a person's instruction, by a model asked without
@@ -39,8 +42,7 @@ export const unrewritableBlockTypes: ReadonlySet<string> = new Set(['code_block'
 
 export type ToolAnswer = Record<string, unknown>;
 
-/** The lease of the run is gone (run out, or taken back): the agent stops at once [MODEL4]. */
-export class LeaseLost extends Error {}
+export { LeaseLost } from './lease-lost.ts';
 
 const text = (description: string) => ({ type: 'string' as const, description });
 const instructionId = text('The id of the instruction this answers.');
@@ -127,6 +129,7 @@ export async function runTool(name: string, rawArguments: string, context: ToolC
   if (!tool) return error('UNKNOWN_TOOL', `There is no tool "${name}". Use one of: ${context.tools.map((t) => t.name).join(', ')}.`);
   const args = readArguments(rawArguments, tool);
   if (typeof args === 'string') return error('BAD_ARGUMENTS', args);
+  if (isPageTool(tool.name)) return runPageTool(tool.name, args, context);
   const { client, state } = context;
   switch (tool.name) {
     case 'read_document': {
@@ -150,7 +153,7 @@ export async function runTool(name: string, rawArguments: string, context: ToolC
     case 'rewrite_block':
       return rewrite(args, context);
     default:
-      return write(tool.name, args, context);
+      return write(tool.name as OpKind, args, context);
   }
 }
 

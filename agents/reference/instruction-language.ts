@@ -3,6 +3,8 @@
  *
  *   replace "A" with "B"   ·   uppercase   ·   lowercase   ·   delete   ·   insert "TEXT" after
  *
+ * and, on an element of a page (PAGE10), `set text "T"`.
+ *
  * Case and surrounding space do not matter, a final full stop is allowed, and curly quotes
  * count as quotes. Anything else is not understood.
  */
@@ -12,11 +14,13 @@ export type ReferenceAction =
   | { kind: 'uppercase' }
   | { kind: 'lowercase' }
   | { kind: 'delete' }
-  | { kind: 'insert_after'; text: string };
+  | { kind: 'insert_after'; text: string }
+  | { kind: 'set_text'; text: string };
 
 const quoted = '["“”]([^"“”]*)["“”]';
 const replacePattern = new RegExp(`^replace\\s+${quoted}\\s+with\\s+${quoted}$`, 'i');
 const insertPattern = new RegExp(`^insert\\s+${quoted}\\s+after$`, 'i');
+const setTextPattern = new RegExp(`^set\\s+text\\s+${quoted}$`, 'i');
 
 /** The action an instruction asks for, or null when the reference agent does not understand it. */
 export function parseInstruction(text: string): ReferenceAction | null {
@@ -29,6 +33,8 @@ export function parseInstruction(text: string): ReferenceAction | null {
   if (replace) return replace[1] === '' ? null : { kind: 'replace', find: replace[1], replacement: replace[2] };
   const insert = insertPattern.exec(sentence);
   if (insert) return insert[1].trim() === '' ? null : { kind: 'insert_after', text: insert[1] };
+  const setText = setTextPattern.exec(sentence);
+  if (setText) return { kind: 'set_text', text: setText[1] };
   return null;
 }
 

@@ -28,6 +28,8 @@ export function planInstruction(instructionId: string, instruction: string, bloc
   const target = { blockId: block.id, instructionId };
 
   switch (action.kind) {
+    case 'set_text':
+      return { kind: 'refusal', reason: 'set text works on an element of a page; in a text document, use replace "A" with "B".' };
     case 'delete':
       return { kind: 'ops', ops: [{ op: 'delete_block', ...target, expectHash: block.hash }] };
     case 'insert_after': {

@@ -2,6 +2,7 @@ import { AgentApiClient, type ClaimedRun, type Refusal } from '../agent-api-clie
 import { describeError as describe, runPeerLoop, type RunningAgent } from '../peer-loop.ts';
 import { Rejection } from '../../shared/protocol/rejection.ts';
 import { planInstruction } from './plan.ts';
+import { planPageInstruction } from './page-plan.ts';
 import { showPresence, type AgentPresence } from './presence.ts';
 import type { BlockView } from '../../shared/model/doc-content.ts';
 import { listenForAsides } from '../aside-listener.ts';
@@ -81,14 +82,22 @@ export async function work(
   try {
     await presence?.ready;
     activity.line('reading the document');
+    const page = run.document.elements !== undefined;
     let blocks = run.document.blocks;
+    let elements = run.document.elements ?? [];
+    const reread = async () => {
+      if (page) elements = (await client.page(run.docId)).elements;
+      else blocks = (await client.document(run.docId)).blocks;
+    };
     const refusals: Refusal[] = [];
     let changed = 0;
     for (const [index, item] of run.items.entries()) {
       progress.index = index;
       await beforeItem?.(index, run);
       for (let attempt = 1; ; attempt++) {
-        const plan = planInstruction(item.instructionId, item.instruction, findBlock(blocks, item.blockId));
+        const plan = page
+          ? planPageInstruction(item.instructionId, item.instruction, elements.find((element) => element.id === item.blockId))
+          : planInstruction(item.instructionId, item.instruction, findBlock(blocks, item.blockId));
         if (plan.kind === 'refusal') {
           refusals.push({ instructionId: item.instructionId, reason: plan.reason });
           progress.refused = refusals.length;
@@ -101,12 +110,12 @@ export async function work(
           await client.sendOps(run.runId, `${run.runId}:${index}:${attempt}`, plan.ops);
           changed++;
           progress.changed = changed;
-          blocks = (await client.document(run.docId)).blocks;
+          await reread();
           break;
         } catch (error) {
-          const stale = error instanceof Rejection && error.code === 'STALE_BLOCK';
+          const stale = error instanceof Rejection && (error.code === 'STALE_BLOCK' || error.code === 'STALE_ELEMENT');
           if (!stale || attempt >= staleRetries) throw error;
-          blocks = (await client.document(run.docId)).blocks;
+          await reread();
         }
       }
     }

@@ -5,13 +5,16 @@ import { markdownToDoc } from '../../shared/model/markdown.ts';
 import { importOrigin } from '../../shared/model/origins.ts';
 import { randomId } from '../../shared/model/ids.ts';
 import type { DocRecord, Store } from '../store/store.ts';
+import { normalizePage } from '../../shared/page/page-model.ts';
+import { newElementId } from '../../shared/page/page-source.ts';
+import { serverPageTools } from '../pages/page-tools.ts';
 
 /** A document to create: a text document from Markdown, or a page from HTML. */
 export type NewDoc =
   | { kind: 'text'; title: string; markdown: string }
   | { kind: 'page'; title: string; html: string };
 
-/** The initial state of the text Y.Doc (`<id>`) of a new document. */
+/** The initial state of the text Y.Doc (`<id>`) of a new document; a page's HTML is stored sanitized, with element ids (PAGE1). */
 export function buildInitialState(input: NewDoc): Uint8Array {
   const ydoc = new Y.Doc();
   try {
@@ -20,7 +23,7 @@ export function buildInitialState(input: NewDoc): Uint8Array {
       const parts = docParts(ydoc);
       parts.meta.set('title', input.title);
       parts.meta.set('kind', input.kind satisfies DocKind);
-      if (input.kind === 'page') parts.html.insert(0, input.html);
+      if (input.kind === 'page') parts.html.insert(0, normalizePage(serverPageTools(), input.html, newElementId));
     }, importOrigin);
     return Y.encodeStateAsUpdate(ydoc);
   } finally {

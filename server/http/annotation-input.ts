@@ -1,4 +1,4 @@
-import { NewAnnotationBody } from '../../shared/wire/annotations.ts';
+import { NewAnnotationBody, NewPageAnnotationBody } from '../../shared/wire/annotations.ts';
 import { readInput } from '../read-input.ts';
 
 /**
@@ -9,4 +9,9 @@ import { readInput } from '../read-input.ts';
  */
 export function parseNewAnnotation(body: unknown): NewAnnotationBody {
   return readInput(NewAnnotationBody, body, { codeOf: (field) => (field === 'text' ? 'INVALID_TEXT' : undefined) });
+}
+
+/** The annotation of a page, `{kind, elementId, text}` (PAGE4); the same codes as above. */
+export function parseNewPageAnnotation(body: unknown): NewPageAnnotationBody {
+  return readInput(NewPageAnnotationBody, body, { codeOf: (field) => (field === 'text' ? 'INVALID_TEXT' : undefined) });
 }

@@ -11,7 +11,8 @@ import { withDocument } from '../docs/with-document.ts';
 import type { Store } from '../store/store.ts';
 import { forbidden, notFound } from './api-error.ts';
 import type { RouteHandler } from './api.ts';
-import { parseNewAnnotation } from './annotation-input.ts';
+import { parseNewAnnotation, parseNewPageAnnotation } from './annotation-input.ts';
+import { anchorForElement } from '../pages/page-pin.ts';
 import { readableDoc } from './doc-access.ts';
 import type { CreatedId } from '../../shared/wire/docs.ts';
 import { json } from './reply.ts';
@@ -27,13 +28,16 @@ export function addAnnotationRoutes(router: Router<RouteHandler>, deps: { store:
   router.add('POST', '/api/docs/:id/annotations', async ({ principal, params, body }) => {
     const doc = await readableDoc(store, principal, params.id);
     if (!may(principal.role, 'notes.comment')) throw forbidden('Only editors and commenters may annotate a document.');
-    const input = parseNewAnnotation(await body());
+    const given = await body();
+    const input = doc.kind === 'page' ? parseNewPageAnnotation(given) : parseNewAnnotation(given);
     if (input.kind === 'instruction' && !may(principal.role, 'notes.instruct')) {
       throw forbidden('Only editors may create instructions; commenters may comment.');
     }
-    const pin = isRecordId(input.blockId)
-      ? await readDocState(hocuspocus, store, docName(doc.id), (ydoc) => anchorForBlock(ydoc, input.blockId))
-      : null;
+    const pin = await readDocState(hocuspocus, store, docName(doc.id), (ydoc) => {
+      if ('elementId' in input) return isRecordId(input.elementId) ? anchorForElement(ydoc, input.elementId) : null;
+      return isRecordId(input.blockId) ? anchorForBlock(ydoc, input.blockId) : null;
+    });
+    if (!pin && 'elementId' in input) throw new Rejection(422, 'UNKNOWN_ELEMENT', 'The page has no element with this elementId.');
     if (!pin) throw new Rejection(422, 'UNKNOWN_BLOCK', 'The document has no block with this blockId.');
     const result = await withDocument(hocuspocus, docName(doc.id, 'notes'), (notes) =>
       createAnnotation(

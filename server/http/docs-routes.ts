@@ -1,6 +1,6 @@
 import type { Hocuspocus } from '@hocuspocus/server';
 import type { Claims } from '../../shared/protocol/claims.ts';
-import { docName, docParts, readMeta } from '../../shared/model/doc-layout.ts';
+import { docName, readMeta } from '../../shared/model/doc-layout.ts';
 import { readBlocks } from '../../shared/model/doc-content.ts';
 import { maxTitleLength } from '../../shared/protocol/limits.ts';
 import { coversDoc, may, mayCreateDocs } from '../../shared/protocol/permissions.ts';
@@ -16,6 +16,7 @@ import type { CreatedDoc, DocSummary, DocView } from '../../shared/wire/docs.ts'
 import { readableDoc } from './doc-access.ts';
 import type { RouteHandler } from './api.ts';
 import { parseNewDoc } from './doc-input.ts';
+import { readPageView } from '../pages/page-view.ts';
 import { json, text } from './reply.ts';
 import type { Router } from './router.ts';
 
@@ -49,7 +50,7 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
     const view = await readDocState(hocuspocus, store, docName(record.id), (ydoc) => {
       const title = readMeta(ydoc).title.slice(0, maxTitleLength) || record.title;
       return record.kind === 'page'
-        ? { title, html: docParts(ydoc).html.toString() }
+        ? { title, ...readPageView(ydoc) }
         : { title, blocks: readBlocks(ydoc) };
     });
     const { title, ...content } = view;

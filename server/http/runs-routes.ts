@@ -9,10 +9,11 @@ import { toRunRecord } from '../store/run-store.ts';
 import type { Store } from '../store/store.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { forbidden, notFound } from './api-error.ts';
-import { runItemView, type RunDecision, type SentRun } from '../../shared/wire/runs.ts';
+import { runItemView, type RunDecision, type RunPreview, type SentRun } from '../../shared/wire/runs.ts';
 import type { RouteHandler } from './api.ts';
 import { readableDoc } from './doc-access.ts';
 import { json } from './reply.ts';
+import { readCandidate } from '../pages/page-runs.ts';
 import type { Router } from './router.ts';
 
 /**
@@ -54,6 +55,16 @@ export function addRunRoutes(
     if (!run) throw notFound('There is no run with this id.');
     await readableDoc(store, principal, run.docId);
     return json(200, toRunRecord(run));
+  });
+
+  router.add('GET', '/api/runs/:runId/preview', async ({ principal, params }) => {
+    if (!may(principal.role, 'doc.read')) throw forbidden();
+    const run = isRecordId(params.runId) ? await store.runs.getRun(params.runId) : null;
+    if (!run) throw notFound('There is no run with this id.');
+    const doc = await readableDoc(store, principal, run.docId);
+    if (doc.kind !== 'page') throw new Rejection(422, 'NOT_A_PAGE', 'Only a run over a page has a preview; read a text run with GET /api/runs/:runId.');
+    const preview: RunPreview = { html: await readCandidate(deps, run) };
+    return json(200, preview);
   });
 
   router.add('POST', '/api/runs/:runId/accept', async ({ principal, params }) => {

@@ -5,7 +5,7 @@ import type { ApplyError } from '../../shared/applier/applier.ts';
 import type { Claims } from '../../shared/protocol/claims.ts';
 import { readBlocks } from '../../shared/model/doc-content.ts';
 import { docName } from '../../shared/model/doc-layout.ts';
-import { opKinds } from '../../shared/applier/op-kinds.ts';
+import { opKinds, type OpKind } from '../../shared/applier/op-kinds.ts';
 import { serverOrigin } from '../../shared/model/origins.ts';
 import { coversDoc, may } from '../../shared/protocol/permissions.ts';
 import { claimedStates } from '../../shared/protocol/run-states.ts';
@@ -16,15 +16,22 @@ import type { ActivityAnswer } from '../../shared/wire/activity.ts';
 import { invalidInput, notClaimed, runNotFound } from './run-error.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { applyBatch, takeBack } from './run-text.ts';
+import type { RunChange } from '../../shared/protocol/run-record.ts';
+import type { SavedRunScope } from '../../shared/applier/run-scope.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { ClaimedRun, HeartbeatAnswer, OpsAnswer, QueuedRun, RunStateAnswer } from '../../shared/wire/agent.ts';
 import { runItemView } from '../../shared/wire/runs.ts';
+import type { PageApplyError } from '../../shared/page/page-applier.ts';
+import { pageOpKinds } from '../../shared/page/page-ops.ts';
+import { applyPageBatch } from '../pages/page-runs.ts';
+import { readPageView } from '../pages/page-view.ts';
 
 /** How often a long poll looks at the store itself (another process may have queued a run). */
 const storeCheckMs = 1000;
 
-const applyStatus: Record<ApplyError['code'], number> = {
+const applyStatus: Record<ApplyError['code'] | PageApplyError['code'], number> = {
   STALE_BLOCK: 409,
+  STALE_ELEMENT: 409,
   INVALID_OP: 422,
   OP_NOT_ALLOWED: 403,
   OUTSIDE_FENCE: 403,
@@ -65,8 +72,11 @@ export class AgentService {
       throw new Rejection(409, 'NOT_QUEUED', `This run is ${current?.state ?? 'gone'}; only a queued run can be claimed.`);
     }
     await recordAudit(store.audit, principal, 'run.claimed', run.docId, run.id);
-    const blocks = await readDocState(hocuspocus, store, docName(run.docId), readBlocks);
-    return { ...queuedView(run), lease: { expiresAt: iso(now + leaseMs) }, document: { blocks } };
+    const page = (await store.getDoc(run.docId))?.kind === 'page';
+    const document = await readDocState(hocuspocus, store, docName(run.docId), (ydoc) =>
+      page ? { blocks: [], ...readPageView(ydoc) } : { blocks: readBlocks(ydoc) },
+    );
+    return { ...queuedView(run), lease: { expiresAt: iso(now + leaseMs) }, document };
   }
 
   /** CLAIM2: extends the lease of a run this agent holds; 409 `NOT_CLAIMED` otherwise. */
@@ -86,27 +96,31 @@ export class AgentService {
     const run = await this.agentRun(principal, runId);
     const input = parseOpsInput(body);
     const { store, locks } = this.deps;
+    const page = (await store.getDoc(run.docId))?.kind === 'page';
     return locks.run(run.id, async () => {
       const current = (await store.runs.getRun(run.id)) ?? run;
       const replay = await store.runs.findBatch(run.id, input.idempotencyKey);
       // What was recorded under the key is the answer given then, an OpsAnswer.
       if (replay !== undefined && current.claimedBy?.id === principal.sub) return replay as OpsAnswer;
       if (!holdsClaim(current, principal, this.deps.now())) throw notClaimed();
-      const allowed = new Set(principal.ops ?? opKinds);
-      const result = await applyBatch(this.deps, current, input.ops, allowed, (changes, applied, scope) =>
+      const allowed = new Set<string>(principal.ops ?? [...opKinds, ...pageOpKinds]);
+      const record = (changes: readonly RunChange[], applied: number, scope: SavedRunScope) =>
         store.runs.recordBatch(run.id, principal.sub, this.deps.now(), {
           idempotencyKey: input.idempotencyKey,
           response: { applied },
           changes: changes.map(({ op, blockId, instructionId, before, after }) => ({ op, blockId, instructionId, before, after })),
           scope,
-        }),
-      );
+        });
+      const result = page
+        ? await applyPageBatch(this.deps, current, input.ops, allowed, record)
+        : await applyBatch(this.deps, current, input.ops, allowed as ReadonlySet<OpKind>, record);
       if (result.ok === 'unrecorded') throw notClaimed();
       if (!result.ok) {
-        const { code, message, index, blockId } = result.error;
-        throw new Rejection(applyStatus[code], code, message, blockId === undefined ? { index } : { index, blockId });
+        const { code, message, index } = result.error;
+        const named = 'elementId' in result.error ? { elementId: result.error.elementId } : 'blockId' in result.error ? { blockId: result.error.blockId } : {};
+        throw new Rejection(applyStatus[code], code, message, { index, ...named });
       }
-        return { applied: result.applied };
+      return { applied: result.applied };
     });
   }
 

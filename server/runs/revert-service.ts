@@ -13,6 +13,7 @@ import type { StoredRun } from '../store/store.ts';
 import { runNotFound } from './run-error.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { repinRestored } from './run-text.ts';
+import { revertPageRun } from '../pages/page-runs.ts';
 
 /**
  * Taking a decision back (PROTOCOL.md REV8, REV9), for editors:
@@ -33,9 +34,12 @@ export class RevertService {
       const current = (await store.runs.getRun(run.id)) ?? run;
       if (!canTake('revert', current.state)) throw notAccepted(current.state);
       if (current.reverted) throw alreadyReverted();
+      const by = { id: principal.sub, name: principal.name };
+      if ((await store.getDoc(run.docId))?.kind === 'page') {
+        return revertPageRun(this.deps, current, (notReverted) => store.runs.revertRun(run.id, Date.now(), by, notReverted), () => alreadyReverted());
+      }
       const saved = await store.runs.loadScope(run.id);
       if (!saved) throw notRevertible();
-      const by = { id: principal.sub, name: principal.name };
       return withDocument(hocuspocus, docName(run.docId), (text) =>
         withDocument(hocuspocus, docName(run.docId, 'notes'), async (notes) => {
           const plan = planRevert(text, saved, current.changes);
@@ -58,6 +62,11 @@ export class RevertService {
       if (!canTake('undoDiscard', current.state)) throw notDiscarded(current.state);
       const [newest] = await store.runs.listRuns(run.docId);
       if (newest?.id !== run.id) throw windowClosed('another run was sent for this document since');
+      // A page run's changes are staged in the store, not written: reopening brings them back (PAGE13).
+      if ((await store.getDoc(run.docId))?.kind === 'page') {
+        if (!(await store.runs.reopenRun(run.id, Date.now()))) throw windowClosed('the document has another run outstanding');
+        return;
+      }
       await withDocument(hocuspocus, docName(run.docId), async (text) => {
         const held = scopes.redo(run.id, text);
         if (!held) throw windowClosed('the document was closed since');

@@ -11,6 +11,7 @@ import type { StoredRun } from '../store/store.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { notInReview, runNotFound } from './run-error.ts';
 import { keepRun, takeBack } from './run-text.ts';
+import { acceptPageRun } from '../pages/page-runs.ts';
 
 export type Decision = 'accepted' | 'discarded';
 
@@ -21,7 +22,8 @@ export type Decision = 'accepted' | 'discarded';
  * included; the annotations whose text comes back are pinned to it again). Either way the run's instructions
  * become `answered`. Both are all or nothing: the store's review → accepted|discarded step
  * comes first, and only when it wins are the documents changed. Both work after a restart
- * between the agent's write and the review, from the stored scope.
+ * between the agent's write and the review, from the stored scope. A page run (PAGE8) writes
+ * its candidate on Accept and has nothing to take back on Discard.
  */
 export class ReviewService {
   constructor(private readonly deps: RunServiceDeps) {}
@@ -41,10 +43,13 @@ export class ReviewService {
       const transition = (notes?: ReadonlyMap<number, string>) => store.runs.decideRun(run.id, decision, Date.now(), decidedBy, notes);
       const answer = answerInstructions(current);
       const keepScope = (scope: SavedRunScope) => store.runs.storeScope(run.id, scope);
+      const page = (await store.getDoc(run.docId))?.kind === 'page';
       const done =
         decision === 'accepted'
-          ? await keepRun(this.deps, current, transition, answer, keepScope)
-          : await takeBack(this.deps, current, transition, answer, { redoable: true });
+          ? page
+            ? await acceptPageRun(this.deps, current, transition, answer)
+            : await keepRun(this.deps, current, transition, answer, keepScope)
+          : await takeBack(this.deps, current, transition, answer, { redoable: !page });
       if (!done) throw notInReview((await store.runs.getRun(run.id))?.state ?? 'gone');
     });
     return { state: decision };

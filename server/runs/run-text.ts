@@ -143,7 +143,7 @@ function notAppliedNotes(text: Y.Doc, run: StoredRun, writers: TextWriters): Map
     if (!changed) continue;
     const position = run.changes.findIndex((change) => change.op !== 'insert_after' && change.blockId === pending.blockId);
     const change = run.changes[position];
-    if (change && change.op !== 'insert_after') notes.set(position, notAppliedNote(writers.names(run.docId, clients), change.op));
+    if (change && (change.op === 'replace_block' || change.op === 'delete_block')) notes.set(position, notAppliedNote(writers.names(run.docId, clients), change.op));
   }
   return notes;
 }

@@ -10,6 +10,7 @@ import { docMarkdown } from '../docs/doc-markdown.ts';
 import { readDocState } from '../docs/read-doc.ts';
 import { withDocument } from '../docs/with-document.ts';
 import type { DocRecord, Store, StoredRun } from '../store/store.ts';
+import { elementAsPinned } from '../pages/page-pin.ts';
 
 export type SendResult = { ok: true; run: StoredRun } | { ok: false; code: 'NOTHING_TO_SEND' | 'RUN_OUTSTANDING' };
 
@@ -43,10 +44,12 @@ export async function sendRun(
       return { ok: false, code: outstanding ? 'RUN_OUTSTANDING' : 'NOTHING_TO_SEND' };
     }
     const pinned = await readDocState(hocuspocus, store, docName(doc.id), (ydoc) =>
-      resolveAnchors(
-        ydoc,
-        queued.map((instruction) => instruction.anchor),
-      ),
+      doc.kind === 'page'
+        ? queued.map((instruction) => elementAsPinned(ydoc, instruction.blockId))
+        : resolveAnchors(
+            ydoc,
+            queued.map((instruction) => instruction.anchor),
+          ),
     );
     const created = await store.runs.createRun({
       id: 'r' + randomId(11),

@@ -47,7 +47,7 @@ CREATE TABLE IF NOT EXISTS run_changes (
   position INTEGER NOT NULL,
   block_id TEXT NOT NULL,
   instruction_id TEXT NOT NULL,
-  op TEXT NOT NULL CHECK (op IN ('replace_block', 'insert_after', 'delete_block')),
+  op TEXT NOT NULL CHECK (op IN ('replace_block', 'insert_after', 'delete_block', 'set_text', 'set_attribute', 'replace_element')),
   before TEXT,
   after TEXT,
   note TEXT,
@@ -83,27 +83,33 @@ const addedColumns: Record<string, Record<string, string>> = {
 
 /**
  * Creates the run tables, and brings tables made by an earlier version up to this schema: the
- * `unchanged` outcome (SQLite cannot change a CHECK constraint in place, so `run_items` is
- * copied into a new table, column by column), then the columns added since.
+ * `unchanged` outcome and the page ops' changes (PAGE7) (SQLite cannot change a CHECK
+ * constraint in place, so `run_items` and `run_changes` are copied into new tables, column by
+ * column), then the columns added since.
  */
 export function migrateRunTables(db: Database.Database): void {
   db.exec(schema);
-  const items = db.prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'run_items'").get();
-  if (items && !items.sql.includes("'unchanged'")) {
-    db.transaction(() => {
-      const kept = columnsOf(db, 'run_items').join(', ');
-      db.exec('ALTER TABLE run_items RENAME TO run_items_old');
-      db.exec(schema);
-      db.exec(`INSERT INTO run_items (${kept}) SELECT ${kept} FROM run_items_old`);
-      db.exec('DROP TABLE run_items_old');
-    })();
-  }
+  widenCheck(db, 'run_items', "'unchanged'");
+  widenCheck(db, 'run_changes', "'set_text'");
   for (const [table, columns] of Object.entries(addedColumns)) {
     const present = columnsOf(db, table);
     for (const [column, type] of Object.entries(columns)) {
       if (!present.includes(column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
     }
   }
+}
+
+/** Copies `table` into the current schema's table of that name unless its CHECK already names `value`. */
+function widenCheck(db: Database.Database, table: string, value: string): void {
+  const found = db.prepare<[string], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table);
+  if (!found || found.sql.includes(value)) return;
+  db.transaction(() => {
+    const kept = columnsOf(db, table).join(', ');
+    db.exec(`ALTER TABLE ${table} RENAME TO ${table}_old`);
+    db.exec(schema);
+    db.exec(`INSERT INTO ${table} (${kept}) SELECT ${kept} FROM ${table}_old`);
+    db.exec(`DROP TABLE ${table}_old`);
+  })();
 }
 
 function columnsOf(db: Database.Database, table: string): string[] {

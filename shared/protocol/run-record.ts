@@ -3,6 +3,7 @@ import { isDocId, runsParts } from '../model/doc-layout.ts';
 import { readKeyedRecords } from '../model/keyed-records.ts';
 import { checkAuthor, isRecordId, type Author } from '../notes/annotations.ts';
 import { isOpKind, type OpKind } from '../applier/op-kinds.ts';
+import { isPageOpKind, type PageOpKind } from '../page/page-ops.ts';
 
 /**
  * Run records: what `GET /api/runs/:runId` answers and what the server mirrors, as the same
@@ -57,7 +58,8 @@ export interface RunItem {
 
 /** One change the applier made for a run, in order; `before`/`after` are block Markdown. */
 export interface RunChange {
-  op: OpKind;
+  /** A block op, or a page op (PAGE7: then `blockId` is the element's id, `before`/`after` its HTML). */
+  op: OpKind | PageOpKind;
   blockId: string;
   instructionId: string;
   before: string | null;
@@ -240,7 +242,7 @@ function parseItem(item: unknown): RunItem | string {
 
 function parseChange(change: unknown): RunChange | string {
   if (!isObject(change)) return 'is not an object';
-  if (!isOpKind(change.op)) return 'op must be an op kind';
+  if (!isOpKind(change.op) && !isPageOpKind(change.op)) return 'op must be an op kind';
   if (!isRecordId(change.blockId)) return 'blockId must be an id';
   if (!isRecordId(change.instructionId)) return 'instructionId must be an id';
   if (!isNullableString(change.before)) return 'before must be a string or null';

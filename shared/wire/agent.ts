@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { BlockView } from './docs.ts';
+import { BlockView, ElementView } from './docs.ts';
 import { jsonObject } from './parse.ts';
 import { RunItemView } from './runs.ts';
 
@@ -32,7 +32,7 @@ export const QueuedRunList = v.array(QueuedRun);
 export const ClaimedRun = v.object({
   ...QueuedRun.entries,
   lease: Lease,
-  document: v.object({ blocks: v.array(BlockView) }),
+  document: v.object({ blocks: v.array(BlockView), html: v.optional(v.string()), elements: v.optional(v.array(ElementView)) }),
 });
 export type ClaimedRun = v.InferOutput<typeof ClaimedRun>;
 

@@ -18,3 +18,17 @@ export const NewAnnotationBody = jsonObject(
   'The body must be a JSON object {kind, blockId, text}.',
 );
 export type NewAnnotationBody = v.InferOutput<typeof NewAnnotationBody>;
+
+/** `POST /api/docs/:id/annotations` on a page (PAGE4): `{kind, elementId, text}`. */
+export const NewPageAnnotationBody = jsonObject(
+  v.object({
+    kind: v.picklist(['comment', 'instruction'], 'kind must be "comment" or "instruction".'),
+    elementId: v.string('elementId must be a string: the id of an element of the page.'),
+    text: v.custom<string>(
+      (text) => checkText(text) === null,
+      (issue) => `text ${checkText(issue.input)}.`,
+    ),
+  }),
+  'The body must be a JSON object {kind, elementId, text}.',
+);
+export type NewPageAnnotationBody = v.InferOutput<typeof NewPageAnnotationBody>;

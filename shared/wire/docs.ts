@@ -55,8 +55,12 @@ export const DocList = v.array(DocSummary);
 export const BlockView = v.object({ id: v.string(), type: v.string(), markdown: v.string(), hash: v.string() });
 export type BlockView = v.InferOutput<typeof BlockView>;
 
+/** One element of a page (PAGE3); `hash` is what a page op's `expectHash` names. */
+export const ElementView = v.object({ id: v.string(), tag: v.string(), text: v.string(), hash: v.string() });
+export type ElementView = v.InferOutput<typeof ElementView>;
+
 /**
- * `GET /api/docs/:id`: a text document has `blocks`, a page `html`. Annotations and runs are
+ * `GET /api/docs/:id`: a text document has `blocks`, a page `html` and `elements`. Annotations and runs are
  * read here as lists only: their records have their own parsers (shared/notes/annotations.ts,
  * shared/protocol/run-record.ts).
  */
@@ -66,6 +70,7 @@ export const DocView = v.object({
   kind: DocKind,
   blocks: v.optional(v.array(BlockView)),
   html: v.optional(v.string()),
+  elements: v.optional(v.array(ElementView)),
   annotations: v.array(v.unknown()),
   runs: v.array(v.unknown()),
 });

@@ -69,3 +69,7 @@ export type RunReverted = v.InferOutput<typeof RunReverted>;
 /** The answer of `POST /api/runs/:runId/undo-discard` (REV9). */
 export const DiscardUndone = v.object({ state: v.literal('review') });
 export type DiscardUndone = v.InferOutput<typeof DiscardUndone>;
+
+/** `GET /api/runs/:runId/preview` of a page run (PAGE7): the candidate page. */
+export const RunPreview = v.object({ html: v.string() });
+export type RunPreview = v.InferOutput<typeof RunPreview>;

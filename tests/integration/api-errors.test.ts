@@ -118,13 +118,23 @@ describe('creating documents', () => {
     expect(body.blocks).toEqual([]);
   });
 
-  it('makes a page from HTML and returns the HTML', async () => {
+  it('[PAGE1] makes a page from HTML and returns the HTML sanitized, with element ids', async () => {
     const html = '<!doctype html><h1>Hello</h1>';
     const created = await server.api('/api/docs', { method: 'POST', body: { title: 'Site', kind: 'page', html } });
     expect(created).toMatchObject({ status: 201, body: { title: 'Site', kind: 'page' } });
     const { body } = await server.api(`/api/docs/${created.body.id}`);
-    expect(body).toEqual({ id: created.body.id, title: 'Site', kind: 'page', html, annotations: [], runs: [] });
+    const id = body.elements[0]?.id;
+    const stored = `<h1 data-tandem-id="${id}">Hello</h1>`;
+    expect(body).toEqual({
+      id: created.body.id,
+      title: 'Site',
+      kind: 'page',
+      html: stored,
+      elements: [{ id, tag: 'h1', text: 'Hello', hash: expect.stringMatching(/^[0-9a-f]{14}$/) }],
+      annotations: [],
+      runs: [],
+    });
     const markdown = await server.api(`/api/docs/${created.body.id}/markdown`);
-    expect(markdown.body).toBe('```html\n<!doctype html><h1>Hello</h1>\n```\n');
+    expect(markdown.body).toBe('```html\n' + stored + '\n```\n');
   });
 });

@@ -196,6 +196,27 @@ describe('the run lifecycle in SQLite', () => {
     ]);
   });
 
+  it('[PAGE7] upgrades a run_changes table made before pages, keeping its rows and taking page changes', async () => {
+    await store.runs.claimRun('r1', bot, 2000, 5000);
+    await store.runs.recordBatch('r1', 'bot', 2500, batch('k1'));
+    await store.close();
+    const db = new Database(join(dataDir, 'tandem.sqlite'));
+    db.exec(`
+      ALTER TABLE run_changes RENAME TO run_changes_new;
+      CREATE TABLE run_changes (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, position INTEGER NOT NULL, block_id TEXT NOT NULL,
+        instruction_id TEXT NOT NULL, op TEXT NOT NULL CHECK (op IN ('replace_block', 'insert_after', 'delete_block')),
+        before TEXT, after TEXT, note TEXT, PRIMARY KEY (run_id, position));
+      INSERT INTO run_changes SELECT * FROM run_changes_new;
+      DROP TABLE run_changes_new;
+    `);
+    db.close();
+    store = openSqliteStore(dataDir);
+    const page = { ...batch('k2'), changes: [{ op: 'set_text' as const, blockId: 'e1', instructionId: 'i1', before: '<h1>a</h1>', after: '<h1>b</h1>' }] };
+    expect(await store.runs.recordBatch('r1', 'bot', 2600, page)).toBe(true);
+    expect((await store.runs.getRun('r1'))?.changes.map((change) => change.op)).toEqual(['replace_block', 'set_text']);
+  });
+
   it('keeps who decided a run', async () => {
     await store.runs.claimRun('r1', bot, 2000, 5000);
     await store.runs.completeRun('r1', 'bot', 3000, { summary: null, refusals: new Map() });

@@ -1,0 +1,209 @@
+import { elementIdAttribute, type PageTools } from './page-tools.ts';
+import { elementHash, giveIds, parsePage, serializePage, type ParsedPage } from './page-model.ts';
+import { isPageOpKind, parsePageOps, settableAttributes, type PageOp, type PageOpKind } from './page-ops.ts';
+import type { RunChange } from '../protocol/run-record.ts';
+
+/**
+ * The page applier (PAGE5–PAGE8): turns a batch of an agent's page ops into changes of the
+ * run's staged candidate, all or nothing. Pure: no I/O, no clock; new element ids come from
+ * `run.makeId`. It never touches the page's source: a page run is a candidate (the source with
+ * the run's changes replayed over it, `candidateOf`) until Accept writes it.
+ *
+ * Checks, op by op in batch order; the first failing check of the first failing op is the
+ * answer (`index` is its position, `elementId` the element it names):
+ *   1. OP_NOT_ALLOWED  the op's kind is outside the agent's allowlist;
+ *   2. INVALID_OP      the op answers no instruction of the run;
+ *   3. OUTSIDE_FENCE   the element is no target of the run's instructions;
+ *   4. STALE_ELEMENT   the element is not in the source, or its hash in the source is no longer
+ *                      `expectHash`, or the run's earlier changes removed it from the candidate;
+ *   5. INVALID_OP      set_attribute of an attribute other than class, href, alt, title, or an
+ *                      href that is not an absolute http(s) URL; replace_element whose HTML,
+ *                      sanitized, is not exactly one element.
+ * `expectHash` is checked against the source (what `GET /api/docs/:id` shows during the run):
+ * staleness means people changed the element since the agent read it. The op applies to the
+ * candidate as the run's earlier changes and the batch's earlier ops left it.
+ */
+
+export interface PageApplierRun {
+  fence: ReadonlySet<string>;
+  instructions: ReadonlySet<string>;
+  allowedOps: ReadonlySet<string>;
+  makeId: () => string;
+}
+
+export type PageApplyErrorCode = 'INVALID_OP' | 'OP_NOT_ALLOWED' | 'OUTSIDE_FENCE' | 'STALE_ELEMENT';
+
+export interface PageApplyError {
+  code: PageApplyErrorCode;
+  index: number;
+  elementId?: string;
+  message: string;
+}
+
+/** One applied op: the element's serialized HTML in the candidate before and after it. */
+export interface PageChange {
+  op: PageOpKind;
+  elementId: string;
+  instructionId: string;
+  before: string;
+  after: string;
+}
+
+export type PageApplyResult = { ok: true; applied: number; changes: PageChange[] } | { ok: false; error: PageApplyError };
+
+export function applyPageOps(
+  tools: PageTools,
+  source: string,
+  earlier: readonly PageChange[],
+  ops: unknown,
+  run: PageApplierRun,
+): PageApplyResult {
+  const parsed = parsePageOps(ops);
+  if (!parsed.ok) return parsed;
+  const original = parsePage(tools, source);
+  const candidate = replay(tools, parsePage(tools, source), earlier);
+  const changes: PageChange[] = [];
+  for (const [index, op] of parsed.ops.entries()) {
+    const refusal = check(op, run, original, candidate);
+    if (refusal !== null) return { ok: false, error: { ...refusal, index, message: `The op at index ${index} ${refusal.message}` } };
+    const target = candidate.byId.get(op.elementId)!;
+    const change = applyOne(tools, op, target, candidate, run.makeId);
+    if (typeof change === 'string') {
+      return { ok: false, error: { code: 'INVALID_OP', index, elementId: op.elementId, message: `The op at index ${index} ${change}` } };
+    }
+    changes.push(change);
+  }
+  return { ok: true, applied: changes.length, changes };
+}
+
+/** The page changes among a run's changes (PAGE7), in the order they were applied. */
+export function pageChangesOf(run: { changes: readonly RunChange[] }): PageChange[] {
+  return run.changes.flatMap((change) =>
+    isPageOpKind(change.op) && change.before !== null && change.after !== null
+      ? [{ op: change.op, elementId: change.blockId, instructionId: change.instructionId, before: change.before, after: change.after }]
+      : [],
+  );
+}
+
+/** PAGE7: the candidate of a run: the current source with the run's changes replayed, in order. */
+export function candidateOf(tools: PageTools, source: string, changes: readonly PageChange[]): string {
+  return serializePage(tools, replay(tools, parsePage(tools, source), changes));
+}
+
+/**
+ * Replays changes over a parsed page: each change's element, found by id, becomes its `after`.
+ * A change whose element is no longer there is skipped (people removed it meanwhile).
+ */
+function replay(tools: PageTools, page: ParsedPage, changes: readonly PageChange[]): ParsedPage {
+  for (const change of changes) {
+    const target = page.byId.get(change.elementId);
+    const replacement = target ? parseOneElement(tools, change.after) : null;
+    if (target && replacement) swap(page, target, replacement);
+  }
+  return page;
+}
+
+function check(op: PageOp, run: PageApplierRun, original: ParsedPage, candidate: ParsedPage): Omit<PageApplyError, 'index'> | null {
+  const elementId = op.elementId;
+  if (!run.allowedOps.has(op.op)) return { code: 'OP_NOT_ALLOWED', elementId, message: `is a ${op.op}, which this agent may not send.` };
+  if (!run.instructions.has(op.instructionId)) return { code: 'INVALID_OP', elementId, message: 'answers no instruction of this run.' };
+  if (!run.fence.has(elementId)) return { code: 'OUTSIDE_FENCE', elementId, message: "names an element that none of the run's instructions target." };
+  const read = original.byId.get(elementId);
+  if (!read) return { code: 'STALE_ELEMENT', elementId, message: 'names an element that is no longer in the page.' };
+  if (elementHash(read) !== op.expectHash) {
+    return { code: 'STALE_ELEMENT', elementId, message: 'names an element that changed since it was read (its hash differs): read the page again.' };
+  }
+  if (!candidate.byId.has(elementId)) return { code: 'STALE_ELEMENT', elementId, message: "names an element that the run's earlier changes removed." };
+  return null;
+}
+
+function applyOne(tools: PageTools, op: PageOp, target: Element, candidate: ParsedPage, makeId: () => string): PageChange | string {
+  const before = target.outerHTML;
+  let replacement: Element;
+  switch (op.op) {
+    case 'set_text':
+      replacement = target.cloneNode(false) as Element;
+      replacement.textContent = op.text;
+      break;
+    case 'set_attribute': {
+      const problem = attributeProblem(op.name, op.value);
+      if (problem !== null) return problem;
+      replacement = target.cloneNode(true) as Element;
+      replacement.setAttribute(op.name, op.value);
+      break;
+    }
+    case 'replace_element': {
+      const parsed = parseOneElement(tools, op.html);
+      if (parsed === null) return 'has html that, sanitized, is not exactly one element.';
+      replacement = parsed;
+      // Descendants keep only ids they had inside the replaced element; the root keeps its id.
+      const inside = new Set([target, ...Array.from(target.querySelectorAll('*'))].map((el) => el.getAttribute(elementIdAttribute)));
+      const taken = new Set([...candidate.byId.keys()].filter((id) => !inside.has(id)));
+      replacement.setAttribute(elementIdAttribute, op.elementId);
+      giveIds(replacement, taken, makeId, (id) => id === op.elementId || inside.has(id));
+      break;
+    }
+  }
+  // What is stored is what a replay parses back: sanitize the element as it is now.
+  const after = parseOneElement(tools, replacement.outerHTML);
+  if (after === null || after.getAttribute(elementIdAttribute) !== op.elementId) return 'would give an element that does not survive sanitizing.';
+  swap(candidate, target, after);
+  return { op: op.op, elementId: op.elementId, instructionId: op.instructionId, before, after: after.outerHTML };
+}
+
+/** PAGE6: why `name="value"` may not be set, or null. */
+function attributeProblem(name: string, value: string): string | null {
+  if (!(settableAttributes as readonly string[]).includes(name)) {
+    return `sets "${name.slice(0, 40)}"; set_attribute may set only ${settableAttributes.join(', ')}.`;
+  }
+  if (value.length > 2000) return 'has a value longer than 2,000 characters.';
+  if (name !== 'href') return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'has an href that is not an absolute URL.';
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? null : 'has an href that is not http: or https:.';
+}
+
+/** `html` sanitized, when it is exactly one element (white space around it allowed), else null. */
+function parseOneElement(tools: PageTools, html: string): Element | null {
+  const nodes = Array.from(tools.sanitize(html).childNodes).filter((node) => !(node.nodeType === 3 && (node.textContent ?? '').trim() === ''));
+  return nodes.length === 1 && nodes[0].nodeType === 1 ? (nodes[0] as Element) : null;
+}
+
+/** Puts `replacement` in `target`'s place and re-indexes the ids below it. */
+function swap(page: ParsedPage, target: Element, replacement: Element): void {
+  for (const element of [target, ...Array.from(target.querySelectorAll('*'))]) {
+    const id = element.getAttribute(elementIdAttribute);
+    if (id !== null && page.byId.get(id) === element) page.byId.delete(id);
+  }
+  target.replaceWith(replacement);
+  for (const element of [replacement, ...Array.from(replacement.querySelectorAll('*'))]) {
+    const id = element.getAttribute(elementIdAttribute);
+    if (id !== null && !page.byId.has(id)) page.byId.set(id, element);
+  }
+}
+
+/**
+ * PAGE13 Revert: the source with a run's changes taken back, latest first: an element that still
+ * reads as the change left it (`after`) becomes `before` again; one that people rewrote or
+ * removed since is left as it is and listed. Only elements the run changed are touched.
+ */
+export function revertPageChanges(
+  tools: PageTools,
+  source: string,
+  changes: readonly PageChange[],
+): { html: string; notReverted: { blockId: string; instructionId: string; reason: 'rewritten' | 'removed' }[] } {
+  const page = parsePage(tools, source);
+  const notReverted: { blockId: string; instructionId: string; reason: 'rewritten' | 'removed' }[] = [];
+  for (const change of [...changes].reverse()) {
+    const target = page.byId.get(change.elementId);
+    const before = target ? parseOneElement(tools, change.before) : null;
+    if (!target) notReverted.push({ blockId: change.elementId, instructionId: change.instructionId, reason: 'removed' });
+    else if (target.outerHTML !== change.after || !before) notReverted.push({ blockId: change.elementId, instructionId: change.instructionId, reason: 'rewritten' });
+    else swap(page, target, before);
+  }
+  return { html: serializePage(tools, page), notReverted: notReverted.reverse() };
+}
