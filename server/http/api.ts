@@ -33,6 +33,8 @@ export function createApiHandler(options: {
   verifyToken: TokenVerifier;
   limits: ApiLimits;
   onError: (error: unknown) => void;
+  /** Resolves once the server-side writes made so far are durable (SCALE2); awaited before every answer. */
+  settled?: () => Promise<void>;
 }) {
   return async function handleApi(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let release = () => {};
@@ -42,7 +44,9 @@ export function createApiHandler(options: {
       release = options.limits.admit(principal, req.method ?? 'GET', url);
       const { handler, params } = options.router.match(req.method ?? 'GET', url.pathname);
       const body = (options?: { optional: boolean }) => readJsonBody(req, maxBodyBytes, options?.optional);
-      sendReply(res, await handler({ req, url, principal, params, body }));
+      const reply = await handler({ req, url, principal, params, body });
+      await options.settled?.();
+      sendReply(res, reply);
     } catch (error) {
       if (res.headersSent) {
         res.destroy();
