@@ -2,24 +2,22 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../server/store/sqlite-store.ts';
 import { revertibleRuns, type AppliedBatch } from '../../server/store/run-store.ts';
 import type { Store } from '../../server/store/store.ts';
+import { storeBackends, type TestStore } from '../helpers/store-backends.ts';
 
 /*
  * The run store's lifecycle transitions (server/store/run-store.ts): each is one conditional
  * step, so of concurrent callers exactly one wins, and each takes its bookkeeping with it.
  */
 
-let dataDir: string;
-let store: Store;
 const bot = { id: 'bot', name: 'Bot' };
 const scope = { insertions: new Uint8Array([1, 2]), deletions: new Uint8Array([3]) };
 
-beforeEach(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'tandem-lifecycle-'));
-  store = openSqliteStore(dataDir);
+/** The document doc1 and its queued run r1 of three instructions. */
+async function seed(store: Store): Promise<void> {
   await store.createDoc({ id: 'doc1', title: 'doc1', kind: 'text', createdAt: 1, updatedAt: 1 }, new Map());
   await store.runs.createRun({
     id: 'r1',
@@ -33,11 +31,7 @@ beforeEach(async () => {
       { instructionId: 'i3', blockId: 'b3', instruction: 'sing', quote: 'c' },
     ],
   });
-});
-afterEach(async () => {
-  await store.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+}
 
 function batch(key: string, instructionId = 'i1'): AppliedBatch {
   return {
@@ -48,7 +42,19 @@ function batch(key: string, instructionId = 'i1'): AppliedBatch {
   };
 }
 
-describe('the run lifecycle in SQLite', () => {
+describe.each(storeBackends)('the run lifecycle in $name', (backend) => {
+  let opened: TestStore;
+  let store: Store;
+
+  beforeAll(() => backend.setUp());
+  afterAll(() => backend.tearDown());
+  beforeEach(async () => {
+    opened = await backend.open();
+    store = opened.store;
+    await seed(store);
+  });
+  afterEach(() => opened.dispose());
+
   it('lets exactly one of concurrent claims win', async () => {
     const wins = await Promise.all(['a', 'b', 'c'].map((id) => store.runs.claimRun('r1', { id, name: id }, 2000, 5000)));
     expect(wins.filter(Boolean)).toHaveLength(1);
@@ -165,6 +171,28 @@ describe('the run lifecycle in SQLite', () => {
     expect((await store.runs.getRun('r1'))?.state).toBe('discarded');
   });
 
+  it('keeps who decided a run', async () => {
+    await store.runs.claimRun('r1', bot, 2000, 5000);
+    await store.runs.completeRun('r1', 'bot', 3000, { summary: null, refusals: new Map() });
+    expect(await store.runs.decideRun('r1', 'discarded', 4000, { id: 'ed', name: 'Ed' })).toBe(true);
+    expect((await store.runs.getRun('r1'))?.decidedBy).toEqual({ id: 'ed', name: 'Ed' });
+  });
+});
+
+describe('the run tables of an earlier SQLite version', () => {
+  let dataDir: string;
+  let store: Store;
+
+  beforeEach(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'tandem-lifecycle-'));
+    store = openSqliteStore(dataDir);
+    await seed(store);
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
   it('brings the tables of an earlier version up to date, keeping their rows', async () => {
     await store.close();
     const db = new Database(join(dataDir, 'tandem.sqlite'));
@@ -194,12 +222,5 @@ describe('the run lifecycle in SQLite', () => {
       [null, false],
       [null, false],
     ]);
-  });
-
-  it('keeps who decided a run', async () => {
-    await store.runs.claimRun('r1', bot, 2000, 5000);
-    await store.runs.completeRun('r1', 'bot', 3000, { summary: null, refusals: new Map() });
-    expect(await store.runs.decideRun('r1', 'discarded', 4000, { id: 'ed', name: 'Ed' })).toBe(true);
-    expect((await store.runs.getRun('r1'))?.decidedBy).toEqual({ id: 'ed', name: 'Ed' });
   });
 });

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { RunStore } from './run-store.ts';
+
+const channel = 'tandem_runs';
+
+export interface RunEvents {
+  onRemote(listener: (docId: string) => void): () => void;
+  close(): Promise<void>;
+}
+
+/**
+ * SCALE3: tells the other instances on the database that a run of a document changed, with
+ * PostgreSQL's LISTEN/NOTIFY: every committed run write of this instance sends `NOTIFY
+ * tandem_runs` before it resolves, and one dedicated connection listens for those of the
+ * others (its own are recognised by the instance id in the payload and ignored). The listening
+ * connection reconnects if it is lost; a change notified while it was down is missed, and the
+ * long polls it would have woken answer at their timeout instead.
+ */
+export async function pgRunEvents(url: string, pool: pg.Pool, runs: RunStore): Promise<RunEvents> {
+  const instance = randomUUID();
+  const listeners = new Set<(docId: string) => void>();
+  let closed = false;
+  let client: pg.Client | null = null;
+
+  runs.onRunChanged(async (_runId, docId) => {
+    await pool.query('SELECT pg_notify($1, $2)', [channel, `${instance} ${docId}`]);
+  });
+
+  const listen = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString: url });
+    next.on('notification', (message) => {
+      const [from, docId] = (message.payload ?? '').split(' ');
+      if (from === instance || !docId) return;
+      for (const listener of listeners) listener(docId);
+    });
+    next.on('error', () => {
+      void next.end().catch(() => {});
+      if (!closed) setTimeout(() => void listen().catch(() => {}), 1000);
+    });
+    await next.connect();
+    await next.query(`LISTEN ${channel}`);
+    client = next;
+    if (closed) await next.end();
+  };
+
+  await listen();
+  return {
+    onRemote(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async close() {
+      closed = true;
+      await client?.end().catch(() => {});
+    },
+  };
+}
