@@ -27,6 +27,10 @@ export interface ServerOptions {
   limits: Limits;
   /** How long a person's side question waits for the agent's answer before it goes to the run as a steer (ASIDE7). */
   asideTimeoutMs: number;
+  /** `postgres://…`: keep everything in PostgreSQL instead of `<dataDir>/tandem.sqlite` (SCALE1); null for SQLite. */
+  databaseUrl: string | null;
+  /** `redis://…`: share live documents with the other instances on this Redis (SCALE4); null for one instance. */
+  redisUrl: string | null;
 }
 
 export const agentChoices = ['reference', 'openai', 'anthropic', 'off'] as const;
@@ -38,8 +42,9 @@ export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
  * Complete options: those given win, then the environment (`PORT`, `HOST`, `DATA_DIR`,
  * `LEASE_MS`, `TANDEM_AGENT`, and for `TANDEM_AGENT=openai` `OPENAI_BASE_URL`, `OPENAI_API_KEY`,
  * `TANDEM_MODEL`, for `TANDEM_AGENT=anthropic` `ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`,
- * `TANDEM_MODEL`), then the defaults. Paths come back absolute. Throws a RangeError for a
- * malformed `PORT` or `LEASE_MS`, an unknown `TANDEM_AGENT`, and a model agent without `TANDEM_MODEL`.
+ * `TANDEM_MODEL`; `DATABASE_URL`, `REDIS_URL`), then the defaults. Paths come back absolute. Throws a
+ * RangeError for a malformed `PORT`, `LEASE_MS`, `DATABASE_URL` or `REDIS_URL`, an unknown
+ * `TANDEM_AGENT`, and a model agent without `TANDEM_MODEL`.
  */
 export function resolveServerOptions(
   given: Partial<Omit<ServerOptions, 'limits'>> & { limits?: Partial<Limits> } = {},
@@ -59,6 +64,8 @@ export function resolveServerOptions(
     anthropic: given.anthropic ?? (agent === 'anthropic' ? anthropicSettingsFromEnv(env) : null),
     limits: resolveLimits(given.limits),
     asideTimeoutMs: given.asideTimeoutMs ?? 60_000,
+    databaseUrl: given.databaseUrl !== undefined ? given.databaseUrl : parseUrl('DATABASE_URL', env.DATABASE_URL, ['postgres:', 'postgresql:']),
+    redisUrl: given.redisUrl !== undefined ? given.redisUrl : parseUrl('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:']),
   };
 }
 
@@ -75,6 +82,18 @@ function parseAgent(value: string | undefined): AgentChoice {
   if (value === undefined || value === '') return 'reference';
   if ((agentChoices as readonly string[]).includes(value)) return value as AgentChoice;
   throw new RangeError(`TANDEM_AGENT must be "reference" (the built-in agent), "openai" or "anthropic" (the model agent) or "off" (no agent), not "${value}"`);
+}
+
+function parseUrl(name: string, value: string | undefined, protocols: readonly string[]): string | null {
+  if (value === undefined || value === '') return null;
+  let protocol: string;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    throw new RangeError(`${name} must be a URL (${protocols.map((p) => `${p}//…`).join(' or ')})`);
+  }
+  if (!protocols.includes(protocol)) throw new RangeError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}, not "${protocol}//"`);
+  return value;
 }
 
 function parsePort(value: string | undefined): number {

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 
 /*
  * PostgreSQL and Redis for the tests. CI (.ci/run) starts both and exports TEST_DATABASE_URL
@@ -36,7 +37,7 @@ export async function usePostgres(): Promise<Service> {
     { stdio: 'ignore' },
   );
   const url = `postgres://tandem@127.0.0.1:${port}/postgres`;
-  await waitUntilReady(server, () => probe(port), 'PostgreSQL');
+  await waitUntilReady(server, () => acceptsQueries(url), 'PostgreSQL');
   return { url, stop: () => stopProcess(server, dir) };
 }
 
@@ -74,6 +75,21 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** Whether PostgreSQL answers a query (it accepts connections before it is ready for them). */
+async function acceptsQueries(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 /** Whether something accepts TCP connections on the port. */
