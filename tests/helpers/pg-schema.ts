@@ -14,6 +14,10 @@ export function postgresSchemas() {
       admin = new pg.Client({ connectionString: service.url });
       await admin.connect();
     },
+    /** The URL of the schema `fresh` made last. */
+    get lastUrl(): string {
+      return postgresUrlIn(service!.url, schemas.at(-1)!);
+    },
     /** The URL of a new empty schema. */
     async fresh(): Promise<string> {
       const schema = `t_${randomUUID().replaceAll('-', '')}`;
