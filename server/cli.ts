@@ -6,7 +6,7 @@ import { isOpKind, opKinds, type OpKind } from '../shared/applier/op-kinds.ts';
 import { addKey, openKeyRing } from './auth/keys.ts';
 import { signToken } from './auth/tokens.ts';
 import { defaultTokenSeconds, parseLifetime } from './auth/expiry.ts';
-import { revokeInDataDir, tokenIdOf } from './auth/revoke.ts';
+import { revokeInDatabase, revokeInDataDir, tokenIdOf } from './auth/revoke.ts';
 import { ensureClientBuilt } from './build-client.ts';
 import { dataDirFromEnv, resolveServerOptions } from './config.ts';
 import { startServer, type TandemServer } from './index.ts';
@@ -36,7 +36,9 @@ Commands:
 Environment: PORT (8787), HOST (127.0.0.1), DATA_DIR (./data), LEASE_MS (30000),
 TANDEM_AGENT (reference; openai or anthropic: the model agent; off: start no agent with the server),
 OPENAI_BASE_URL (https://api.openai.com/v1), OPENAI_API_KEY,
-ANTHROPIC_BASE_URL (https://api.anthropic.com), ANTHROPIC_API_KEY, TANDEM_MODEL (the model agent's model)
+ANTHROPIC_BASE_URL (https://api.anthropic.com), ANTHROPIC_API_KEY, TANDEM_MODEL (the model agent's model),
+DATABASE_URL (postgres://…: PostgreSQL instead of DATA_DIR/tandem.sqlite; revoke writes there too),
+REDIS_URL (redis://…: share live documents with the other instances on that Redis)
 `;
 
 /** A mistake in the command line: reported on stderr with exit code 2. */
@@ -110,7 +112,9 @@ async function revoke(args: string[]): Promise<number> {
   if (args.length !== 1) throw new UsageError('revoke needs one token or token id');
   const target = tokenIdOf(args[0]);
   if (!target) throw new UsageError('That is neither a Tandem token nor a token id.');
-  const added = await revokeInDataDir(dataDirFromEnv(), target.jti, target.claims?.doc ?? null);
+  const doc = target.claims?.doc ?? null;
+  const databaseUrl = process.env.DATABASE_URL;
+  const added = databaseUrl ? await revokeInDatabase(databaseUrl, target.jti, doc) : await revokeInDataDir(dataDirFromEnv(), target.jti, doc);
   const who = target.claims ? ` (${target.claims.name}, ${target.claims.role})` : '';
   process.stdout.write(`${added ? 'Revoked' : 'Already revoked:'} token ${target.jti}${who}\n`);
   return 0;

@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -83,6 +85,17 @@ describe('two instances on one database and one Redis', { timeout: 90_000 }, () 
 
     // What each instance stored is the converged text: B reads it through the API.
     await waitFor(async () => (await b.api(`/api/docs/${id}/markdown`)).body === 'one from A\n\ntwo from B', 10_000);
+  });
+
+  it('[SCALE1] refuses on every instance a token that `tandem revoke` revoked in the database', async () => {
+    const token = a.token('editor', { name: 'Leaver' });
+    expect((await b.api('/api/docs', { token })).status).toBe(200);
+    const { stdout } = await promisify(execFile)('npx', ['--offline', 'tandem', 'revoke', token], {
+      cwd: new URL('../..', import.meta.url).pathname,
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: postgres.lastUrl },
+    });
+    expect(stdout).toMatch(/^Revoked token /);
+    for (const server of [a, b]) expect((await server.api('/api/docs', { token })).body.error.code).toBe('TOKEN_REVOKED');
   });
 
   it('[SCALE3] makes one run of 8 simultaneous Sends spread over both instances', async () => {
