@@ -43,14 +43,18 @@ export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
  * `LEASE_MS`, `TANDEM_AGENT`, and for `TANDEM_AGENT=openai` `OPENAI_BASE_URL`, `OPENAI_API_KEY`,
  * `TANDEM_MODEL`, for `TANDEM_AGENT=anthropic` `ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`,
  * `TANDEM_MODEL`; `DATABASE_URL`, `REDIS_URL`), then the defaults. Paths come back absolute. Throws a
- * RangeError for a malformed `PORT`, `LEASE_MS`, `DATABASE_URL` or `REDIS_URL`, an unknown
- * `TANDEM_AGENT`, and a model agent without `TANDEM_MODEL`.
+ * RangeError for a malformed `PORT`, `LEASE_MS`, `DATABASE_URL` or `REDIS_URL`, `REDIS_URL`
+ * without `DATABASE_URL`, an unknown `TANDEM_AGENT`, and a model agent without `TANDEM_MODEL`.
  */
 export function resolveServerOptions(
   given: Partial<Omit<ServerOptions, 'limits'>> & { limits?: Partial<Limits> } = {},
   env: NodeJS.ProcessEnv = process.env,
 ): ServerOptions {
   const agent = given.agent ?? parseAgent(env.TANDEM_AGENT);
+  const databaseUrl = given.databaseUrl !== undefined ? given.databaseUrl : parseUrl('DATABASE_URL', env.DATABASE_URL, ['postgres:', 'postgresql:']);
+  const redisUrl = given.redisUrl !== undefined ? given.redisUrl : parseUrl('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:']);
+  // Instances that share live documents must share the catalogue, the runs and the log too.
+  if (redisUrl && !databaseUrl) throw new RangeError('REDIS_URL needs DATABASE_URL: instances that share documents share one PostgreSQL database');
   return {
     port: given.port ?? parsePort(env.PORT),
     host: given.host ?? (env.HOST || '127.0.0.1'),
@@ -64,8 +68,8 @@ export function resolveServerOptions(
     anthropic: given.anthropic ?? (agent === 'anthropic' ? anthropicSettingsFromEnv(env) : null),
     limits: resolveLimits(given.limits),
     asideTimeoutMs: given.asideTimeoutMs ?? 60_000,
-    databaseUrl: given.databaseUrl !== undefined ? given.databaseUrl : parseUrl('DATABASE_URL', env.DATABASE_URL, ['postgres:', 'postgresql:']),
-    redisUrl: given.redisUrl !== undefined ? given.redisUrl : parseUrl('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:']),
+    databaseUrl,
+    redisUrl,
   };
 }
 

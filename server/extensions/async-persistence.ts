@@ -68,7 +68,7 @@ export class AsyncPersistence implements Extension {
   }
 
   async beforeSync({ type, payload, document, connection }: beforeSyncPayload): Promise<void> {
-    if ((type !== messageYjsSyncStep2 && type !== messageYjsUpdate) || connection.readOnly) return;
+    if ((type !== messageYjsSyncStep2 && type !== messageYjsUpdate) || connection.readOnly || isEmptyUpdate(payload)) return;
     const tail = this.tails.get(document);
     if (!tail) return;
     try {
@@ -137,4 +137,9 @@ export class AsyncPersistence implements Extension {
     tail.updates -= updates;
     tail.bytes -= bytes;
   }
+}
+
+/** The update of no change at all (no structs, no deletions), as an in-sync provider's sync step 2 may be. */
+function isEmptyUpdate(update: Uint8Array): boolean {
+  return update.byteLength === 2 && update[0] === 0 && update[1] === 0;
 }
