@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { readBlocks } from '../../shared/model/doc-content.ts';
+import { docName, runsParts } from '../../shared/model/doc-layout.ts';
 import { openPostgresStore } from '../../server/store/pg-store.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
 import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
@@ -111,6 +112,16 @@ describe('two instances on one database and one Redis', { timeout: 90_000 }, () 
     await store.close();
     expect(runs.map((run) => run.id)).toEqual([sends.find((sent) => sent.status === 201)!.body.runId]);
     expect((await b.api(`/api/runs/${runs[0].id}`)).body.state).toBe('queued');
+  });
+
+  it('[SCALE3] shows a run sent on one instance in the runs mirror of a person on the other', async () => {
+    const doc = await createDoc(a, 'alpha');
+    await instruct(a, doc.id, doc.blocks[0].id, 'uppercase');
+    const watcher = peer(b, docName(doc.id, 'runs'), b.token('viewer'));
+    await watcher.synced;
+    const sent = await a.api(`/api/docs/${doc.id}/runs`, { method: 'POST' });
+    expect(sent.status).toBe(201);
+    await waitFor(() => (runsParts(watcher.ydoc).runs.get(sent.body.runId) as { state?: string } | undefined)?.state === 'queued', 10_000);
   });
 
   it('[SCALE3] gives a run to exactly one of concurrent claims on both instances', async () => {
