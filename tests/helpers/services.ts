@@ -106,6 +106,10 @@ function probe(port: number): Promise<boolean> {
 
 
 async function waitUntilReady(server: ChildProcess, ready: () => Promise<boolean>, what: string): Promise<void> {
+  // A test process that ends without stopping its services (a crash, a timeout) takes them along.
+  const orphaned = () => server.kill('SIGKILL');
+  process.once('exit', orphaned);
+  server.once('exit', () => process.off('exit', orphaned));
   let exited = false;
   server.once('exit', () => (exited = true));
   for (let attempt = 0; attempt < 600; attempt++) {
