@@ -132,12 +132,14 @@ describe.each(storeBackends)('the run lifecycle in $name', (backend) => {
     await store.runs.recordBatch('r1', 'bot', 2500, batch('k1'));
     expect(await store.runs.decideRun('r1', 'accepted', 3000)).toBe(false);
     await store.runs.completeRun('r1', 'bot', 3000, { summary: null, refusals: new Map() });
-    const decisions = await Promise.all([store.runs.decideRun('r1', 'accepted', 4000), store.runs.decideRun('r1', 'discarded', 4000)]);
-    expect(decisions).toEqual([true, false]);
+    // On PostgreSQL concurrent calls run on connections of their own, in no set order: one wins.
+    const decisions = await Promise.all([store.runs.decideRun('r1', 'accepted', 4000), store.runs.decideRun('r1', 'accepted', 4000)]);
+    expect(decisions.filter(Boolean)).toHaveLength(1);
+    expect(await store.runs.decideRun('r1', 'discarded', 4000)).toBe(false);
     expect(await store.runs.getRun('r1')).toMatchObject({ state: 'accepted', changes: [expect.objectContaining({ after: 'A' })] });
     expect((await store.runs.openScopes('doc1')).map((open) => open.runId)).toEqual(['r1']);
     const by = { id: 'ed', name: 'Ed' };
-    expect(await Promise.all([store.runs.revertRun('r1', 5000, by, []), store.runs.revertRun('r1', 5000, by, [])])).toEqual([true, false]);
+    expect((await Promise.all([store.runs.revertRun('r1', 5000, by, []), store.runs.revertRun('r1', 5000, by, [])])).filter(Boolean)).toHaveLength(1);
     expect(await store.runs.getRun('r1')).toMatchObject({ state: 'accepted', reverted: { at: 5000, by, notReverted: [] } });
     expect(await store.runs.openScopes('doc1')).toEqual([]);
   });
