@@ -33,8 +33,14 @@ export const scale: Benchmark = {
     const receiverCounts = ctx.quick ? [10] : [10, 100];
     const seconds = ctx.quick ? 2 : 10;
     const postgres = postgresSchemas();
-    await postgres.setUp();
-    const redis = await useRedis();
+    let redis: Awaited<ReturnType<typeof useRedis>>;
+    try {
+      await postgres.setUp();
+      redis = await useRedis();
+    } catch (error) {
+      await postgres.tearDown().catch(() => {});
+      return { rows: [], skipped: `scale: skipped: ${error instanceof Error ? error.message : String(error)}` };
+    }
     const figures = new Map<1 | 2, Figures>();
     try {
       for (const count of [1, 2] as const) {
