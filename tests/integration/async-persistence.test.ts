@@ -99,4 +99,36 @@ describe('durability over an asynchronous log', { timeout: 30_000 }, () => {
       peer.destroy();
     }
   });
+
+  it('[SCALE2] keeps settled() pending while a server-side write is still being appended', async () => {
+    store = await openPostgresStore(await postgres.fresh());
+    const updates = store.updates as AsyncUpdateLog;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let entered!: () => void;
+    const appending = new Promise<void>((resolve) => (entered = resolve));
+    const { persistence } = await start({
+      ...updates,
+      append: async (name, update) => {
+        entered();
+        await gate;
+        return updates.append(name, update);
+      },
+    });
+    const connection = await server.hocuspocus.openDirectConnection('gated');
+    try {
+      connection.document!.transact(() => connection.document!.getText('t').insert(0, 'held'));
+      let settled = false;
+      const done = persistence.settled().then(() => (settled = true));
+      await appending;
+      expect(settled).toBe(false);
+      expect(await storedText('gated')).toBe('');
+      open();
+      await done;
+      expect(await storedText('gated')).toBe('held');
+    } finally {
+      open();
+      await connection.disconnect();
+    }
+  });
 });
