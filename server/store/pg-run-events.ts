@@ -36,12 +36,22 @@ export async function pgRunEvents(url: string, pool: pg.Pool, runs: RunStore): P
     });
     next.on('error', () => {
       void next.end().catch(() => {});
-      if (!closed) setTimeout(() => void listen().catch(() => {}), 1000);
+      relisten();
     });
     await next.connect();
     await next.query(`LISTEN ${channel}`);
     client = next;
     if (closed) await next.end();
+  };
+  // Once a second until the database answers again; one retry at a time.
+  let retry: NodeJS.Timeout | null = null;
+  const relisten = () => {
+    if (closed || retry) return;
+    retry = setTimeout(() => {
+      retry = null;
+      void listen().catch(relisten);
+    }, 1000);
+    retry.unref();
   };
 
   await listen();
@@ -52,6 +62,7 @@ export async function pgRunEvents(url: string, pool: pg.Pool, runs: RunStore): P
     },
     async close() {
       closed = true;
+      if (retry) clearTimeout(retry);
       await client?.end().catch(() => {});
     },
   };
