@@ -70,7 +70,8 @@ export class AsyncPersistence implements Extension {
   async beforeSync({ type, payload, document, connection }: beforeSyncPayload): Promise<void> {
     if ((type !== messageYjsSyncStep2 && type !== messageYjsUpdate) || connection.readOnly || isEmptyUpdate(payload)) return;
     const tail = this.tails.get(document);
-    if (!tail) return;
+    // Never acknowledge what was not logged: a document this extension did not load takes no update.
+    if (!tail) throw new Error(`${document.name} was not loaded through the update log`);
     try {
       this.logged(document, tail, await this.log.append(document.name, payload), payload.byteLength);
     } catch (error) {
