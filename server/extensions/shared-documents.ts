@@ -36,10 +36,13 @@ class SharedDocuments extends Redis {
   }
 }
 
-/** Stops this round of Hocuspocus's unload hooks; the document is unloaded later. */
+/**
+ * Stops this round of Hocuspocus's unload hooks; the document is unloaded later. Without a
+ * message, as Hocuspocus logs the message of every error a hook throws and this is no error.
+ */
 class UnloadDeferred extends Error {
   constructor() {
-    super('The document stays loaded a moment for the other instances');
+    super('');
     this.name = 'UnloadDeferred';
   }
 }
