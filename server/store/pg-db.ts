@@ -7,12 +7,15 @@ const int8 = 20;
 
 /**
  * A pool on `url`. BIGINT columns (times in milliseconds, sequence numbers, counts) come back
- * as numbers: every one of them stays far below 2^53.
+ * as numbers: every one of them stays far below 2^53. A query that cannot get a connection
+ * within 10 s fails (the database is gone) instead of holding its caller, an acknowledgement
+ * among them, for ever.
  */
 export function openPool(url: string): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
+    connectionTimeoutMillis: 10_000,
     types: { getTypeParser: ((oid: number, format?: string) => (oid === int8 ? Number : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser },
   });
   // An idle client that loses its server (a restart) is dropped by the pool; its error is not the caller's.
