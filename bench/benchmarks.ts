@@ -5,7 +5,8 @@ import { memory } from './memory.ts';
 import { traces } from './traces.ts';
 import { browser } from './browser.ts';
 import { agentApi } from './agent-api.ts';
+import { scale } from './scale.ts';
 import type { Benchmark } from './lib/types.ts';
 
 /** Every benchmark, in the order they run and print. */
-export const benchmarks: Benchmark[] = [syncLatency, applier, persistence, memory, browser, traces, agentApi];
+export const benchmarks: Benchmark[] = [syncLatency, applier, persistence, memory, browser, traces, agentApi, scale];

@@ -6,7 +6,7 @@ import { isOpKind, opKinds, type OpKind } from '../shared/applier/op-kinds.ts';
 import { addKey, openKeyRing } from './auth/keys.ts';
 import { signToken } from './auth/tokens.ts';
 import { defaultTokenSeconds, parseLifetime } from './auth/expiry.ts';
-import { revokeInDataDir, tokenIdOf } from './auth/revoke.ts';
+import { revokeInDatabase, revokeInDataDir, tokenIdOf } from './auth/revoke.ts';
 import { ensureClientBuilt } from './build-client.ts';
 import { dataDirFromEnv, resolveServerOptions } from './config.ts';
 import { startServer, type TandemServer } from './index.ts';
@@ -42,7 +42,9 @@ TANDEM_AGENT (reference; openai or anthropic: the model agent; off: start no age
 OPENAI_BASE_URL (https://api.openai.com/v1), OPENAI_API_KEY,
 ANTHROPIC_BASE_URL (https://api.anthropic.com), ANTHROPIC_API_KEY, TANDEM_MODEL (the model agent's model),
 TANDEM_MODEL_TIMEOUT_MS (120000), TANDEM_MAX_TURNS (20), TANDEM_MAX_TOKENS_PER_RUN (200000),
-TANDEM_MODEL_RETRIES (3), TANDEM_MODEL_RETRY_MAX_DELAY_MS (30000)
+TANDEM_MODEL_RETRIES (3), TANDEM_MODEL_RETRY_MAX_DELAY_MS (30000),
+DATABASE_URL (postgres://…: PostgreSQL instead of DATA_DIR/tandem.sqlite; revoke writes there too),
+REDIS_URL (redis://…: share live documents with the other instances on that Redis)
 `;
 
 /** A mistake in the command line: reported on stderr with exit code 2. */
@@ -117,7 +119,9 @@ async function revoke(args: string[]): Promise<number> {
   if (args.length !== 1) throw new UsageError('revoke needs one token or token id');
   const target = tokenIdOf(args[0]);
   if (!target) throw new UsageError('That is neither a Tandem token nor a token id.');
-  const added = await revokeInDataDir(dataDirFromEnv(), target.jti, target.claims?.doc ?? null);
+  const doc = target.claims?.doc ?? null;
+  const databaseUrl = process.env.DATABASE_URL;
+  const added = databaseUrl ? await revokeInDatabase(databaseUrl, target.jti, doc) : await revokeInDataDir(dataDirFromEnv(), target.jti, doc);
   const who = target.claims ? ` (${target.claims.name}, ${target.claims.role})` : '';
   process.stdout.write(`${added ? 'Revoked' : 'Already revoked:'} token ${target.jti}${who}\n`);
   return 0;

@@ -30,6 +30,10 @@ export interface ServerOptions {
   limits: Limits;
   /** How long a person's side question waits for the agent's answer before it goes to the run as a steer (ASIDE7). */
   asideTimeoutMs: number;
+  /** `postgres://…`: keep everything in PostgreSQL instead of `<dataDir>/tandem.sqlite` (SCALE1); null for SQLite. */
+  databaseUrl: string | null;
+  /** `redis://…`: share live documents with the other instances on this Redis (SCALE4); null for one instance. */
+  redisUrl: string | null;
 }
 
 export const agentChoices = ['reference', 'openai', 'anthropic', 'off'] as const;
@@ -41,14 +45,20 @@ export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
  * Complete options: those given win, then the environment (`PORT`, `HOST`, `DATA_DIR`,
  * `LEASE_MS`, `TANDEM_AGENT`, and for `TANDEM_AGENT=openai` `OPENAI_BASE_URL`, `OPENAI_API_KEY`,
  * `TANDEM_MODEL`, for `TANDEM_AGENT=anthropic` `ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`,
- * `TANDEM_MODEL`, and for either the run limits of `runLimitsFromEnv`), then the defaults. Paths come back absolute. Throws a RangeError for a
- * malformed `PORT` or `LEASE_MS`, an unknown `TANDEM_AGENT`, and a model agent without `TANDEM_MODEL`.
+ * `TANDEM_MODEL`, and for either the run limits of `runLimitsFromEnv`; `DATABASE_URL`, `REDIS_URL`), then
+ * the defaults. Paths come back absolute. Throws a RangeError for a malformed `PORT`, `LEASE_MS`,
+ * `DATABASE_URL` or `REDIS_URL`, `REDIS_URL` without `DATABASE_URL`, an unknown `TANDEM_AGENT`, and
+ * a model agent without `TANDEM_MODEL`.
  */
 export function resolveServerOptions(
   given: Partial<Omit<ServerOptions, 'limits'>> & { limits?: Partial<Limits> } = {},
   env: NodeJS.ProcessEnv = process.env,
 ): ServerOptions {
   const agent = given.agent ?? parseAgent(env.TANDEM_AGENT);
+  const databaseUrl = given.databaseUrl !== undefined ? given.databaseUrl : parseUrl('DATABASE_URL', env.DATABASE_URL, ['postgres:', 'postgresql:']);
+  const redisUrl = given.redisUrl !== undefined ? given.redisUrl : parseUrl('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:']);
+  // Instances that share live documents must share the catalogue, the runs and the log too.
+  if (redisUrl && !databaseUrl) throw new RangeError('REDIS_URL needs DATABASE_URL: instances that share documents share one PostgreSQL database');
   return {
     port: given.port ?? parsePort(env.PORT),
     host: given.host ?? (env.HOST || '127.0.0.1'),
@@ -63,6 +73,8 @@ export function resolveServerOptions(
     modelLimits: given.modelLimits ?? (agent === 'openai' || agent === 'anthropic' ? runLimitsFromEnv(env) : defaultRunLimits),
     limits: resolveLimits(given.limits),
     asideTimeoutMs: given.asideTimeoutMs ?? 60_000,
+    databaseUrl,
+    redisUrl,
   };
 }
 
@@ -79,6 +91,18 @@ function parseAgent(value: string | undefined): AgentChoice {
   if (value === undefined || value === '') return 'reference';
   if ((agentChoices as readonly string[]).includes(value)) return value as AgentChoice;
   throw new RangeError(`TANDEM_AGENT must be "reference" (the built-in agent), "openai" or "anthropic" (the model agent) or "off" (no agent), not "${value}"`);
+}
+
+function parseUrl(name: string, value: string | undefined, protocols: readonly string[]): string | null {
+  if (value === undefined || value === '') return null;
+  let protocol: string;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    throw new RangeError(`${name} must be a URL (${protocols.map((p) => `${p}//…`).join(' or ')})`);
+  }
+  if (!protocols.includes(protocol)) throw new RangeError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}, not "${protocol}//"`);
+  return value;
 }
 
 function parsePort(value: string | undefined): number {

@@ -10,10 +10,12 @@ import type { Limits } from './limits.ts';
 import { SocketCounts } from './collab-gate.ts';
 import { SocketLimits } from './extensions/socket-limits.ts';
 import { ApiLimits } from './http/api-limits.ts';
-import { openSqliteStore } from './store/sqlite-store.ts';
+import { openStore } from './store/open-store.ts';
 import { Auth } from './extensions/auth.ts';
 import { AuditConnections } from './extensions/audit-connections.ts';
 import { Persistence } from './extensions/persistence.ts';
+import { AsyncPersistence } from './extensions/async-persistence.ts';
+import { sharedDocuments } from './extensions/shared-documents.ts';
 import { DocMetadata } from './extensions/doc-metadata.ts';
 import { NotesGuard } from './extensions/notes-guard.ts';
 import { NotesStrays } from './extensions/notes-strays.ts';
@@ -72,23 +74,27 @@ export async function startServer(
   const options = resolveServerOptions(given);
   const log = (error: unknown) => console.error('[tandem]', error);
   const keys = openKeyRing(options.dataDir);
-  const store = openSqliteStore(options.dataDir);
+  const store = await openStore(options);
   const verify: TokenVerifier = (token) => verifyToken(keys, token, (jti) => store.revocations.isRevoked(jti));
   const scopes = new RunScopes(store.runs);
   const writers = new TextWriters();
   const agents = new LateBound<AgentService>('The agent service');
 
+  const notesGuard = new NotesGuard({ docCreatedAt: async (docId) => (await store.getDoc(docId))?.createdAt ?? null });
+  // SQLite logs in the update event, before NotesGuard (both refuse sync messages in beforeSync,
+  // and NotesGuard must be the last to refuse); PostgreSQL logs a client's update after every
+  // refusal, and the API awaits its server-side writes before it answers (DUR1, SCALE2).
+  const asyncLog = store.updates.appendsAsynchronously ? new AsyncPersistence(store.updates, log, (document) => notesGuard.forget(document)) : null;
   const hocuspocus = new Hocuspocus({
     quiet: true,
     maxPendingDocuments: options.limits.pendingDocumentsPerSocket,
     timeout: options.limits.idleSocketMs,
     extensions: [
+      ...sharedDocuments(options.redisUrl),
       new Auth({ verifyToken: verify, store }),
       new SocketLimits({ verifyToken: verify }),
       new AuditConnections({ audit: store.audit, onError: log }),
-      // Before NotesGuard: both refuse sync messages in beforeSync, and NotesGuard must be last.
-      new Persistence(store.updates, log),
-      new NotesGuard({ docCreatedAt: async (docId) => (await store.getDoc(docId))?.createdAt ?? null }),
+      ...(store.updates.appendsAsynchronously ? [notesGuard, asyncLog!] : [new Persistence(store.updates, log), notesGuard]),
       new PresenceGuard(),
       new NotesStrays(),
       new DocMetadata(store),
@@ -108,6 +114,8 @@ export async function startServer(
   // Asides live while their run is claimed (ASIDE8).
   const asides = new AsideService({ store, mirror: new AsideMirror(hocuspocus, log), now: options.leaseClock, timeoutMs: options.asideTimeoutMs });
   store.runs.onRunChanged((runId) => asides.runChanged(runId));
+  // SCALE3: a run another instance changed wakes this instance's long polls too.
+  store.onRemoteRunChanged(() => runs.notifier.notify());
 
   const router = new Router<RouteHandler>();
   addDocRoutes(router, { store, hocuspocus });
@@ -119,7 +127,7 @@ export async function startServer(
 
   const httpServer = createServer(
     createRequestHandler({
-      api: createApiHandler({ router, verifyToken: verify, limits: new ApiLimits(options.limits), onError: log }),
+      api: createApiHandler({ router, verifyToken: verify, limits: new ApiLimits(options.limits), onError: log, settled: asyncLog ? () => asyncLog.settled() : undefined }),
       static: createStaticHandler(options.distDir),
       onError: log,
     }),

@@ -32,7 +32,16 @@ const benchLimits = {
 
 async function start(): Promise<{ address: ServerAddress; close(): Promise<void> }> {
   if (spec.kind === 'tandem') {
-    const server = await startServer({ port: 0, host: '127.0.0.1', dataDir: spec.dataDir, distDir: spec.distDir, quiet: true, limits: benchLimits });
+    const server = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      dataDir: spec.dataDir,
+      distDir: spec.distDir,
+      quiet: true,
+      limits: benchLimits,
+      databaseUrl: spec.databaseUrl ?? null,
+      redisUrl: spec.redisUrl ?? null,
+    });
     return {
       address: { httpUrl: server.url, wsUrl: `ws://127.0.0.1:${server.port}/collab`, token: server.ownerToken },
       close: () => server.close(),

@@ -14,6 +14,9 @@ export interface ServerSpec {
   dataDir?: string;
   /** The built client Tandem serves (`tandem` only). */
   distDir?: string;
+  /** `tandem` only: PostgreSQL instead of SQLite, and Redis to share documents with other instances. */
+  databaseUrl?: string;
+  redisUrl?: string;
 }
 
 export interface ServerAddress {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { decodeClaims, isTokenId, type Claims } from '../../shared/protocol/claims.ts';
 import { sqliteAuditLog } from '../store/sqlite-audit.ts';
 import { sqliteRevocationList } from '../store/sqlite-revocations.ts';
+import { openPostgresStore } from '../store/pg-store.ts';
 
 /** Who revokes: the person at the command line of the server's machine. */
 export const commandLineActor = { id: 'command-line', name: 'Command line', role: 'operator' };
@@ -35,5 +36,18 @@ export async function revokeInDataDir(dataDir: string, jti: string, doc: string 
     return added;
   } finally {
     db.close();
+  }
+}
+
+/** As revokeInDataDir, in the PostgreSQL database at `databaseUrl` (`DATABASE_URL`, SCALE1), which every instance reads. */
+export async function revokeInDatabase(databaseUrl: string, jti: string, doc: string | null): Promise<boolean> {
+  const store = await openPostgresStore(databaseUrl);
+  try {
+    const now = Date.now();
+    const added = await store.revocations.revoke(jti, now);
+    if (added) await store.audit.record({ action: 'token.revoked', docId: doc, actor: commandLineActor, tokenId: jti, at: now });
+    return added;
+  } finally {
+    await store.close();
   }
 }

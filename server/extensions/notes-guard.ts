@@ -101,6 +101,14 @@ export class NotesGuard implements Extension {
     throw new NotesWriteRefused(closeCodes[rule] ?? forbiddenCode, `[${rule}] ${annotationId ? `${annotationId}: ` : ''}${message}`);
   }
 
+  /**
+   * Forgets the copy of `document`: an update it accepted will not be applied after all (its
+   * append to an asynchronous log failed), so the next update is judged on a fresh copy.
+   */
+  forget(document: Y.Doc): void {
+    this.shadows.delete(document);
+  }
+
   /** Drops a write-back whose update was never applied (Hocuspocus failed to apply the message). */
   async afterHandleMessage({ connection }: afterHandleMessagePayload): Promise<void> {
     this.pending.get(connection)?.();

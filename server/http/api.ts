@@ -36,6 +36,8 @@ export function createApiHandler(options: {
   verifyToken: TokenVerifier;
   limits: ApiLimits;
   onError: (error: unknown) => void;
+  /** Resolves once the server-side writes made so far are durable (SCALE2); awaited before every answer. */
+  settled?: () => Promise<void>;
 }) {
   return async function handleApi(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let release = () => {};
@@ -46,7 +48,9 @@ export function createApiHandler(options: {
       const { handler, params } = options.router.match(req.method ?? 'GET', url.pathname);
       const body = (options?: { optional?: boolean; maxBytes?: number }) =>
         readJsonBody(req, Math.min(maxBodyBytes, options?.maxBytes ?? maxBodyBytes), options?.optional);
-      sendReply(res, await handler({ req, url, principal, params, body }));
+      const reply = await handler({ req, url, principal, params, body });
+      await options.settled?.();
+      sendReply(res, reply);
     } catch (error) {
       if (res.headersSent) {
         res.destroy();

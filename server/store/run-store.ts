@@ -79,9 +79,9 @@ export interface Completion {
 }
 
 /**
- * The run store. SQLite implements it (sqlite-runs.ts); PostgreSQL can with the same tables, as
- * every method is asynchronous and the one-outstanding-run rule is a partial unique index, not
- * a check in code.
+ * The run store. SQLite (sqlite-runs.ts) and PostgreSQL (pg-runs.ts) implement it with the same
+ * tables; the one-outstanding-run rule is a partial unique index, not a check in code, so it
+ * holds across every instance that shares a PostgreSQL database.
  */
 export interface RunStore {
   /**

@@ -4,7 +4,7 @@ import type Database from 'better-sqlite3';
  * The tables of the whole run lifecycle (send → claim → apply → review). A run is outstanding
  * while it is queued, claimed or in review; the partial unique index `runs_one_outstanding`
  * allows one such run per document, so the rule holds under any concurrency, here and in
- * PostgreSQL, which has the same partial indexes. `run_scopes` holds the undo scope of a run
+ * PostgreSQL (pg-migrations.ts has the same tables and index). `run_scopes` holds the undo scope of a run
  * that changed the text (shared/applier/run-scope.ts) until it is discarded, failed, given back or
  * reverted, or is no longer one of the document's last `revertibleRuns` accepted runs (REV8).
  */

@@ -1,55 +1,13 @@
 import type Database from 'better-sqlite3';
-import { isRunState, outstandingRunStates, type ItemOutcome, type NotReverted, type RunChange, type RunItem, type RunState } from '../../shared/protocol/run-record.ts';
-import type { OpKind } from '../../shared/applier/op-kinds.ts';
+import { outstandingRunStates } from '../../shared/protocol/run-record.ts';
 import type { NewRun, RunStore, StoredRun } from './run-store.ts';
+import { toStoredRun, type ChangeRow, type ItemRow, type RunRow } from './run-rows.ts';
 import { migrateRunTables } from './sqlite-runs-schema.ts';
 import { sqliteRunLifecycle } from './sqlite-run-lifecycle.ts';
 import { withRunChanges } from './run-changes.ts';
 import { sqliteRunActivity } from './sqlite-run-activity.ts';
 import { leaves, stateIn } from './sqlite-run-states.ts';
 import { runTransitions } from '../../shared/protocol/run-states.ts';
-
-interface RunRow {
-  id: string;
-  doc_id: string;
-  state: string;
-  created_by: string;
-  created_by_name: string;
-  created_at: number;
-  updated_at: number;
-  claimed_by: string | null;
-  claimed_by_name: string | null;
-  lease_expires_at: number | null;
-  decided_by: string | null;
-  decided_by_name: string | null;
-  reverted_at: number | null;
-  reverted_by: string | null;
-  reverted_by_name: string | null;
-  not_reverted: string | null;
-  summary: string | null;
-  error: string | null;
-  context_markdown: string;
-}
-
-interface ItemRow {
-  instruction_id: string;
-  block_id: string;
-  instruction_text: string;
-  quote: string;
-  current_text: string | null;
-  drifted: number;
-  outcome: string;
-  reason: string | null;
-}
-
-interface ChangeRow {
-  block_id: string;
-  instruction_id: string;
-  op: string;
-  before: string | null;
-  after: string | null;
-  note: string | null;
-}
 
 /** The run store over an open better-sqlite3 handle; creates (or migrates) its tables. */
 export function sqliteRunStore(db: Database.Database): RunStore {
@@ -92,31 +50,7 @@ export function sqliteRunStore(db: Database.Database): RunStore {
   });
 
   function load(row: RunRow): StoredRun {
-    return {
-      id: row.id,
-      docId: row.doc_id,
-      state: toState(row.state),
-      createdBy: { id: row.created_by, name: row.created_by_name },
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-      claimedBy: row.claimed_by === null ? null : { id: row.claimed_by, name: row.claimed_by_name ?? row.claimed_by },
-      leaseExpiresAt: row.lease_expires_at,
-      decidedBy: row.decided_by === null ? null : { id: row.decided_by, name: row.decided_by_name ?? row.decided_by },
-      reverted:
-        row.reverted_at === null
-          ? null
-          : {
-              at: row.reverted_at,
-              by: { id: row.reverted_by ?? '', name: row.reverted_by_name ?? row.reverted_by ?? '' },
-              notReverted: JSON.parse(row.not_reverted ?? '[]') as NotReverted[],
-            },
-      summary: row.summary,
-      error: row.error,
-      contextMarkdown: row.context_markdown,
-      items: selectItems.all(row.id).map(toItem),
-      changes: selectChanges.all(row.id).map(toChange),
-      activity: activity.activityOf(row.id),
-    };
+    return { ...toStoredRun(row, selectItems.all(row.id), selectChanges.all(row.id)), activity: activity.activityOf(row.id) };
   }
 
   const inner: Omit<RunStore, 'onRunChanged'> = {
@@ -159,33 +93,4 @@ function isOutstandingViolation(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   return code === 'SQLITE_CONSTRAINT_UNIQUE' && error.message.includes('runs.doc_id');
-}
-
-function toState(state: string): RunState {
-  if (!isRunState(state)) throw new RangeError(`Unknown run state in the store: ${state}`);
-  return state;
-}
-
-function toItem(row: ItemRow): RunItem {
-  return {
-    instructionId: row.instruction_id,
-    blockId: row.block_id,
-    instruction: row.instruction_text,
-    quote: row.quote,
-    currentText: row.current_text,
-    drifted: row.drifted === 1,
-    outcome: row.outcome as ItemOutcome,
-    reason: row.reason,
-  };
-}
-
-function toChange(row: ChangeRow): RunChange {
-  return {
-    op: row.op as OpKind,
-    blockId: row.block_id,
-    instructionId: row.instruction_id,
-    before: row.before,
-    after: row.after,
-    ...(row.note === null ? {} : { note: row.note }),
-  };
 }

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import type { DocKind } from '../../shared/model/doc-layout.ts';
-import type { DocRecord, Store } from './store.ts';
+import type { DocRecord, SyncStore } from './store.ts';
 import { sqliteRunStore } from './sqlite-runs.ts';
 import { sqliteAnnotationDocIndex } from './sqlite-annotation-docs.ts';
 import { sqliteRevocationList } from './sqlite-revocations.ts';
@@ -41,7 +41,7 @@ interface DocRow {
  * take the last commits back, never corrupt the file). FULL would sync every commit, the update
  * log's every append, for a promise about power loss that Tandem does not make.
  */
-export function openSqliteStore(dataDir: string): Store {
+export function openSqliteStore(dataDir: string): SyncStore {
   const file = join(dataDir, 'tandem.sqlite');
   // SQLite gives the -wal and -shm files it creates the mode of the database file.
   ensurePrivateFile(file);
@@ -96,6 +96,9 @@ export function openSqliteStore(dataDir: string): Store {
     },
     async updateDoc(id, changes) {
       updateDoc.run({ id, ...changes });
+    },
+    onRemoteRunChanged() {
+      return () => {};
     },
     async loadState(name) {
       return mergeStored(await updates.read(name));

@@ -2,7 +2,7 @@ import type { DocKind } from '../../shared/model/doc-layout.ts';
 import type { AnnotationDocIndex, RunStore } from './run-store.ts';
 import type { AuditLog } from './sqlite-audit.ts';
 import type { RevocationList } from './sqlite-revocations.ts';
-import type { UpdateLog } from './update-log.ts';
+import type { AsyncUpdateLog, UpdateLog } from './update-log.ts';
 
 export type { AnnotationDocIndex, NewRun, RunStore, StoredRun } from './run-store.ts';
 
@@ -18,8 +18,9 @@ export interface DocRecord {
 /**
  * Where Tandem keeps its catalogue of documents, the Yjs state of each Hocuspocus document
  * (full state, `Y.encodeStateAsUpdate`, plus the log of its updates since), its runs and its
- * annotation index. SQLite implements it; PostgreSQL can, as every method is asynchronous but
- * `updates.append` (see update-log.ts). After `close()` every method rejects.
+ * annotation index. SQLite (sqlite-store.ts, the default) and PostgreSQL (pg-store.ts) implement
+ * it; every method is asynchronous but SQLite's `updates.append` (see update-log.ts). After
+ * `close()` every method rejects.
  */
 export interface Store {
   /** Adds a document to the catalogue with the initial state of its parts, all or nothing. */
@@ -32,7 +33,7 @@ export interface Store {
   /** The stored state of a Hocuspocus document with its logged updates, as one update; null if nothing was stored. */
   loadState(name: string): Promise<Uint8Array | null>;
   /** The log of each Hocuspocus document's updates since its stored state, and their compaction. */
-  readonly updates: UpdateLog;
+  readonly updates: UpdateLog | AsyncUpdateLog;
   /** Runs, their items, changes and applied batches. */
   readonly runs: RunStore;
   /** Which document each annotation id belongs to. */
@@ -41,5 +42,15 @@ export interface Store {
   readonly revocations: RevocationList;
   /** Who did what to which document. */
   readonly audit: AuditLog;
+  /**
+   * Calls `listener(docId)` when another instance sharing this store changed a run of `docId`
+   * (SCALE3); a store only one process uses never calls it. Returns the unsubscribe.
+   */
+  onRemoteRunChanged(listener: (docId: string) => void): () => void;
   close(): Promise<void>;
+}
+
+/** The SQLite store, whose update log appends synchronously. */
+export interface SyncStore extends Store {
+  readonly updates: UpdateLog;
 }

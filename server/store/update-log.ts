@@ -19,12 +19,11 @@ export interface StoredDocument {
  * `append` is synchronous by contract. Hocuspocus applies a client's update and sends the
  * acknowledgement (its SyncStatus message) in one synchronous stretch; the only code that runs
  * between the two is the Y.Doc's `update` event, so the append must be on disk when `append`
- * returns. A store that can only write asynchronously (PostgreSQL) cannot implement it as is: it
- * would hold the acknowledgement instead, e.g. append a client's raw update in Hocuspocus's
- * `beforeSync` hook (awaited before the update is applied) and await server-side writes before
- * the route that made them answers. `read` and `compact` are asynchronous already.
+ * returns (SQLite, server/extensions/persistence.ts). A store that can only write asynchronously
+ * implements AsyncUpdateLog instead.
  */
 export interface UpdateLog {
+  readonly appendsAsynchronously?: false;
   /** Appends one update of the document `name`; returns its sequence number, larger than every earlier one of `name`. */
   append(name: string, update: Uint8Array): number;
   read(name: string): Promise<StoredDocument>;
@@ -32,6 +31,26 @@ export interface UpdateLog {
    * Makes `state` the document's stored state and deletes its logged updates up to and including
    * `throughSeq`, all or nothing. `state` must contain every update up to `throughSeq`; updates
    * logged after it stay.
+   */
+  compact(name: string, state: Uint8Array, throughSeq: number): Promise<void>;
+}
+
+/**
+ * The update log of a store that writes asynchronously (PostgreSQL), shared by every instance
+ * of a cluster (SCALE2, server/extensions/async-persistence.ts): a client's update is appended
+ * in Hocuspocus's `beforeSync` hook, awaited before the update is applied and acknowledged, and
+ * a server-side write is awaited before the route that made it answers.
+ */
+export interface AsyncUpdateLog {
+  readonly appendsAsynchronously: true;
+  /** Appends one update of `name`; resolves, once it is on disk, to its sequence number, larger than every earlier one of `name`. */
+  append(name: string, update: Uint8Array): Promise<number>;
+  read(name: string): Promise<StoredDocument>;
+  /**
+   * Merges `state`, the stored state and the logged updates of `name` up to and including
+   * `throughSeq` into the new stored state and deletes those updates, all or nothing. Merging
+   * what it deletes (rather than trusting `state` to hold it) is what lets several instances, each
+   * with updates the other has not seen yet, compact one shared log without losing any.
    */
   compact(name: string, state: Uint8Array, throughSeq: number): Promise<void>;
 }

@@ -18,9 +18,12 @@ export interface ServerProcess extends Pick<TestServer, 'url' | 'wsUrl' | 'port'
 
 let principals = 0;
 
-/** Starts Tandem's real server in a child process on `dataDir`, on a free port. */
-export async function startServerProcess(dataDir: string): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', main, dataDir, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * Starts Tandem's real server in a child process on `dataDir`, on a free port; `env` adds to
+ * its environment (`DATABASE_URL`, `REDIS_URL`).
+ */
+export async function startServerProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', main, dataDir, '0'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const ready = await new Promise<{ url: string; port: number; ownerToken: string }>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line)));

@@ -44,12 +44,22 @@ describe('server options from the environment', () => {
     expect(resolveServerOptions({}, { TANDEM_MODEL: 'claude' }).anthropic).toBeNull();
   });
 
+  it('[SCALE1] takes DATABASE_URL and REDIS_URL from the environment, SQLite alone when neither is set', () => {
+    expect(resolveServerOptions({}, {})).toMatchObject({ databaseUrl: null, redisUrl: null });
+    const env = { DATABASE_URL: 'postgres://tandem:secret@db:5432/tandem', REDIS_URL: 'redis://cache:6379' };
+    expect(resolveServerOptions({}, env)).toMatchObject({ databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL });
+  });
+
   it.each([
     [{ LEASE_MS: 'soon' }, /^LEASE_MS must be a number of milliseconds/],
     [{ LEASE_MS: '10' }, /^LEASE_MS must be/],
     [{ TANDEM_AGENT: 'gpt' }, /^TANDEM_AGENT must be "reference" \(the built-in agent\), "openai" or "anthropic" \(the model agent\) or "off" \(no agent\), not "gpt"$/],
     [{ TANDEM_AGENT: 'openai' }, /^Name the model: TANDEM_MODEL=NAME/],
     [{ TANDEM_AGENT: 'anthropic' }, /^Name the model: TANDEM_MODEL=NAME, or --model anthropic:NAME$/],
+    [{ DATABASE_URL: 'mysql://db/tandem' }, /^DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/, not "mysql:\/\/"$/],
+    [{ DATABASE_URL: 'not a url' }, /^DATABASE_URL must be a URL/],
+    [{ REDIS_URL: 'redis://127.0.0.1:6379' }, /^REDIS_URL needs DATABASE_URL/],
+    [{ DATABASE_URL: 'postgres://db/tandem', REDIS_URL: 'http://cache' }, /^REDIS_URL must start with redis:\/\/ or rediss:\/\//],
   ])('refuse %o with a RangeError that says what they take', (env, message) => {
     expect(() => resolveServerOptions({}, env)).toThrow(RangeError);
     expect(() => resolveServerOptions({}, env)).toThrow(message);

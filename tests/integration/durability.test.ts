@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import Database from 'better-sqlite3';
@@ -13,6 +12,7 @@ import { applyStored } from '../../server/store/update-log.ts';
 import { addAnnotation } from '../helpers/notes.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
 import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
+import { CountingWriter, keepWriting } from '../helpers/counting-writer.ts';
 import { agentApi, blocksOf, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 
@@ -44,48 +44,6 @@ function peer(name: string, token: string): Peer {
   const connected = connectPeer({ wsUrl: server!.wsUrl, name, token });
   peers.push(connected);
   return connected;
-}
-
-/**
- * A peer that counts which of its changes the server acknowledged. The provider counts one
- * unsynced change per update it sends and takes one off per acknowledgement (Hocuspocus's
- * SyncStatus), which the server sends in the order the updates came; so, with no handshake
- * outstanding, the first `sent − unsyncedChanges` changes are acknowledged. A label is pushed
- * before its change is made, as the provider counts the change inside the transaction.
- */
-class CountingWriter {
-  readonly sent: string[] = [];
-  acknowledged = 0;
-  closed = false;
-
-  constructor(readonly peer: Peer) {
-    peer.provider.on('unsyncedChanges', ({ number }: { number: number }) => {
-      if (!this.closed) this.acknowledged = Math.max(this.acknowledged, this.sent.length - number);
-    });
-    peer.provider.on('close', () => (this.closed = true));
-  }
-
-  async ready(): Promise<void> {
-    await this.peer.synced;
-    await waitFor(() => this.peer.provider.unsyncedChanges === 0);
-  }
-
-  change(label: string, write: () => void): void {
-    this.sent.push(label);
-    write();
-  }
-
-  get acknowledgedLabels(): string[] {
-    return this.sent.slice(0, this.acknowledged);
-  }
-}
-
-/** Makes changes as fast as the server acknowledges them (at most `window` outstanding) until `stop()`. */
-async function keepWriting(writer: CountingWriter, stop: () => boolean, write: (n: number) => void, window = 8): Promise<void> {
-  for (let n = 0; !stop() && !writer.closed; ) {
-    if (writer.peer.provider.unsyncedChanges < window) write(n++);
-    await nextTurn();
-  }
 }
 
 /** The server is killed once every writer has `each` acknowledged changes; resolves once every writer saw its socket close. */

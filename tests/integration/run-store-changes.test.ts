@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../../server/store/sqlite-store.ts';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../server/store/store.ts';
+import { storeBackends, type TestStore } from '../helpers/store-backends.ts';
 
 /*
  * The run store's "run changed" event (RunStore.onRunChanged, server/store/run-changes.ts): every
@@ -11,24 +8,23 @@ import type { Store } from '../../server/store/store.ts';
  * write resolves; a write the store refuses tells no one.
  */
 
-let dataDir: string;
+let opened: TestStore;
 let store: Store;
 const bot = { id: 'bot', name: 'Bot' };
 const ed = { id: 'ed', name: 'Ed' };
 const scope = { insertions: new Uint8Array([1]), deletions: new Uint8Array([2]) };
 const items = [{ instructionId: 'i1', blockId: 'b1', instruction: 'uppercase', quote: 'a' }];
 
-beforeEach(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'tandem-run-changes-'));
-  store = openSqliteStore(dataDir);
-  await store.createDoc({ id: 'doc1', title: 'doc1', kind: 'text', createdAt: 1, updatedAt: 1 }, new Map());
-});
-afterEach(async () => {
-  await store.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+describe.each(storeBackends)('the change event of the run store in $name', (backend) => {
+  beforeAll(() => backend.setUp());
+  afterAll(() => backend.tearDown());
+  beforeEach(async () => {
+    opened = await backend.open();
+    store = opened.store;
+    await store.createDoc({ id: 'doc1', title: 'doc1', kind: 'text', createdAt: 1, updatedAt: 1 }, new Map());
+  });
+  afterEach(() => opened.dispose());
 
-describe('the run store’s change event', () => {
   it('[RUN4] tells listeners of every committed write with the run and its document, the write already stored', async () => {
     const heard: string[] = [];
     store.runs.onRunChanged(async (runId, docId) => {

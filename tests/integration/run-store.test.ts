@@ -1,25 +1,6 @@
-import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../../server/store/sqlite-store.ts';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { NewRun, Store } from '../../server/store/store.ts';
-
-let dataDir: string;
-let store: Store;
-
-beforeEach(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'tandem-runs-'));
-  store = openSqliteStore(dataDir);
-  for (const id of ['doc1', 'doc2']) {
-    await store.createDoc({ id, title: id, kind: 'text', createdAt: 1, updatedAt: 1 }, new Map());
-  }
-});
-afterEach(async () => {
-  await store.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+import { storeBackends, type TestStore } from '../helpers/store-backends.ts';
 
 function newRun(id: string, docId = 'doc1', createdAt = 1000): NewRun {
   return {
@@ -35,17 +16,24 @@ function newRun(id: string, docId = 'doc1', createdAt = 1000): NewRun {
   };
 }
 
-/** Changes a run's state behind the store's back, as the next lifecycle steps will. */
-function setState(runId: string, state: string): void {
-  const db = new Database(join(dataDir, 'tandem.sqlite'));
-  try {
-    db.prepare('UPDATE runs SET state = ? WHERE id = ?').run(state, runId);
-  } finally {
-    db.close();
-  }
-}
+describe.each(storeBackends)('the run store in $name', (backend) => {
+  let opened: TestStore;
+  let store: Store;
 
-describe('the SQLite run store', () => {
+  beforeAll(() => backend.setUp());
+  afterAll(() => backend.tearDown());
+  beforeEach(async () => {
+    opened = await backend.open();
+    store = opened.store;
+    for (const id of ['doc1', 'doc2']) {
+      await store.createDoc({ id, title: id, kind: 'text', createdAt: 1, updatedAt: 1 }, new Map());
+    }
+  });
+  afterEach(() => opened.dispose());
+
+  /** Changes a run's state behind the store's back, as the next lifecycle steps will. */
+  const setState = (runId: string, state: string) => opened.exec('UPDATE runs SET state = ? WHERE id = ?', [state, runId]);
+
   it('stores a queued run with its items pending, its author and its context', async () => {
     const created = await store.runs.createRun(newRun('r1'));
     expect(created.ok).toBe(true);
@@ -83,13 +71,13 @@ describe('the SQLite run store', () => {
 
   it.each(['claimed', 'review'])('counts a %s run as outstanding', async (state) => {
     await store.runs.createRun(newRun('r1'));
-    setState('r1', state);
+    await setState('r1', state);
     expect(await store.runs.createRun(newRun('r2'))).toEqual({ ok: false, reason: 'outstanding' });
   });
 
   it.each(['accepted', 'discarded', 'failed'])('lets the next run start once the last one is %s', async (state) => {
     await store.runs.createRun(newRun('r1', 'doc1', 1000));
-    setState('r1', state);
+    await setState('r1', state);
     expect(await store.runs.outstandingRun('doc1')).toBeNull();
     expect((await store.runs.createRun(newRun('r2', 'doc1', 2000))).ok).toBe(true);
     expect((await store.runs.listRuns('doc1')).map((run) => run.id)).toEqual(['r2', 'r1']);
@@ -104,21 +92,20 @@ describe('the SQLite run store', () => {
   it('rejects a run of an unknown document and a duplicate run id with an error', async () => {
     await expect(store.runs.createRun(newRun('r1', 'nodoc'))).rejects.toThrow();
     await store.runs.createRun(newRun('r1'));
-    setState('r1', 'accepted');
+    await setState('r1', 'accepted');
     await expect(store.runs.createRun(newRun('r1'))).rejects.toThrow();
   });
 
   it('refuses an unknown state in the database itself', async () => {
     await store.runs.createRun(newRun('r1'));
-    expect(() => setState('r1', 'lost')).toThrow(/CHECK constraint/);
+    await expect(setState('r1', 'lost')).rejects.toThrow(/check constraint/i);
   });
 
   it('keeps runs, items and the annotation index across a reopen', async () => {
     await store.runs.createRun(newRun('r1'));
     await store.annotationDocs.add('doc1', ['n1', 'n2']);
     await store.annotationDocs.add('doc2', ['n2', 'n3']);
-    await store.close();
-    store = openSqliteStore(dataDir);
+    store = await opened.reopen();
     expect((await store.runs.getRun('r1'))?.items).toHaveLength(2);
     expect(await Promise.all(['n1', 'n2', 'n3', 'n4'].map((id) => store.annotationDocs.docOf(id)))).toEqual([
       'doc1',

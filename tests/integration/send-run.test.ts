@@ -14,12 +14,12 @@ import { Persistence } from '../../server/extensions/persistence.ts';
 import { RunMirror } from '../../server/runs/run-mirror.ts';
 import { sendRun } from '../../server/runs/send-run.ts';
 import { openSqliteStore } from '../../server/store/sqlite-store.ts';
-import type { DocRecord, NewRun, Store } from '../../server/store/store.ts';
+import type { DocRecord, NewRun, Store, SyncStore } from '../../server/store/store.ts';
 import { closeHocuspocus } from '../../server/shutdown.ts';
 import { pinAnnotation } from '../helpers/notes.ts';
 
 let dataDir: string;
-let store: Store;
+let store: SyncStore;
 let hocuspocus: Hocuspocus;
 let doc: DocRecord;
 const ed = { id: 'ed', name: 'Ed' };

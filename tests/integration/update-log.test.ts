@@ -9,7 +9,7 @@ import { docParts } from '../../shared/model/doc-layout.ts';
 import { Persistence } from '../../server/extensions/persistence.ts';
 import { openSqliteStore } from '../../server/store/sqlite-store.ts';
 import { sqliteUpdateLog } from '../../server/store/sqlite-update-log.ts';
-import type { Store } from '../../server/store/store.ts';
+import type { SyncStore } from '../../server/store/store.ts';
 import { applyStored, type UpdateLog } from '../../server/store/update-log.ts';
 import { closeHocuspocus } from '../../server/shutdown.ts';
 import { connectPeer, waitFor } from '../helpers/peer.ts';
@@ -30,7 +30,7 @@ function readOnDisk(dir: string, name: string): Y.Doc {
 
 describe('logging and compaction', () => {
   let dataDir: string;
-  let store: Store;
+  let store: SyncStore;
   let hocuspocus: Hocuspocus;
 
   afterEach(async () => {

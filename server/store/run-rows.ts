@@ -1,0 +1,104 @@
+import { isRunState, type ItemOutcome, type NotReverted, type RunChange, type RunItem, type RunState } from '../../shared/protocol/run-record.ts';
+import type { OpKind } from '../../shared/applier/op-kinds.ts';
+import type { StoredRun } from './run-store.ts';
+
+/* The rows of the run tables, as SQLite and PostgreSQL return them, and the run they make. */
+
+export interface RunRow {
+  id: string;
+  doc_id: string;
+  state: string;
+  created_by: string;
+  created_by_name: string;
+  created_at: number;
+  updated_at: number;
+  claimed_by: string | null;
+  claimed_by_name: string | null;
+  lease_expires_at: number | null;
+  decided_by: string | null;
+  decided_by_name: string | null;
+  reverted_at: number | null;
+  reverted_by: string | null;
+  reverted_by_name: string | null;
+  not_reverted: string | null;
+  summary: string | null;
+  error: string | null;
+  context_markdown: string;
+}
+
+export interface ItemRow {
+  instruction_id: string;
+  block_id: string;
+  instruction_text: string;
+  quote: string;
+  current_text: string | null;
+  /** 0 or 1 in SQLite, a boolean in PostgreSQL. */
+  drifted: number | boolean;
+  outcome: string;
+  reason: string | null;
+}
+
+export interface ChangeRow {
+  block_id: string;
+  instruction_id: string;
+  op: string;
+  before: string | null;
+  after: string | null;
+  note: string | null;
+}
+
+export function toStoredRun(row: RunRow, items: ItemRow[], changes: ChangeRow[]): StoredRun {
+  return {
+    id: row.id,
+    docId: row.doc_id,
+    state: toState(row.state),
+    createdBy: { id: row.created_by, name: row.created_by_name },
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    claimedBy: row.claimed_by === null ? null : { id: row.claimed_by, name: row.claimed_by_name ?? row.claimed_by },
+    leaseExpiresAt: row.lease_expires_at,
+    decidedBy: row.decided_by === null ? null : { id: row.decided_by, name: row.decided_by_name ?? row.decided_by },
+    reverted:
+      row.reverted_at === null
+        ? null
+        : {
+            at: row.reverted_at,
+            by: { id: row.reverted_by ?? '', name: row.reverted_by_name ?? row.reverted_by ?? '' },
+            notReverted: JSON.parse(row.not_reverted ?? '[]') as NotReverted[],
+          },
+    summary: row.summary,
+    error: row.error,
+    contextMarkdown: row.context_markdown,
+    items: items.map(toItem),
+    changes: changes.map(toChange),
+  };
+}
+
+function toState(state: string): RunState {
+  if (!isRunState(state)) throw new RangeError(`Unknown run state in the store: ${state}`);
+  return state;
+}
+
+function toItem(row: ItemRow): RunItem {
+  return {
+    instructionId: row.instruction_id,
+    blockId: row.block_id,
+    instruction: row.instruction_text,
+    quote: row.quote,
+    currentText: row.current_text,
+    drifted: row.drifted === 1 || row.drifted === true,
+    outcome: row.outcome as ItemOutcome,
+    reason: row.reason,
+  };
+}
+
+function toChange(row: ChangeRow): RunChange {
+  return {
+    op: row.op as OpKind,
+    blockId: row.block_id,
+    instructionId: row.instruction_id,
+    before: row.before,
+    after: row.after,
+    ...(row.note === null ? {} : { note: row.note }),
+  };
+}

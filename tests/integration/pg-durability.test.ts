@@ -1,0 +1,97 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import * as Y from 'yjs';
+import { readBlocks } from '../../shared/model/doc-content.ts';
+import { appendToBlock } from '../helpers/doc-builder.ts';
+import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
+import { CountingWriter, keepWriting } from '../helpers/counting-writer.ts';
+import { agentApi, blocksOf, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { postgresSchemas } from '../helpers/pg-schema.ts';
+
+/*
+ * SCALE2: DUR1 and DUR2 on PostgreSQL, whose appends are asynchronous. The server runs in its
+ * own process with DATABASE_URL and is killed with SIGKILL; a new process on the same database
+ * must hold everything the first acknowledged.
+ */
+
+const postgres = postgresSchemas();
+let dataDir: string;
+let databaseUrl: string;
+let server: ServerProcess | undefined;
+const peers: Peer[] = [];
+
+beforeAll(() => postgres.setUp());
+afterAll(() => postgres.tearDown());
+afterEach(async () => {
+  for (const peer of peers.splice(0)) peer.destroy();
+  await server?.kill();
+  server = undefined;
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function start(): Promise<ServerProcess> {
+  server = await startServerProcess(dataDir, { DATABASE_URL: databaseUrl });
+  return server;
+}
+
+async function fresh(): Promise<ServerProcess> {
+  dataDir = mkdtempSync(join(tmpdir(), 'tandem-pg-durability-'));
+  databaseUrl = await postgres.fresh();
+  return start();
+}
+
+function peer(name: string, token: string): Peer {
+  const connected = connectPeer({ wsUrl: server!.wsUrl, name, token });
+  peers.push(connected);
+  return connected;
+}
+
+const textOf = (ydoc: Y.Doc) => readBlocks(ydoc).map((block) => block.markdown).join('\n');
+
+describe('durability on PostgreSQL', { timeout: 90_000 }, () => {
+  it('[SCALE2] keeps every edit the server acknowledged from 10 concurrent writers when its process is killed', async () => {
+    await fresh();
+    const id = await server!.createDoc('Crash', 'zero\n\none\n\ntwo\n\nthree\n\nfour');
+    const writers = Array.from({ length: 10 }, () => new CountingWriter(peer(id, server!.token('editor'))));
+    await Promise.all(writers.map((writer) => writer.ready()));
+
+    let stopped = false;
+    const writing = writers.map((writer, index) =>
+      keepWriting(writer, () => stopped, (n) => {
+        const token = `.w${index}t${n}.`;
+        writer.change(token, () => appendToBlock(writer.peer.ydoc, index % 5, token));
+      }),
+    );
+    await waitFor(() => writers.every((writer) => writer.acknowledged >= 40), 60_000);
+    const killed = server!.kill();
+    stopped = true;
+    await killed;
+    await Promise.all(writing);
+    await waitFor(() => writers.every((writer) => writer.closed), 10_000);
+    const acknowledged = writers.flatMap((writer) => writer.acknowledgedLabels);
+    expect(acknowledged.length).toBeGreaterThanOrEqual(400);
+    for (const old of peers.splice(0)) old.destroy();
+
+    await start();
+    const stored = (await blocksOf(server!, id)).map((block) => block.markdown).join('\n');
+    expect(acknowledged.filter((token) => !stored.includes(token))).toEqual([]);
+    const reader = peer(id, server!.token('viewer'));
+    await reader.synced;
+    expect(acknowledged.filter((token) => !textOf(reader.ydoc).includes(token))).toEqual([]);
+  });
+
+  it('[SCALE2] keeps a change the applier made once the ops route has answered, when the process is killed right after', async () => {
+    await fresh();
+    const { docId, runId, blocks, instructionIds } = await sentRun(server!, 'alpha\n\nbeta', ['uppercase']);
+    const agent = agentApi(server!, server!.token('agent', { sub: 'crash-agent', name: 'Crash agent' }));
+    expect((await agent.claim(runId)).status).toBe(200);
+    expect((await agent.ops(runId, 'k1', [replaceOp(blocks[0], 'ALPHA', instructionIds[0])])).status).toBe(200);
+    await server!.kill();
+
+    const restarted = await start();
+    expect(await markdownOf(restarted, docId)).toBe('ALPHA\n\nbeta');
+  });
+});
