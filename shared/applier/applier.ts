@@ -1,6 +1,6 @@
 import * as Y from 'yjs';
 import type { Node } from 'prosemirror-model';
-import { blockHash } from '../model/doc-content.ts';
+import { blockHashOf } from '../model/doc-content.ts';
 import { docParts } from '../model/doc-layout.ts';
 import { blockToMarkdown, markdownToBlocks } from '../model/markdown.ts';
 import { changeMark } from './applier-marks.ts';
@@ -97,9 +97,15 @@ interface PlannedOp {
   op: Op;
   /** The parsed blocks (replace, insert), ids not yet given. */
   blocks: Node[];
-  before: string | null;
   /** The replaced or deleted block as read (null for an insert). */
-  read: Node | null;
+  read: ReadBlock | null;
+}
+
+/** A live block read once per batch: its node, its Markdown and its hash (`blockHash`). */
+interface ReadBlock {
+  node: Node;
+  markdown: string;
+  hash: string;
 }
 
 export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origin: Origin): ApplyResult {
@@ -122,8 +128,8 @@ interface LiveBlocks {
   indexOf: ReadonlyMap<string, number>;
   /** Every id a top-level block carries. */
   ids: ReadonlySet<string>;
-  /** The block carrying `id` read as a ProseMirror node (null when the schema cannot build it), or undefined when no block carries it. */
-  read(id: string): Node | null | undefined;
+  /** The block carrying `id` as read (null when the schema cannot build it), or undefined when no block carries it. */
+  read(id: string): ReadBlock | null | undefined;
 }
 
 function scanBlocks(ydoc: Y.Doc): LiveBlocks {
@@ -139,13 +145,15 @@ function scanBlocks(ydoc: Y.Doc): LiveBlocks {
     // With a duplicated id (a split not yet renamed), the first block is the one that keeps it.
     if (id !== '' && !indexOf.has(id)) indexOf.set(id, index);
   });
-  const cache = new Map<string, Node | null>();
-  const read = (id: string): Node | null | undefined => {
+  const cache = new Map<string, ReadBlock | null>();
+  const read = (id: string): ReadBlock | null | undefined => {
     const index = indexOf.get(id);
     if (index === undefined) return undefined;
     let block = cache.get(id);
     if (block === undefined) {
-      block = readBlock(yblocks[index] as Y.XmlElement);
+      const node = readBlock(yblocks[index] as Y.XmlElement);
+      const markdown = node === null ? '' : blockToMarkdown(node);
+      block = node === null ? null : { node, markdown, hash: blockHashOf(node.type.name, markdown) };
       cache.set(id, block);
     }
     return block;
@@ -181,7 +189,8 @@ function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], runId:
       if (region.replacement !== null) {
         const mark = changeMark(runId, region.replacement.instructionId);
         const [first, ...rest] = region.replacement.blocks;
-        const old = readBlock(yblock);
+        // Read during validation, in this same call: nothing has written to the block since.
+        const old = region.old;
         if (first !== undefined && old !== null && first.type === old.type) {
           updateBlock(yblock, old, first, mark);
           created.push(...rest.map((block) => newBlock(block, mark)));
@@ -230,7 +239,7 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
       const what = op.op === 'delete_block' ? 'deleted' : 'replaced';
       return fail('STALE_BLOCK', `Block "${op.blockId}" holds content this document's schema cannot build (perhaps written by a newer client); it is left as it is and cannot be ${what} by an op.`);
     }
-    if (op.op !== 'insert_after' && block !== undefined && blockHash(block) !== op.expectHash) {
+    if (op.op !== 'insert_after' && block !== undefined && block.hash !== op.expectHash) {
       return fail('STALE_BLOCK', `Block "${op.blockId}" has changed since it was read (its hash is no longer ${op.expectHash}); read it again.`);
     }
     let blocks: Node[] = [];
@@ -259,7 +268,7 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
       rewritten.set(op.blockId, index);
       if (op.op === 'delete_block') deleted.set(op.blockId, index);
     }
-    planned.push({ op, blocks, before: block === undefined ? null : blockToMarkdown(block), read: block ?? null });
+    planned.push({ op, blocks, read: block ?? null });
   }
   return planned;
 }
@@ -288,6 +297,8 @@ interface Region {
   inserts: Placed[];
   /** The hash the batch read of the replaced or deleted block. */
   hash: string;
+  /** The replaced or deleted block as the batch read it, else null. */
+  old: Node | null;
   /** A fresh id for the old block when a block of another type takes its id (OP7), else null. */
   retiredId: string | null;
 }
@@ -309,24 +320,25 @@ function assignIds(live: LiveBlocks, planned: readonly PlannedOp[], run: Applier
   };
   const regions = new Map<string, Region>();
   const changes: Change[] = [];
-  for (const { op, blocks, before, read } of planned) {
+  for (const { op, blocks, read } of planned) {
     const withIds = blocks.map((block, i) =>
       block.type.create({ ...block.attrs, id: op.op === 'replace_block' && i === 0 ? op.blockId : freshId() }, block.content, block.marks),
     );
     const placed = { instructionId: op.instructionId, blocks: withIds };
-    const region: Region = regions.get(op.blockId) ?? { blockId: op.blockId, replacement: null, inserts: [], hash: '', retiredId: null };
+    const region: Region = regions.get(op.blockId) ?? { blockId: op.blockId, replacement: null, inserts: [], hash: '', old: null, retiredId: null };
     regions.set(op.blockId, region);
     if (op.op === 'insert_after') region.inserts.push(placed);
     else {
       region.replacement = placed;
-      region.hash = read === null ? '' : blockHash(read);
-      if (op.op === 'replace_block' && withIds[0]?.type !== read?.type) region.retiredId = freshId();
+      region.hash = read?.hash ?? '';
+      region.old = read?.node ?? null;
+      if (op.op === 'replace_block' && withIds[0]?.type !== read?.node.type) region.retiredId = freshId();
     }
     changes.push({
       blockId: op.blockId,
       instructionId: op.instructionId,
       op: op.op,
-      before,
+      before: read?.markdown ?? null,
       after: op.op === 'delete_block' ? null : withIds.map(blockToMarkdown).join('\n\n'),
       blockIds: withIds.map((block) => block.attrs.id as string),
     });
