@@ -14,6 +14,7 @@ import { openSqliteStore } from './store/sqlite-store.ts';
 import { Auth } from './extensions/auth.ts';
 import { AuditConnections } from './extensions/audit-connections.ts';
 import { Persistence } from './extensions/persistence.ts';
+import { PromptBroadcast } from './extensions/prompt-broadcast.ts';
 import { DocMetadata } from './extensions/doc-metadata.ts';
 import { NotesGuard } from './extensions/notes-guard.ts';
 import { NotesStrays } from './extensions/notes-strays.ts';
@@ -85,6 +86,8 @@ export async function startServer(
       new Auth({ verifyToken: verify, store }),
       new SocketLimits({ verifyToken: verify }),
       new AuditConnections({ audit: store.audit, onError: log }),
+      // Before Persistence: peers get an update before it is appended (only its acknowledgement waits).
+      new PromptBroadcast(),
       // Before NotesGuard: both refuse sync messages in beforeSync, and NotesGuard must be last.
       new Persistence(store.updates, log),
       new NotesGuard({ docCreatedAt: async (docId) => (await store.getDoc(docId))?.createdAt ?? null }),
