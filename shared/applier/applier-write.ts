@@ -59,9 +59,8 @@ export function updateBlock(yelement: Y.XmlElement, before: Node, after: Node, m
   const min = Math.min(olds.length, news.length);
   let left = 0;
   let right = 0;
-  const same = (a: Child | null, b: Child) => sameChild(a, b, keepChangeMarks);
-  while (left < min && same(olds[left], news[left])) left++;
-  while (left + right < min && same(olds[olds.length - right - 1], news[news.length - right - 1])) right++;
+  while (left < min && sameChild(olds[left], news[left], keepChangeMarks)) left++;
+  while (left + right < min && sameChild(olds[olds.length - right - 1], news[news.length - right - 1], keepChangeMarks)) right++;
   let y = left;
   let p = left;
   // Paired in order; `y` indexes the live children, which stay aligned with `olds` here.
@@ -175,9 +174,9 @@ function attributesOf(marks: readonly Mark[]): Record<string, unknown> {
 /** Equal (apart from change marks, with `ignoreChangeMarks`). */
 function sameChild(a: Child | null, b: Child, ignoreChangeMarks: boolean): boolean {
   if (a === null || Array.isArray(a) !== Array.isArray(b)) return false;
-  const plain = (node: Node) => (ignoreChangeMarks ? withoutChangeMarks(node) : node);
-  if (Array.isArray(a)) return Fragment.fromArray(a.map(plain)).eq(Fragment.fromArray((b as Node[]).map(plain)));
-  return plain(a).eq(plain(b as Node));
+  if (!ignoreChangeMarks) return Array.isArray(a) ? Fragment.fromArray(a).eq(Fragment.fromArray(b as Node[])) : a.eq(b as Node);
+  if (Array.isArray(a)) return Fragment.fromArray(a.map((node) => withoutChangeMarks(node))).eq(Fragment.fromArray((b as Node[]).map((node) => withoutChangeMarks(node))));
+  return withoutChangeMarks(a).eq(withoutChangeMarks(b as Node));
 }
 
 /** y-prosemirror's `normalizePNodeContent`: runs of text nodes grouped. */
@@ -209,19 +208,20 @@ function markTextRun(before: Node[], after: Node[], mark: Mark | null, parts: re
   // The change mark of each character of `after`, as runs: what the diff inserts gets `mark`,
   // a kept character the change mark it had in `before`.
   const oldRuns = before.map((text) => ({ length: (text.text ?? '').length, change: changeOf(text) }));
-  const runs: { length: number; change: Mark | null }[] = [];
-  const push = (length: number, change: Mark | null) => {
-    const last = runs[runs.length - 1];
-    if (last !== undefined && sameMark(last.change, change)) last.length += length;
-    else if (length > 0) runs.push({ length, change });
-  };
+  const runs: ChangeRun[] = [];
   let oldRun = 0;
   let oldOffset = 0;
-  const skipOld = (length: number, keep: boolean) => {
+  for (const { kind, text } of parts) {
+    if (kind === 'added') {
+      addRun(runs, text.length, mark);
+      continue;
+    }
+    // Kept characters take their old change mark; removed ones are skipped over.
+    let length = text.length;
     while (length > 0) {
       const run = oldRuns[oldRun];
       const take = Math.min(length, run.length - oldOffset);
-      if (keep) push(take, run.change);
+      if (kind === 'same') addRun(runs, take, run.change);
       length -= take;
       oldOffset += take;
       if (oldOffset === run.length) {
@@ -229,10 +229,6 @@ function markTextRun(before: Node[], after: Node[], mark: Mark | null, parts: re
         oldOffset = 0;
       }
     }
-  };
-  for (const { kind, text } of parts) {
-    if (kind === 'added') push(text.length, mark);
-    else skipOld(text.length, kind === 'same');
   }
   // Cut `after`'s text nodes where the change runs begin and end.
   const out: Node[] = [];
@@ -252,6 +248,18 @@ function markTextRun(before: Node[], after: Node[], mark: Mark | null, parts: re
     }
   }
   return out;
+}
+
+interface ChangeRun {
+  length: number;
+  change: Mark | null;
+}
+
+/** Appends `length` characters carrying `change` to `runs`, merged into the last run when it carries the same. */
+function addRun(runs: ChangeRun[], length: number, change: Mark | null): void {
+  const last = runs[runs.length - 1];
+  if (last !== undefined && sameMark(last.change, change)) last.length += length;
+  else if (length > 0) runs.push({ length, change });
 }
 
 function changeOf(text: Node): Mark | null {

@@ -218,49 +218,48 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
 
   for (let index = 0; index < ops.length; index++) {
     const op = ops[index];
-    const fail = (code: ApplyErrorCode, message: string): ApplyError => ({ code, index, blockId: op.blockId, message });
 
     if (!run.allowedOps.has(op.op)) {
-      return fail('OP_NOT_ALLOWED', `The op at index ${index} is a ${op.op}, which this agent may not send.`);
+      return refusal('OP_NOT_ALLOWED', index, op, `The op at index ${index} is a ${op.op}, which this agent may not send.`);
     }
     if (!run.instructions.has(op.instructionId)) {
-      return fail('INVALID_OP', `The op at index ${index} answers "${op.instructionId}", which is no instruction of this run.`);
+      return refusal('INVALID_OP', index, op, `The op at index ${index} answers "${op.instructionId}", which is no instruction of this run.`);
     }
     if (!run.fence.has(op.blockId)) {
       const what = op.op === 'insert_after' ? 'inserts after' : 'changes';
-      return fail('OUTSIDE_FENCE', `The op at index ${index} ${what} block "${op.blockId}", which no instruction of this run targets.`);
+      return refusal('OUTSIDE_FENCE', index, op, `The op at index ${index} ${what} block "${op.blockId}", which no instruction of this run targets.`);
     }
     if (!live.indexOf.has(op.blockId)) {
-      return fail('STALE_BLOCK', `Block "${op.blockId}" is no longer in the document; read it again.`);
+      return refusal('STALE_BLOCK', index, op, `Block "${op.blockId}" is no longer in the document; read it again.`);
     }
     // An insert only needs its anchor to be there; a replace or delete reads the block.
     const block = op.op === 'insert_after' ? undefined : live.read(op.blockId);
     if (block === null) {
       const what = op.op === 'delete_block' ? 'deleted' : 'replaced';
-      return fail('STALE_BLOCK', `Block "${op.blockId}" holds content this document's schema cannot build (perhaps written by a newer client); it is left as it is and cannot be ${what} by an op.`);
+      return refusal('STALE_BLOCK', index, op, `Block "${op.blockId}" holds content this document's schema cannot build (perhaps written by a newer client); it is left as it is and cannot be ${what} by an op.`);
     }
     if (op.op !== 'insert_after' && block !== undefined && block.hash !== op.expectHash) {
-      return fail('STALE_BLOCK', `Block "${op.blockId}" has changed since it was read (its hash is no longer ${op.expectHash}); read it again.`);
+      return refusal('STALE_BLOCK', index, op, `Block "${op.blockId}" has changed since it was read (its hash is no longer ${op.expectHash}); read it again.`);
     }
     let blocks: Node[] = [];
     if (op.op !== 'delete_block') {
       const parsedBlocks = parseBlocks(op.markdown);
       if (parsedBlocks === null) {
-        return fail('INVALID_OP', `The Markdown of the op at index ${index} holds no block the document can keep.`);
+        return refusal('INVALID_OP', index, op, `The Markdown of the op at index ${index} holds no block the document can keep.`);
       }
       blocks = parsedBlocks;
     }
     const earlier = rewritten.get(op.blockId);
     if (op.op !== 'insert_after' && earlier !== undefined) {
-      return fail('INVALID_OP', `The op at index ${index} changes block "${op.blockId}" again; the op at index ${earlier} already replaces or deletes it.`);
+      return refusal('INVALID_OP', index, op, `The op at index ${index} changes block "${op.blockId}" again; the op at index ${earlier} already replaces or deletes it.`);
     }
     const deletedBy = deleted.get(op.blockId);
     if (op.op === 'insert_after' && deletedBy !== undefined) {
-      return fail('INVALID_OP', `The op at index ${index} inserts after block "${op.blockId}", which the op at index ${deletedBy} deletes.`);
+      return refusal('INVALID_OP', index, op, `The op at index ${index} inserts after block "${op.blockId}", which the op at index ${deletedBy} deletes.`);
     }
     const insertBy = insertedAfter.get(op.blockId);
     if (op.op === 'delete_block' && insertBy !== undefined) {
-      return fail('INVALID_OP', `The op at index ${index} deletes block "${op.blockId}", after which the op at index ${insertBy} inserts.`);
+      return refusal('INVALID_OP', index, op, `The op at index ${index} deletes block "${op.blockId}", after which the op at index ${insertBy} inserts.`);
     }
     if (op.op === 'insert_after') {
       if (!insertedAfter.has(op.blockId)) insertedAfter.set(op.blockId, index);
@@ -271,6 +270,10 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
     planned.push({ op, blocks, read: block ?? null });
   }
   return planned;
+}
+
+function refusal(code: ApplyErrorCode, index: number, op: Op, message: string): ApplyError {
+  return { code, index, blockId: op.blockId, message };
 }
 
 /** The top-level blocks of `markdown`, schema-valid, or null when there are none. */
