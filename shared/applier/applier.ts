@@ -111,7 +111,7 @@ interface ReadBlock {
 export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origin: Origin): ApplyResult {
   const parsed = parseOps(ops);
   if (!parsed.ok) return parsed;
-  const live = scanBlocks(ydoc);
+  const live = scanBlocks(ydoc, new Set(parsed.ops.map((op) => op.blockId)));
   // OP1: the whole batch is validated before anything is written.
   const planned = validate(live, parsed.ops, run);
   if (!Array.isArray(planned)) return { ok: false, error: planned };
@@ -124,27 +124,34 @@ export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origi
 /** The top-level blocks of the live document, found by id without reading their content. */
 interface LiveBlocks {
   yblocks: readonly unknown[];
-  /** The index of the first block carrying each (non-empty) id. */
+  /** The index of the first block carrying each (non-empty) id the batch names. */
   indexOf: ReadonlyMap<string, number>;
-  /** Every id a top-level block carries. */
-  ids: ReadonlySet<string>;
+  /** Whether any top-level block carries `id` (a pending delete or a repeated id included). */
+  carries(id: string): boolean;
   /** The block carrying `id` as read (null when the schema cannot build it), or undefined when no block carries it. */
   read(id: string): ReadBlock | null | undefined;
 }
 
-function scanBlocks(ydoc: Y.Doc): LiveBlocks {
+/**
+ * One pass over the top-level blocks that records only the blocks the batch names (`named`):
+ * the rest of the document costs one attribute read per block. Every id the document holds is
+ * collected only if the batch needs fresh ids.
+ */
+function scanBlocks(ydoc: Y.Doc, named: ReadonlySet<string>): LiveBlocks {
   const yblocks = docParts(ydoc).content.toArray();
   const indexOf = new Map<string, number>();
-  const ids = new Set<string>();
-  yblocks.forEach((yblock, index) => {
-    const id = yblock instanceof Y.XmlElement ? yblock.getAttribute('id') : undefined;
-    if (typeof id !== 'string') return;
-    ids.add(id);
-    // A block a run deleted (OP7) is gone as far as ops are concerned, until the run is decided.
-    if (pendingDeleteOf(yblock) !== null) return;
+  for (let index = 0; index < yblocks.length; index++) {
+    const yblock = yblocks[index];
+    if (!(yblock instanceof Y.XmlElement)) continue;
+    const id = yblock.getAttribute('id');
     // With a duplicated id (a split not yet renamed), the first block is the one that keeps it.
-    if (id !== '' && !indexOf.has(id)) indexOf.set(id, index);
-  });
+    if (typeof id !== 'string' || id === '' || !named.has(id) || indexOf.has(id)) continue;
+    // A block a run deleted (OP7) is gone as far as ops are concerned, until the run is decided.
+    if (pendingDeleteOf(yblock) !== null) continue;
+    indexOf.set(id, index);
+  }
+  let ids: Set<string> | null = null;
+  const carries = (id: string): boolean => (ids ??= idsOf(yblocks)).has(id);
   const cache = new Map<string, ReadBlock | null>();
   const read = (id: string): ReadBlock | null | undefined => {
     const index = indexOf.get(id);
@@ -158,7 +165,16 @@ function scanBlocks(ydoc: Y.Doc): LiveBlocks {
     }
     return block;
   };
-  return { yblocks, indexOf, ids, read };
+  return { yblocks, indexOf, carries, read };
+}
+
+function idsOf(yblocks: readonly unknown[]): Set<string> {
+  const ids = new Set<string>();
+  for (const yblock of yblocks) {
+    const id = yblock instanceof Y.XmlElement ? yblock.getAttribute('id') : undefined;
+    if (typeof id === 'string') ids.add(id);
+  }
+  return ids;
 }
 
 /**
@@ -315,7 +331,7 @@ function assignIds(live: LiveBlocks, planned: readonly PlannedOp[], run: Applier
   const taken = new Set<string>();
   const freshId = (): string => {
     const id = run.makeId();
-    if (typeof id !== 'string' || id === '' || live.ids.has(id) || taken.has(id)) {
+    if (typeof id !== 'string' || id === '' || live.carries(id) || taken.has(id)) {
       throw new RangeError(`makeId returned ${JSON.stringify(id)}, which is empty or already in use`);
     }
     taken.add(id);
