@@ -47,10 +47,12 @@ export const applier: Benchmark = {
       const ops = subject.makeOps(ydoc, ids, suffix);
       return { apply: () => subject.apply(ydoc, ops), discard: (applied) => subject.discard(ydoc, applied) };
     };
-    // Warms the code up, so that the first case measured is not also the one the JIT learns on.
+    // Warms the code up, so that the first case measured is not also the one the JIT learns on:
+    // a few batches of 10 left the applier half-compiled for the first case of 100 ops (a median
+    // of 21 runs 3-4 times its steady state, while the floor, a few calls, was warm).
     const small = buildInitialState({ kind: 'text', title: 'Applier', markdown: paragraphsMarkdown(50, 200) });
-    measure(small, 10, 20, subjectEdit);
-    measure(small, 10, 20, rawEdit);
+    measure(small, 50, 100, subjectEdit);
+    measure(small, 50, 100, rawEdit);
     for (const blocks of blockCounts) {
       const state = buildInitialState({ kind: 'text', title: 'Applier', markdown: paragraphsMarkdown(blocks, 200) });
       for (const batch of batchSizes) {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only NAME[,NAME…]]`: runs the benchmarks, prints one table
+ * `npm run bench [-- --quick] [-- --only NAME[,NAME…]] [-- --cpu-prof]`: runs the benchmarks, prints one table
  * in which every figure stands beside its baseline from the same run, and writes
  * `bench/results.json`. Never part of `npm test`.
  */
@@ -20,12 +20,13 @@ function parseArgs(argv: string[]): { quick: boolean; only: string[] | null } {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') quick = true;
+    else if (arg === '--cpu-prof') process.env.TANDEM_BENCH_CPU_PROF = join(repoRoot, 'bench', 'profiles');
     else if (arg === '--full') quick = false;
     else if (arg === '--only' || arg.startsWith('--only=')) {
       const value = arg === '--only' ? argv[++i] : arg.slice('--only='.length);
       if (!value) throw new RangeError('--only takes a benchmark name');
       only = value.split(',').map((name) => name.trim());
-    } else throw new RangeError(`unknown argument ${arg} (use --quick, --only NAME)`);
+    } else throw new RangeError(`unknown argument ${arg} (use --quick, --only NAME, --cpu-prof)`);
   }
   const names = benchmarks.map((bench) => bench.name);
   for (const name of only ?? []) {

@@ -1,4 +1,4 @@
-import { createStore, get, set, update } from 'idb-keyval';
+import { createStore, get, getMany, set, setMany, update } from 'idb-keyval';
 
 /**
  * Small per-device state in IndexedDB (idb-keyval): the token, the person's name and colour,
@@ -13,10 +13,20 @@ export const deviceKeys = {
   recent: 'recent-docs',
 } as const;
 
-type DeviceKey = (typeof deviceKeys)[keyof typeof deviceKeys];
+export type DeviceKey = (typeof deviceKeys)[keyof typeof deviceKeys];
 
 export function readDevice<T>(key: DeviceKey): Promise<T | undefined> {
   return get<T>(key, store);
+}
+
+/** Several keys in one IndexedDB transaction (each transaction is a round trip before the first paint). */
+export function readDevices(keys: readonly DeviceKey[]): Promise<unknown[]> {
+  return getMany([...keys], store);
+}
+
+/** Several keys written in one IndexedDB transaction. */
+export function writeDevices(entries: readonly [DeviceKey, unknown][]): Promise<void> {
+  return setMany([...entries], store);
 }
 
 export function writeDevice(key: DeviceKey, value: unknown): Promise<void> {

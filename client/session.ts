@@ -1,6 +1,6 @@
 import { decodeClaims, hasExpired, type Claims, type Role } from '../shared/protocol/claims.ts';
 import { may } from '../shared/protocol/permissions.ts';
-import { deviceKeys, readDevice, writeDevice } from './device-store.ts';
+import { deviceKeys, readDevices, writeDevice, writeDevices, type DeviceKey } from './device-store.ts';
 
 export type { Claims, Role };
 
@@ -85,18 +85,22 @@ export function sessionExpired(session: Session): boolean {
  * (see `sessionExpired`).
  */
 export async function openSession(fromAddress: string | null): Promise<Session | null> {
-  let token = fromAddress !== null && linkProblem(fromAddress) === null ? fromAddress : null;
-  if (token) await writeDevice(deviceKeys.token, token);
-  else token = (await readDevice<string>(deviceKeys.token)) ?? null;
+  const linked = fromAddress !== null && linkProblem(fromAddress) === null ? fromAddress : null;
+  // One read and at most one write transaction: each is a round trip before the first paint.
+  const [storedToken, storedColor, storedName] = await readDevices([deviceKeys.token, deviceKeys.color, deviceKeys.name]);
+  const token = linked ?? (typeof storedToken === 'string' ? storedToken : null);
   const claims = token ? decodeClaims(token) : null;
   if (!token || !claims) return null;
 
-  let color = await readDevice<string>(deviceKeys.color);
-  if (!color || !/^#[0-9a-f]{6}$/i.test(color)) {
+  const writes: [DeviceKey, unknown][] = [];
+  if (linked && linked !== storedToken) writes.push([deviceKeys.token, linked]);
+  let color = typeof storedColor === 'string' && /^#[0-9a-f]{6}$/i.test(storedColor) ? storedColor : null;
+  if (!color) {
     color = palette[Math.floor(Math.random() * palette.length)];
-    await writeDevice(deviceKeys.color, color);
+    writes.push([deviceKeys.color, color]);
   }
-  const name = (await readDevice<string>(deviceKeys.name)) || claims.name || claims.sub;
+  if (writes.length > 0) await writeDevices(writes);
+  const name = (typeof storedName === 'string' ? storedName : '') || claims.name || claims.sub;
   return { token, claims, name, color };
 }
 

@@ -7,7 +7,6 @@ import { announceEvent } from './run-announcer.ts';
 import { RouterController, docPath, navigate } from './router.ts';
 import { linkProblem, openSession, saveName, sessionExpired, takeTokenFromAddress, type Session } from './session.ts';
 import { sessionContext, sessionInfo } from './session-context.ts';
-import './tandem-doc-list.ts';
 import './tandem-doc-view.ts';
 
 /** How many announcements the live region keeps (older ones have been read out). */
@@ -105,6 +104,8 @@ export class TandemApp extends LightElement {
     }
     const route = this.router.route;
     if (route.name === 'list') {
+      // The list is another page: its code (and the API client's) loads when it is shown.
+      void import('./tandem-doc-list.ts');
       return html`<tandem-doc-list @name-change=${this.onName}></tandem-doc-list>`;
     }
     if (route.name === 'doc') return html`<tandem-doc-view .docId=${route.docId}></tandem-doc-view>`;

@@ -28,8 +28,6 @@ import './tandem-editor.ts';
 import './tandem-title.ts';
 import './tandem-status.ts';
 import './tandem-presence.ts';
-import './tandem-queue-bar.ts';
-import './tandem-aside-box.ts';
 
 /** One document: its title, connection state, who is here, the queue bar, and the editor. */
 export class TandemDocView extends LightElement {

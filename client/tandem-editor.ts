@@ -15,14 +15,10 @@ import type { RunRecord } from '../shared/protocol/run-record.ts';
 import { selectChange } from './review-plugin.ts';
 import type { ReviewSelectDetail } from './tandem-review-panel.ts';
 import './tandem-toolbar.ts';
-import './tandem-selection-actions.ts';
-import './tandem-annotation-panel.ts';
-import './tandem-review-panel.ts';
-import './tandem-run-activity.ts';
 import { outstandingRun } from './run-status.ts';
-import './tandem-recent-runs.ts';
 import { YDocReader } from './ydoc-reader.ts';
 import { readNotApplied } from './not-applied.ts';
+import { loadDocumentExtras } from './later-elements.ts';
 
 /**
  * The rich-text editor of one document: a toolbar over the ProseMirror view bound to the
@@ -95,6 +91,10 @@ export class TandemEditor extends LightElement {
     super.connectedCallback();
     document.addEventListener('pointerdown', this.onWhereabouts, true);
     document.addEventListener('focusin', this.onWhereabouts, true);
+  }
+
+  protected firstUpdated(): void {
+    loadDocumentExtras();
   }
 
   disconnectedCallback(): void {

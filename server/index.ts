@@ -16,6 +16,7 @@ import { AuditConnections } from './extensions/audit-connections.ts';
 import { Persistence } from './extensions/persistence.ts';
 import { AsyncPersistence } from './extensions/async-persistence.ts';
 import { sharedDocuments } from './extensions/shared-documents.ts';
+import { PromptBroadcast } from './extensions/prompt-broadcast.ts';
 import { DocMetadata } from './extensions/doc-metadata.ts';
 import { NotesGuard } from './extensions/notes-guard.ts';
 import { NotesStrays } from './extensions/notes-strays.ts';
@@ -94,7 +95,10 @@ export async function startServer(
       new Auth({ verifyToken: verify, store }),
       new SocketLimits({ verifyToken: verify }),
       new AuditConnections({ audit: store.audit, onError: log }),
-      ...(store.updates.appendsAsynchronously ? [notesGuard, asyncLog!] : [new Persistence(store.updates, log), notesGuard]),
+      ...(store.updates.appendsAsynchronously
+        ? [notesGuard, asyncLog!]
+        : // PromptBroadcast before Persistence: peers get an update before it is appended (only its acknowledgement waits).
+          [new PromptBroadcast(), new Persistence(store.updates, log), notesGuard]),
       new PresenceGuard(),
       new NotesStrays(),
       new DocMetadata(store),

@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { ServerAddress, ServerKind, ServerRequest, ServerSpec, StoredMessage } from './server-spec.ts';
 
 export type { ServerKind } from './server-spec.ts';
@@ -27,11 +28,20 @@ process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
+/**
+ * With TANDEM_BENCH_CPU_PROF=DIR (`npm run bench -- --cpu-prof`), each server writes a V8 CPU
+ * profile per thread into DIR/KIND when it stops (open the main thread's, the largest, in Chrome's DevTools).
+ */
+function profileArgs(spec: ServerSpec): string[] {
+  const dir = process.env.TANDEM_BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, spec.kind)}`] : [];
+}
+
 /** Starts a server of `kind` in a child process on a free port of 127.0.0.1. */
 export async function launchServer(spec: ServerSpec, startTimeoutMs = 30_000): Promise<ServerHandle> {
   const child = fork(entry, [JSON.stringify(spec)], {
     cwd: repoRoot,
-    execArgv: ['--expose-gc', '--import', 'tsx'],
+    execArgv: ['--expose-gc', '--import', 'tsx', ...profileArgs(spec)],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   running.add(child);

@@ -57,7 +57,7 @@ export class Persistence implements Extension {
 
   async onLoadDocument({ documentName, document }: onLoadDocumentPayload): Promise<void> {
     const stored = await this.log.read(documentName);
-    applyStored(document, stored);
+    withoutUpdateListeners(document, () => applyStored(document, stored));
     const tail: LogTail = {
       lastSeq: stored.lastSeq,
       updates: stored.updates.length,
@@ -147,5 +147,22 @@ export class Persistence implements Extension {
     tail.bytes -= bytes;
     // The state holds the updates whose append had failed: they need no entry any more.
     tail.unlogged = tail.unlogged.filter((update) => !covered.has(update));
+  }
+}
+
+/**
+ * Runs `load` with the document's `update` listeners detached. While Hocuspocus loads a
+ * document nobody is connected to it, and its own listener (Document.handleUpdate) would only
+ * have Yjs encode the whole loaded state once more (a second copy as large as the document) to
+ * broadcast it to no one, or, once the first connection is added, to send it the document a
+ * second time beside its sync reply.
+ */
+function withoutUpdateListeners(document: Document, load: () => void): void {
+  const listeners = [...(document._observers.get('update') ?? [])];
+  for (const listener of listeners) document.off('update', listener);
+  try {
+    load();
+  } finally {
+    for (const listener of listeners) document.on('update', listener);
   }
 }

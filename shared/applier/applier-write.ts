@@ -2,7 +2,7 @@ import * as Y from 'yjs';
 import { Fragment, type Mark, type Node } from 'prosemirror-model';
 import { schema } from '../model/schema.ts';
 import { withoutChangeMarks } from '../model/markdown.ts';
-import { textDiff } from './text-diff.ts';
+import { textDiff, type TextDiffPart } from './text-diff.ts';
 
 /**
  * The applier's Yjs writer: writes a ProseMirror block over the Yjs node of a block with the
@@ -59,9 +59,8 @@ export function updateBlock(yelement: Y.XmlElement, before: Node, after: Node, m
   const min = Math.min(olds.length, news.length);
   let left = 0;
   let right = 0;
-  const same = (a: Child | null, b: Child) => sameChild(a, b, keepChangeMarks);
-  while (left < min && same(olds[left], news[left])) left++;
-  while (left + right < min && same(olds[olds.length - right - 1], news[news.length - right - 1])) right++;
+  while (left < min && sameChild(olds[left], news[left], keepChangeMarks)) left++;
+  while (left + right < min && sameChild(olds[olds.length - right - 1], news[news.length - right - 1], keepChangeMarks)) right++;
   let y = left;
   let p = left;
   // Paired in order; `y` indexes the live children, which stay aligned with `olds` here.
@@ -70,7 +69,9 @@ export function updateBlock(yelement: Y.XmlElement, before: Node, after: Node, m
     const old = olds[y];
     const next = news[p];
     if (ychild instanceof Y.XmlText && Array.isArray(old) && Array.isArray(next)) {
-      updateText(ychild, old, keepChangeMarks ? markTextRun(old, next, mark) : next);
+      // The marks never change the characters: one diff serves the marking and the writing.
+      const parts = textDiff(textOf(old), textOf(next));
+      updateText(ychild, keepChangeMarks ? markTextRun(old, next, mark, parts) : next, parts);
     } else if (ychild instanceof Y.XmlElement && old !== null && !Array.isArray(old) && !Array.isArray(next) && old.type === next.type) {
       updateBlock(ychild, old, next, mark, keepChangeMarks);
     } else {
@@ -110,18 +111,18 @@ function newType(child: Child): Y.XmlElement | Y.XmlText {
 }
 
 /**
- * Diffs `ytext` (holding `before`) to `marked`: the character diff's deletions and insertions
- * written where they fall (kept characters stay the same Yjs items, so anchors and concurrent
- * typing between them survive), then every character's attributes set to its marks (Yjs
- * writes formatting only where it changes).
+ * Rewrites `ytext` to `marked` by `parts`, the character diff from its text to `marked`'s: the
+ * deletions and insertions written where they fall (kept characters stay the same Yjs items,
+ * so anchors and concurrent typing between them survive), then every character's attributes
+ * set to its marks (Yjs writes formatting only where it changes).
  */
-function updateText(ytext: Y.XmlText, before: Node[], marked: Node[]): void {
+function updateText(ytext: Y.XmlText, marked: Node[], parts: readonly TextDiffPart[]): void {
   const cleared: Record<string, null> = {};
   for (let item = ytext._start; item !== null; item = item.right) {
     if (!item.deleted && item.content instanceof Y.ContentFormat) cleared[item.content.key] = null;
   }
   let at = 0;
-  for (const { kind, text } of textDiff(textOf(before), textOf(marked))) {
+  for (const { kind, text } of parts) {
     if (kind === 'removed') ytext.delete(at, text.length);
     else {
       if (kind === 'added') ytext.insert(at, text);
@@ -173,9 +174,9 @@ function attributesOf(marks: readonly Mark[]): Record<string, unknown> {
 /** Equal (apart from change marks, with `ignoreChangeMarks`). */
 function sameChild(a: Child | null, b: Child, ignoreChangeMarks: boolean): boolean {
   if (a === null || Array.isArray(a) !== Array.isArray(b)) return false;
-  const plain = (node: Node) => (ignoreChangeMarks ? withoutChangeMarks(node) : node);
-  if (Array.isArray(a)) return Fragment.fromArray(a.map(plain)).eq(Fragment.fromArray((b as Node[]).map(plain)));
-  return plain(a).eq(plain(b as Node));
+  if (!ignoreChangeMarks) return Array.isArray(a) ? Fragment.fromArray(a).eq(Fragment.fromArray(b as Node[])) : a.eq(b as Node);
+  if (Array.isArray(a)) return Fragment.fromArray(a.map((node) => withoutChangeMarks(node))).eq(Fragment.fromArray((b as Node[]).map((node) => withoutChangeMarks(node))));
+  return withoutChangeMarks(a).eq(withoutChangeMarks(b as Node));
 }
 
 /** y-prosemirror's `normalizePNodeContent`: runs of text nodes grouped. */
@@ -200,37 +201,69 @@ function markAll(child: Child, mark: Mark | null, parent: Node): Child {
 }
 
 /**
- * The new run with `mark` on exactly the characters the diff inserts; kept characters keep the
- * change mark they had.
+ * The new run with `mark` on exactly the characters the diff (`parts`, from `before`'s text to
+ * `after`'s) inserts; kept characters keep the change mark they had.
  */
-function markTextRun(before: Node[], after: Node[], mark: Mark | null): Node[] {
-  const oldChange: (Mark | null)[] = [];
-  for (const text of before) {
-    const change = text.marks.find((m) => m.type === schema.marks.change) ?? null;
-    for (let i = 0; i < (text.text ?? '').length; i++) oldChange.push(change);
+function markTextRun(before: Node[], after: Node[], mark: Mark | null, parts: readonly TextDiffPart[]): Node[] {
+  // The change mark of each character of `after`, as runs: what the diff inserts gets `mark`,
+  // a kept character the change mark it had in `before`.
+  const oldRuns = before.map((text) => ({ length: (text.text ?? '').length, change: changeOf(text) }));
+  const runs: ChangeRun[] = [];
+  let oldRun = 0;
+  let oldOffset = 0;
+  for (const { kind, text } of parts) {
+    if (kind === 'added') {
+      addRun(runs, text.length, mark);
+      continue;
+    }
+    // Kept characters take their old change mark; removed ones are skipped over.
+    let length = text.length;
+    while (length > 0) {
+      const run = oldRuns[oldRun];
+      const take = Math.min(length, run.length - oldOffset);
+      if (kind === 'same') addRun(runs, take, run.change);
+      length -= take;
+      oldOffset += take;
+      if (oldOffset === run.length) {
+        oldRun++;
+        oldOffset = 0;
+      }
+    }
   }
-  const newChange: (Mark | null)[] = [];
-  let oldIndex = 0;
-  for (const { kind, text } of textDiff(textOf(before), textOf(after))) {
-    if (kind === 'removed') oldIndex += text.length;
-    else if (kind === 'added') for (let i = 0; i < text.length; i++) newChange.push(mark);
-    else for (let i = 0; i < text.length; i++) newChange.push(oldChange[oldIndex++]);
-  }
+  // Cut `after`'s text nodes where the change runs begin and end.
   const out: Node[] = [];
-  let offset = 0;
+  let runIndex = 0;
+  let runLeft = runs[0]?.length ?? 0;
   for (const text of after) {
     const value = text.text ?? '';
     const plain = text.marks.filter((m) => m.type !== schema.marks.change);
     let start = 0;
-    for (let i = 1; i <= value.length; i++) {
-      if (i < value.length && sameMark(newChange[offset + i], newChange[offset + start])) continue;
-      const change = newChange[offset + start];
-      out.push(schema.text(value.slice(start, i), change === null ? plain : change.addToSet(plain)));
-      start = i;
+    while (start < value.length) {
+      while (runLeft === 0) runLeft = runs[++runIndex].length;
+      const take = Math.min(runLeft, value.length - start);
+      const change = runs[runIndex].change;
+      out.push(schema.text(value.slice(start, start + take), change === null ? plain : change.addToSet(plain)));
+      start += take;
+      runLeft -= take;
     }
-    offset += value.length;
   }
   return out;
+}
+
+interface ChangeRun {
+  length: number;
+  change: Mark | null;
+}
+
+/** Appends `length` characters carrying `change` to `runs`, merged into the last run when it carries the same. */
+function addRun(runs: ChangeRun[], length: number, change: Mark | null): void {
+  const last = runs[runs.length - 1];
+  if (last !== undefined && sameMark(last.change, change)) last.length += length;
+  else if (length > 0) runs.push({ length, change });
+}
+
+function changeOf(text: Node): Mark | null {
+  return text.marks.find((m) => m.type === schema.marks.change) ?? null;
 }
 
 function sameMark(a: Mark | null, b: Mark | null): boolean {

@@ -1,6 +1,6 @@
 import * as Y from 'yjs';
 import type { Node } from 'prosemirror-model';
-import { blockHash } from '../model/doc-content.ts';
+import { blockHashOf } from '../model/doc-content.ts';
 import { docParts } from '../model/doc-layout.ts';
 import { blockToMarkdown, markdownToBlocks } from '../model/markdown.ts';
 import { changeMark } from './applier-marks.ts';
@@ -97,15 +97,21 @@ interface PlannedOp {
   op: Op;
   /** The parsed blocks (replace, insert), ids not yet given. */
   blocks: Node[];
-  before: string | null;
   /** The replaced or deleted block as read (null for an insert). */
-  read: Node | null;
+  read: ReadBlock | null;
+}
+
+/** A live block read once per batch: its node, its Markdown and its hash (`blockHash`). */
+interface ReadBlock {
+  node: Node;
+  markdown: string;
+  hash: string;
 }
 
 export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origin: Origin): ApplyResult {
   const parsed = parseOps(ops);
   if (!parsed.ok) return parsed;
-  const live = scanBlocks(ydoc);
+  const live = scanBlocks(ydoc, new Set(parsed.ops.map((op) => op.blockId)));
   // OP1: the whole batch is validated before anything is written.
   const planned = validate(live, parsed.ops, run);
   if (!Array.isArray(planned)) return { ok: false, error: planned };
@@ -118,39 +124,57 @@ export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origi
 /** The top-level blocks of the live document, found by id without reading their content. */
 interface LiveBlocks {
   yblocks: readonly unknown[];
-  /** The index of the first block carrying each (non-empty) id. */
+  /** The index of the first block carrying each (non-empty) id the batch names. */
   indexOf: ReadonlyMap<string, number>;
-  /** Every id a top-level block carries. */
-  ids: ReadonlySet<string>;
-  /** The block carrying `id` read as a ProseMirror node (null when the schema cannot build it), or undefined when no block carries it. */
-  read(id: string): Node | null | undefined;
+  /** Whether any top-level block carries `id` (a pending delete or a repeated id included). */
+  carries(id: string): boolean;
+  /** The block carrying `id` as read (null when the schema cannot build it), or undefined when no block carries it. */
+  read(id: string): ReadBlock | null | undefined;
 }
 
-function scanBlocks(ydoc: Y.Doc): LiveBlocks {
+/**
+ * One pass over the top-level blocks that records only the blocks the batch names (`named`):
+ * the rest of the document costs one attribute read per block. Every id the document holds is
+ * collected only if the batch needs fresh ids.
+ */
+function scanBlocks(ydoc: Y.Doc, named: ReadonlySet<string>): LiveBlocks {
   const yblocks = docParts(ydoc).content.toArray();
   const indexOf = new Map<string, number>();
-  const ids = new Set<string>();
-  yblocks.forEach((yblock, index) => {
-    const id = yblock instanceof Y.XmlElement ? yblock.getAttribute('id') : undefined;
-    if (typeof id !== 'string') return;
-    ids.add(id);
-    // A block a run deleted (OP7) is gone as far as ops are concerned, until the run is decided.
-    if (pendingDeleteOf(yblock) !== null) return;
+  for (let index = 0; index < yblocks.length; index++) {
+    const yblock = yblocks[index];
+    if (!(yblock instanceof Y.XmlElement)) continue;
+    const id = yblock.getAttribute('id');
     // With a duplicated id (a split not yet renamed), the first block is the one that keeps it.
-    if (id !== '' && !indexOf.has(id)) indexOf.set(id, index);
-  });
-  const cache = new Map<string, Node | null>();
-  const read = (id: string): Node | null | undefined => {
+    if (typeof id !== 'string' || id === '' || !named.has(id) || indexOf.has(id)) continue;
+    // A block a run deleted (OP7) is gone as far as ops are concerned, until the run is decided.
+    if (pendingDeleteOf(yblock) !== null) continue;
+    indexOf.set(id, index);
+  }
+  let ids: Set<string> | null = null;
+  const carries = (id: string): boolean => (ids ??= idsOf(yblocks)).has(id);
+  const cache = new Map<string, ReadBlock | null>();
+  const read = (id: string): ReadBlock | null | undefined => {
     const index = indexOf.get(id);
     if (index === undefined) return undefined;
     let block = cache.get(id);
     if (block === undefined) {
-      block = readBlock(yblocks[index] as Y.XmlElement);
+      const node = readBlock(yblocks[index] as Y.XmlElement);
+      const markdown = node === null ? '' : blockToMarkdown(node);
+      block = node === null ? null : { node, markdown, hash: blockHashOf(node.type.name, markdown) };
       cache.set(id, block);
     }
     return block;
   };
-  return { yblocks, indexOf, ids, read };
+  return { yblocks, indexOf, carries, read };
+}
+
+function idsOf(yblocks: readonly unknown[]): Set<string> {
+  const ids = new Set<string>();
+  for (const yblock of yblocks) {
+    const id = yblock instanceof Y.XmlElement ? yblock.getAttribute('id') : undefined;
+    if (typeof id === 'string') ids.add(id);
+  }
+  return ids;
 }
 
 /**
@@ -181,7 +205,8 @@ function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], runId:
       if (region.replacement !== null) {
         const mark = changeMark(runId, region.replacement.instructionId);
         const [first, ...rest] = region.replacement.blocks;
-        const old = readBlock(yblock);
+        // Read during validation, in this same call: nothing has written to the block since.
+        const old = region.old;
         if (first !== undefined && old !== null && first.type === old.type) {
           updateBlock(yblock, old, first, mark);
           created.push(...rest.map((block) => newBlock(block, mark)));
@@ -209,49 +234,48 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
 
   for (let index = 0; index < ops.length; index++) {
     const op = ops[index];
-    const fail = (code: ApplyErrorCode, message: string): ApplyError => ({ code, index, blockId: op.blockId, message });
 
     if (!run.allowedOps.has(op.op)) {
-      return fail('OP_NOT_ALLOWED', `The op at index ${index} is a ${op.op}, which this agent may not send.`);
+      return refusal('OP_NOT_ALLOWED', index, op, `The op at index ${index} is a ${op.op}, which this agent may not send.`);
     }
     if (!run.instructions.has(op.instructionId)) {
-      return fail('INVALID_OP', `The op at index ${index} answers "${op.instructionId}", which is no instruction of this run.`);
+      return refusal('INVALID_OP', index, op, `The op at index ${index} answers "${op.instructionId}", which is no instruction of this run.`);
     }
     if (!run.fence.has(op.blockId)) {
       const what = op.op === 'insert_after' ? 'inserts after' : 'changes';
-      return fail('OUTSIDE_FENCE', `The op at index ${index} ${what} block "${op.blockId}", which no instruction of this run targets.`);
+      return refusal('OUTSIDE_FENCE', index, op, `The op at index ${index} ${what} block "${op.blockId}", which no instruction of this run targets.`);
     }
     if (!live.indexOf.has(op.blockId)) {
-      return fail('STALE_BLOCK', `Block "${op.blockId}" is no longer in the document; read it again.`);
+      return refusal('STALE_BLOCK', index, op, `Block "${op.blockId}" is no longer in the document; read it again.`);
     }
     // An insert only needs its anchor to be there; a replace or delete reads the block.
     const block = op.op === 'insert_after' ? undefined : live.read(op.blockId);
     if (block === null) {
       const what = op.op === 'delete_block' ? 'deleted' : 'replaced';
-      return fail('STALE_BLOCK', `Block "${op.blockId}" holds content this document's schema cannot build (perhaps written by a newer client); it is left as it is and cannot be ${what} by an op.`);
+      return refusal('STALE_BLOCK', index, op, `Block "${op.blockId}" holds content this document's schema cannot build (perhaps written by a newer client); it is left as it is and cannot be ${what} by an op.`);
     }
-    if (op.op !== 'insert_after' && block !== undefined && blockHash(block) !== op.expectHash) {
-      return fail('STALE_BLOCK', `Block "${op.blockId}" has changed since it was read (its hash is no longer ${op.expectHash}); read it again.`);
+    if (op.op !== 'insert_after' && block !== undefined && block.hash !== op.expectHash) {
+      return refusal('STALE_BLOCK', index, op, `Block "${op.blockId}" has changed since it was read (its hash is no longer ${op.expectHash}); read it again.`);
     }
     let blocks: Node[] = [];
     if (op.op !== 'delete_block') {
       const parsedBlocks = parseBlocks(op.markdown);
       if (parsedBlocks === null) {
-        return fail('INVALID_OP', `The Markdown of the op at index ${index} holds no block the document can keep.`);
+        return refusal('INVALID_OP', index, op, `The Markdown of the op at index ${index} holds no block the document can keep.`);
       }
       blocks = parsedBlocks;
     }
     const earlier = rewritten.get(op.blockId);
     if (op.op !== 'insert_after' && earlier !== undefined) {
-      return fail('INVALID_OP', `The op at index ${index} changes block "${op.blockId}" again; the op at index ${earlier} already replaces or deletes it.`);
+      return refusal('INVALID_OP', index, op, `The op at index ${index} changes block "${op.blockId}" again; the op at index ${earlier} already replaces or deletes it.`);
     }
     const deletedBy = deleted.get(op.blockId);
     if (op.op === 'insert_after' && deletedBy !== undefined) {
-      return fail('INVALID_OP', `The op at index ${index} inserts after block "${op.blockId}", which the op at index ${deletedBy} deletes.`);
+      return refusal('INVALID_OP', index, op, `The op at index ${index} inserts after block "${op.blockId}", which the op at index ${deletedBy} deletes.`);
     }
     const insertBy = insertedAfter.get(op.blockId);
     if (op.op === 'delete_block' && insertBy !== undefined) {
-      return fail('INVALID_OP', `The op at index ${index} deletes block "${op.blockId}", after which the op at index ${insertBy} inserts.`);
+      return refusal('INVALID_OP', index, op, `The op at index ${index} deletes block "${op.blockId}", after which the op at index ${insertBy} inserts.`);
     }
     if (op.op === 'insert_after') {
       if (!insertedAfter.has(op.blockId)) insertedAfter.set(op.blockId, index);
@@ -259,9 +283,13 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
       rewritten.set(op.blockId, index);
       if (op.op === 'delete_block') deleted.set(op.blockId, index);
     }
-    planned.push({ op, blocks, before: block === undefined ? null : blockToMarkdown(block), read: block ?? null });
+    planned.push({ op, blocks, read: block ?? null });
   }
   return planned;
+}
+
+function refusal(code: ApplyErrorCode, index: number, op: Op, message: string): ApplyError {
+  return { code, index, blockId: op.blockId, message };
 }
 
 /** The top-level blocks of `markdown`, schema-valid, or null when there are none. */
@@ -288,6 +316,8 @@ interface Region {
   inserts: Placed[];
   /** The hash the batch read of the replaced or deleted block. */
   hash: string;
+  /** The replaced or deleted block as the batch read it, else null. */
+  old: Node | null;
   /** A fresh id for the old block when a block of another type takes its id (OP7), else null. */
   retiredId: string | null;
 }
@@ -301,7 +331,7 @@ function assignIds(live: LiveBlocks, planned: readonly PlannedOp[], run: Applier
   const taken = new Set<string>();
   const freshId = (): string => {
     const id = run.makeId();
-    if (typeof id !== 'string' || id === '' || live.ids.has(id) || taken.has(id)) {
+    if (typeof id !== 'string' || id === '' || live.carries(id) || taken.has(id)) {
       throw new RangeError(`makeId returned ${JSON.stringify(id)}, which is empty or already in use`);
     }
     taken.add(id);
@@ -309,24 +339,25 @@ function assignIds(live: LiveBlocks, planned: readonly PlannedOp[], run: Applier
   };
   const regions = new Map<string, Region>();
   const changes: Change[] = [];
-  for (const { op, blocks, before, read } of planned) {
+  for (const { op, blocks, read } of planned) {
     const withIds = blocks.map((block, i) =>
       block.type.create({ ...block.attrs, id: op.op === 'replace_block' && i === 0 ? op.blockId : freshId() }, block.content, block.marks),
     );
     const placed = { instructionId: op.instructionId, blocks: withIds };
-    const region: Region = regions.get(op.blockId) ?? { blockId: op.blockId, replacement: null, inserts: [], hash: '', retiredId: null };
+    const region: Region = regions.get(op.blockId) ?? { blockId: op.blockId, replacement: null, inserts: [], hash: '', old: null, retiredId: null };
     regions.set(op.blockId, region);
     if (op.op === 'insert_after') region.inserts.push(placed);
     else {
       region.replacement = placed;
-      region.hash = read === null ? '' : blockHash(read);
-      if (op.op === 'replace_block' && withIds[0]?.type !== read?.type) region.retiredId = freshId();
+      region.hash = read?.hash ?? '';
+      region.old = read?.node ?? null;
+      if (op.op === 'replace_block' && withIds[0]?.type !== read?.node.type) region.retiredId = freshId();
     }
     changes.push({
       blockId: op.blockId,
       instructionId: op.instructionId,
       op: op.op,
-      before,
+      before: read?.markdown ?? null,
       after: op.op === 'delete_block' ? null : withIds.map(blockToMarkdown).join('\n\n'),
       blockIds: withIds.map((block) => block.attrs.id as string),
     });

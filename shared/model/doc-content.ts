@@ -23,15 +23,21 @@ export function readProseMirrorDoc(ydoc: Y.Doc): Node {
 
 /** The hash of a block's content, independent of its id. */
 export function blockHash(block: Node): string {
-  return contentHash(block.type.name + '\n' + blockToMarkdown(block));
+  return blockHashOf(block.type.name, blockToMarkdown(block));
+}
+
+/** `blockHash` of a block of type `typeName` whose Markdown (`blockToMarkdown`) is already known. */
+export function blockHashOf(typeName: string, markdown: string): string {
+  return contentHash(typeName + '\n' + markdown);
 }
 
 export function viewBlock(block: Node): BlockView {
+  const markdown = blockToMarkdown(block);
   return {
     id: String(block.attrs.id ?? ''),
     type: block.type.name,
-    markdown: blockToMarkdown(block),
-    hash: blockHash(block),
+    markdown,
+    hash: blockHashOf(block.type.name, markdown),
   };
 }
 

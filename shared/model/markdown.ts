@@ -4,6 +4,7 @@ import { Fragment, type Mark, type Node } from 'prosemirror-model';
 import { schema } from './schema.ts';
 import { withBlockIds } from './block-ids.ts';
 import { isSafeLinkHref } from './safe-url.ts';
+import { plainParagraph, plainParagraphMarkdown } from './plain-markdown.ts';
 
 /**
  * Markdown import and export over the Tandem schema (CommonMark plus `~~strike~~`). Raw HTML
@@ -112,6 +113,8 @@ function isChangeMark(mark: Mark, runId: string | undefined): boolean {
 
 /** The Markdown of one block, as agents read and write it. */
 export function blockToMarkdown(block: Node): string {
+  const plainText = plainParagraphMarkdown(block);
+  if (plainText !== null) return plainText;
   return docToMarkdown(schema.nodes.doc.create(null, block)).trimEnd();
 }
 
@@ -120,6 +123,8 @@ export function blockToMarkdown(block: Node): string {
  * person when it holds nothing the schema can keep.
  */
 export function markdownToBlocks(markdown: string): Node[] {
+  const paragraph = plainParagraph(markdown);
+  if (paragraph !== null) return [paragraph];
   const blocks: Node[] = [];
   parser.parse(markdown).forEach((block) => blocks.push(block));
   return blocks;

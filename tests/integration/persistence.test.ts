@@ -3,7 +3,8 @@ import { readBlocks } from '../../shared/model/doc-content.ts';
 import { docParts } from '../../shared/model/doc-layout.ts';
 import { readAnnotation } from '../../shared/notes/annotations.ts';
 import { addAnnotation } from '../helpers/notes.ts';
-import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
+import { connectPeer, roundTrip, waitFor, type Peer } from '../helpers/peer.ts';
+import { recordIncoming } from '../helpers/frames.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { appendParagraph } from '../helpers/doc-builder.ts';
 
@@ -44,6 +45,22 @@ describe('persistence', () => {
     expect(doc.body).toMatchObject({ id, title: 'Kept', kind: 'text' });
     expect(markdownOf(doc.body.blocks)).toEqual(['# Kept', 'body']);
     expect((await server.api(`/api/docs/${page}`)).body).toMatchObject({ kind: 'page', html: expect.stringMatching(/^<h1 data-tandem-id="[^"]+">Hi<\/h1>$/) });
+  });
+
+  it('[DUR3] sends a document loaded from the store to its first peer once, in the sync reply', async () => {
+    server = await startTestServer();
+    const paragraphs = Array.from({ length: 300 }, (_, i) => `Paragraph ${i} of a document large enough to tell apart from small messages.`);
+    const id = await createDoc({ title: 'Loaded once', markdown: paragraphs.join('\n\n') });
+    await server.restart();
+
+    const reader = peer(id);
+    const frames = recordIncoming(reader);
+    await reader.synced;
+    // A second exchange: whatever the server had queued for the first peer has been sent by now.
+    await roundTrip(reader);
+    expect(docParts(reader.ydoc).content.length).toBe(300);
+    const whole = frames.filter((frame) => frame.byteLength > 20_000);
+    expect(whole).toHaveLength(1);
   });
 
   it('keeps an edit across a restart once its last peer has left', async () => {

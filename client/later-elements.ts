@@ -1,0 +1,17 @@
+/**
+ * The elements that opening a document and typing in it do not need, each in a chunk of its
+ * own that loads once the editor is up, so that the first paint waits for none of their code
+ * (the review and its text diff, the runs, the annotation margin and cards, the selection
+ * buttons, the queue bar and the send dialog, a run's asides and its agent's activity). Templates render their tags
+ * from the start: a custom element upgrades where it stands when its definition arrives, and
+ * Lit applies the properties set on it before. Calling again costs nothing (modules load once).
+ */
+export function loadDocumentExtras(): void {
+  void import('./tandem-review-panel.ts');
+  void import('./tandem-recent-runs.ts');
+  void import('./tandem-annotation-panel.ts');
+  void import('./tandem-selection-actions.ts');
+  void import('./tandem-queue-bar.ts');
+  void import('./tandem-aside-box.ts');
+  void import('./tandem-run-activity.ts');
+}

@@ -1,0 +1,29 @@
+import type { Extension, onLoadDocumentPayload } from '@hocuspocus/server';
+
+/**
+ * Sends the first update of each event-loop turn to the document's connections at once, inside
+ * the Y.Doc's `update` event, instead of at the end of the turn (Hocuspocus buffers a document's
+ * updates until `setImmediate`, see its `flushDelay`). The rest of that event appends the update
+ * to the log (Persistence, DUR1), then Hocuspocus acknowledges it and runs its hooks: the other
+ * peers no longer wait for any of it. Updates that follow in the same turn (a burst read from
+ * one socket) are still merged and sent together at the end of the turn.
+ *
+ * Peers may so hold an update a moment before it is on disk. Only its sender's acknowledgement
+ * waits for the disk (DUR1): a crash in between loses nothing that was acknowledged, and the
+ * peers that hold it give it back when they sync again.
+ *
+ * Keep it before Persistence: its listener must be registered, and so run, before the append's.
+ */
+export class PromptBroadcast implements Extension {
+  extensionName = 'TandemPromptBroadcast';
+
+  async onLoadDocument({ document }: onLoadDocumentPayload): Promise<void> {
+    let sentThisTurn = false;
+    document.on('update', () => {
+      if (sentThisTurn) return;
+      sentThisTurn = true;
+      document.flush();
+      setImmediate(() => (sentThisTurn = false));
+    });
+  }
+}

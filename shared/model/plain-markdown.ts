@@ -1,0 +1,63 @@
+import type { Node } from 'prosemirror-model';
+import { schema } from './schema.ts';
+
+/**
+ * The Markdown of a plain paragraph, read and written without markdown-it or the serialiser:
+ * most blocks an agent reads and writes are prose without any Markdown syntax, and for those
+ * the Markdown is the text itself. "Plain" is kept narrow so that both directions are exactly
+ * what markdown.ts's full parser and serialiser produce (tests/unit/plain-markdown.test.ts
+ * checks it over generated text): one line that starts with a letter, holds only letters,
+ * digits, single spaces and punctuation that CommonMark gives no meaning in the middle of a
+ * line (no `\ ` * _ [ ] < > & # ~ |`), and ends in no space.
+ */
+export function isPlainLine(text: string): boolean {
+  if (text.length === 0 || !isLetter(text, 0)) return false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0x20) {
+      if (i === text.length - 1 || text.charCodeAt(i + 1) === 0x20) return false;
+    } else if (code < 0x80) {
+      if (!plainAscii[code]) return false;
+    } else if (!nonAsciiWord.test(String.fromCodePoint(text.codePointAt(i) as number))) {
+      return false;
+    } else if (code >= 0xd800 && code <= 0xdbff) {
+      i++;
+    }
+  }
+  return true;
+}
+
+const plainAscii: boolean[] = [];
+for (let code = 0; code < 0x80; code++) {
+  const char = String.fromCharCode(code);
+  plainAscii[code] = /[A-Za-z0-9]/.test(char) || `,.;:'"?!()/%@$=+-`.includes(char);
+}
+const nonAsciiWord = /^[\p{L}\p{N}]$/u;
+
+function isLetter(text: string, index: number): boolean {
+  const code = text.charCodeAt(index);
+  if (code < 0x80) return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+  return /^\p{L}$/u.test(String.fromCodePoint(text.codePointAt(index) as number));
+}
+
+/** `markdown` as a paragraph when it is plain, else null (parse it with markdown.ts). */
+export function plainParagraph(markdown: string): Node | null {
+  if (!isPlainLine(markdown)) return null;
+  return schema.nodes.paragraph.create(null, schema.text(markdown));
+}
+
+/**
+ * The Markdown of `block` when it is a paragraph of plain text whose only marks are the
+ * review's `change` marks (which Markdown does not show), else null.
+ */
+export function plainParagraphMarkdown(block: Node): string | null {
+  if (block.type !== schema.nodes.paragraph || block.childCount === 0) return null;
+  let text = '';
+  for (let i = 0; i < block.childCount; i++) {
+    const child = block.child(i);
+    if (!child.isText) return null;
+    for (const mark of child.marks) if (mark.type !== schema.marks.change) return null;
+    text += child.text;
+  }
+  return isPlainLine(text) ? text : null;
+}
