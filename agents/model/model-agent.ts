@@ -81,7 +81,9 @@ async function work(
     client,
     runId: run.runId,
     log,
-    answer: (aside, signal) => answerModelAside({ client, provider, conversation, context, aside, signal, log }),
+    // The provider itself, not the metered one: a side question is not retried (a failed one
+    // becomes a steer at once, ASIDE10) and its tokens are its own, reported with the aside.
+    answer: (aside, signal) => answerModelAside({ client, provider: options.provider, conversation, context, aside, signal, log }),
   });
   try {
     const summary = await runToolLoop({

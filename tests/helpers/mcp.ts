@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CreateMessageRequestSchema, type CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
 
 const tandemBin = fileURLToPath(new URL('../../bin/tandem.mjs', import.meta.url));
 
@@ -16,9 +17,14 @@ export interface McpSession {
 
 /**
  * Spawns the real `tandem mcp --url URL --token TOKEN` (bin/tandem.mjs, as `npx tandem mcp`
- * runs it) and connects the MCP SDK's own client to it over stdio.
+ * runs it) and connects the MCP SDK's own client to it over stdio. With `sample`, the client
+ * declares the sampling capability and answers each sampling request with its text.
  */
-export async function connectMcp(url: string, token: string): Promise<McpSession> {
+export async function connectMcp(
+  url: string,
+  token: string,
+  options: { sample?: (request: CreateMessageRequest) => string } = {},
+): Promise<McpSession> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [tandemBin, 'mcp', '--url', url, '--token', token],
@@ -27,7 +33,15 @@ export async function connectMcp(url: string, token: string): Promise<McpSession
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk) => (stderr += chunk));
-  const client = new Client({ name: 'tandem-tests', version: '1.0.0' });
+  const client = new Client({ name: 'tandem-tests', version: '1.0.0' }, options.sample ? { capabilities: { sampling: {} } } : {});
+  const { sample } = options;
+  if (sample) {
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
+      model: 'client-model',
+      role: 'assistant',
+      content: { type: 'text', text: sample(request) },
+    }));
+  }
   await client.connect(transport);
   return {
     client,

@@ -86,6 +86,28 @@ describe('tandem mcp', () => {
     expect(await markdownOf(server, run.docId)).toBe('ALPHA\n\nbeta');
   });
 
+  it('[MCP6] [MODEL7] rewrites a block through the client’s own model, from the text the server holds', async () => {
+    const run = await sentRun(server, 'alpha\n\nbeta', ['make it formal']);
+    const prompts: string[] = [];
+    const session = await connectMcp(server.url, server.token('agent', { name: 'Desk assistant' }), {
+      sample: (request) => {
+        prompts.push(request.params.messages.map((message) => (message.content as { text: string }).text).join('\n'));
+        return 'Alpha, formally.';
+      },
+    });
+    sessions.push(session);
+    const names = (await session.client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toContain('rewrite_block');
+    await session.call('claim_run', { runId: run.runId });
+    await session.call('read_document', { runId: run.runId });
+    const rewritten = await session.call('rewrite_block', { runId: run.runId, instructionId: run.instructionIds[0], blockId: run.blocks[0].id, instruction: 'make it formal' });
+    expect(rewritten).toEqual({ answer: { ok: true }, isError: false });
+    expect(prompts).toHaveLength(1);
+    expect(prompts[0]).toContain('alpha');
+    expect(prompts[0]).toContain('make it formal');
+    expect(await markdownOf(server, run.docId)).toBe('Alpha, formally.\n\nbeta');
+  });
+
   it('[MCP3] answers READ_FIRST to a write before a read, and changes nothing', async () => {
     const run = await sentRun(server, 'alpha', ['uppercase']);
     const session = await mcp();

@@ -28,6 +28,9 @@ function counter(prefix: string): () => string {
   return () => `${prefix}${n++}`;
 }
 
+/** Attributes a browser follows as URLs (a script URL elsewhere, e.g. in `class`, is inert text). */
+const urlAttributes = /^(href|src|srcset|action|formaction|xlink:href|poster|background|cite|data|codebase|ping|manifest)$/i;
+
 /** What would run in a browser: script-like elements, event handlers, script URLs, srcdoc. */
 function unsafeParts(page: string): string[] {
   const template = tools.document.createElement('template');
@@ -37,7 +40,8 @@ function unsafeParts(page: string): string[] {
     if (/^(script|iframe|object|embed|frame)$/i.test(element.localName)) found.push(element.localName);
     for (const attribute of Array.from(element.attributes)) {
       if (/^on/i.test(attribute.name) || attribute.name === 'srcdoc') found.push(attribute.name);
-      if (/^\s*(javascript|data|vbscript):/i.test(attribute.value) && !(element.localName === 'img' && attribute.name === 'src')) {
+      const scriptUrl = urlAttributes.test(attribute.name) && /^\s*(javascript|data|vbscript):/i.test(attribute.value);
+      if (scriptUrl && !(element.localName === 'img' && attribute.name === 'src')) {
         found.push(`${attribute.name}=${attribute.value}`);
       }
     }
