@@ -32,7 +32,7 @@ export function anthropicProvider(settings: AnthropicSettings): ModelProvider {
   return {
     where,
     model: settings.model,
-    async complete(request: ModelRequest, runSignal: AbortSignal): Promise<ModelTurn> {
+    async complete(request: ModelRequest, runSignal: AbortSignal, onText?: (text: string) => void): Promise<ModelTurn> {
       const { signal, deadline } = withDeadline(runSignal, settings.callTimeoutMs);
       try {
         const stream = client.messages.stream(
@@ -45,6 +45,7 @@ export function anthropicProvider(settings: AnthropicSettings): ModelProvider {
           },
           { signal },
         );
+        if (onText) stream.on('text', (_delta, snapshot) => onText(snapshot));
         const message = await stream.finalMessage();
         let content = '';
         const toolCalls: ModelTurn['toolCalls'] = [];

@@ -3,6 +3,7 @@ import { describeError } from '../peer-loop.ts';
 import { RunState } from './run-state.ts';
 import { runTool, type ToolAnswer, type ToolContext } from './tools.ts';
 import type { Message, ModelProvider, ModelRequest, ModelTurn, RunConversation } from './tool-loop.ts';
+import { maxAsideAnswerLength } from '../../shared/wire/asides.ts';
 
 /**
  * A person's side question to the model agent (ASIDE10): ONE request that is the run's latest
@@ -63,6 +64,60 @@ export function asideRequest(base: ModelRequest, message: string): ModelRequest 
   return { system: base.system, tools: base.tools, messages: [...base.messages, { role: 'user', content: message }] };
 }
 
+/**
+ * The answer a reply streaming in shows so far (ASIDE5): null until its first line has come and
+ * while it routes the question to the run; a `handoff:` line right after the route waits for its
+ * end and is left out. The finished reply is read by `parseAsideReply`, whose answer replaces this.
+ */
+export function answerSoFar(snapshot: string): string | null {
+  const text = snapshot.trimStart();
+  const lineEnd = text.indexOf('\n');
+  if (lineEnd < 0) return null;
+  let rest = text;
+  const routeLine = /^\s*route:\s*(side|agent)\b\s*$/i.exec(text.slice(0, lineEnd));
+  if (routeLine) {
+    if (routeLine[1].toLowerCase() === 'agent') return null;
+    rest = text.slice(lineEnd + 1).trimStart();
+  }
+  if (rest.length < 'handoff:'.length && 'handoff:'.startsWith(rest.toLowerCase())) return null;
+  if (/^handoff:/i.test(rest)) {
+    const handoffEnd = rest.indexOf('\n');
+    if (handoffEnd < 0) return null;
+    rest = rest.slice(handoffEnd + 1).trimStart();
+  }
+  return rest;
+}
+
+/**
+ * Posts an answer's new text as `chunk`s while it streams in, one request at a time (text that
+ * comes meanwhile goes in the next); text that does not extend what was sent waits for the end.
+ */
+function answerStreamer(post: (body: { chunk: string }) => Promise<unknown>) {
+  let sent = '';
+  let latest = '';
+  let busy = false;
+  let flowing: Promise<void> = Promise.resolve();
+  const pump = async () => {
+    while (latest.length > sent.length && latest.startsWith(sent)) {
+      const chunk = latest.slice(sent.length);
+      sent = latest;
+      await post({ chunk });
+    }
+  };
+  return {
+    show(answer: string): void {
+      latest = answer.slice(0, maxAsideAnswerLength);
+      if (busy) return;
+      busy = true;
+      flowing = pump()
+        .catch(() => {})
+        .finally(() => (busy = false));
+    },
+    /** Resolves once every chunk begun has been posted. */
+    settled: () => flowing,
+  };
+}
+
 /** Asks the model `aside` on the side of the run whose latest request `conversation` holds. */
 export async function askOnTheSide(input: {
   provider: ModelProvider;
@@ -70,6 +125,8 @@ export async function askOnTheSide(input: {
   context: ToolContext;
   aside: AgentAside;
   signal: AbortSignal;
+  /** Told the answer so far while it streams in. */
+  onAnswer?: (answer: string) => void;
 }): Promise<AsideReply & { usage?: ModelTurn['usage'] }> {
   const base = input.conversation.latestRequest;
   if (!base) throw new Error('The run has not asked the model anything yet.');
@@ -78,7 +135,11 @@ export async function askOnTheSide(input: {
   let request = asideRequest(base, asideMessage(input.aside.text, input.aside.askedBy.name));
   let usage: ModelTurn['usage'];
   for (let call = 1; call <= maxAsideCalls; call++) {
-    const turn = await input.provider.complete(request, input.signal);
+    const onText = input.onAnswer && ((text: string) => {
+      const answer = answerSoFar(text);
+      if (answer) input.onAnswer!(answer);
+    });
+    const turn = await input.provider.complete(request, input.signal, onText);
     usage ??= turn.usage;
     if (turn.toolCalls.length === 0) return { ...parseAsideReply(turn.content), usage };
     const messages: Message[] = [...request.messages, { role: 'assistant', content: turn.content, toolCalls: turn.toolCalls }];
@@ -116,9 +177,12 @@ export async function answerModelAside(input: {
     return;
   }
   let reply: Awaited<ReturnType<typeof askOnTheSide>>;
+  const streamer = answerStreamer(post);
   try {
-    reply = await askOnTheSide(input);
+    reply = await askOnTheSide({ ...input, onAnswer: streamer.show });
+    await streamer.settled();
   } catch (error) {
+    await streamer.settled();
     if (input.signal.aborted) return;
     input.log(`aside ${aside.asideId} of ${runId} failed: ${describeError(error)}`);
     conversation.steer(aside.text, aside.askedBy.name);
@@ -127,7 +191,7 @@ export async function answerModelAside(input: {
   }
   if (reply.route === 'agent') conversation.steer(aside.text, aside.askedBy.name);
   await post({
-    answer: reply.answer.slice(0, 20_000),
+    answer: reply.answer.slice(0, maxAsideAnswerLength),
     done: true,
     route: reply.route,
     ...(reply.handoff ? { handoff: reply.handoff.slice(0, 2000) } : {}),

@@ -30,7 +30,7 @@ export function openAiProvider(settings: OpenAiSettings): ModelProvider {
   return {
     where,
     model: settings.model,
-    async complete(request: ModelRequest, runSignal: AbortSignal): Promise<ModelTurn> {
+    async complete(request: ModelRequest, runSignal: AbortSignal, onText?: (text: string) => void): Promise<ModelTurn> {
       const { signal, deadline } = withDeadline(runSignal, settings.callTimeoutMs);
       try {
         const stream = client.chat.completions.stream(
@@ -44,6 +44,7 @@ export function openAiProvider(settings: OpenAiSettings): ModelProvider {
           },
           { signal },
         );
+        if (onText) stream.on('content', (_delta, snapshot) => onText(snapshot));
         const completion = await stream.finalChatCompletion();
         const message = completion.choices[0]?.message;
         if (!message) throw new ModelCallError(`The model server at ${where} answered without a message.`);

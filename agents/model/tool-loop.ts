@@ -59,8 +59,11 @@ export interface ModelProvider {
   readonly where: string;
   /** The model's name on that server, for the run's record. */
   readonly model?: string;
-  /** One model call; rejects with a `ModelCallError` a person can act on. */
-  complete(request: ModelRequest, signal: AbortSignal): Promise<ModelTurn>;
+  /**
+   * One model call; rejects with a `ModelCallError` a person can act on. `onText` is told the
+   * answer's text so far each time more of it streams in (asides show it as it comes).
+   */
+  complete(request: ModelRequest, signal: AbortSignal, onText?: (text: string) => void): Promise<ModelTurn>;
 }
 
 /** A model call that did not answer: the message says what to check. */
