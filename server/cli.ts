@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { isRole, type Role } from '../shared/protocol/claims.ts';
 import { isDocId } from '../shared/model/doc-layout.ts';
 import { randomId } from '../shared/model/ids.ts';
-import { isOpKind, opKinds, type OpKind } from '../shared/applier/op-kinds.ts';
+import { grantableOps, isGrantableOp, type GrantableOp } from '../shared/protocol/grantable-ops.ts';
 import { addKey, openKeyRing } from './auth/keys.ts';
 import { signToken } from './auth/tokens.ts';
 import { defaultTokenSeconds, parseLifetime } from './auth/expiry.ts';
@@ -23,7 +23,7 @@ Commands:
   start                          build the client if needed and start the server
   token --role ROLE [--name NAME] [--doc ID] [--ops LIST] [--expires TIME]
                                  print a token; ROLE is editor, commenter, viewer or agent;
-                                 --ops (agents) is a comma list of ${opKinds.join(', ')};
+                                 --ops (agents) is a comma list of ${grantableOps.join(', ')};
                                  --expires is a count and a unit s, m, h or d (default 30d),
                                  or never
   revoke TOKEN_OR_ID             revoke a token (the whole token, or its id); a running server
@@ -133,16 +133,16 @@ function rotateKey(): number {
   return 0;
 }
 
-function parseOps(role: Role, list: string | undefined): OpKind[] | undefined {
+function parseOps(role: Role, list: string | undefined): GrantableOp[] | undefined {
   if (role !== 'agent') {
     if (list !== undefined) throw new UsageError('--ops is only for agents');
     return undefined;
   }
-  if (list === undefined) return [...opKinds];
+  if (list === undefined) return [...grantableOps];
   const ops = [...new Set(list.split(',').map((op) => op.trim()).filter((op) => op !== ''))];
-  const unknown = ops.find((op) => !isOpKind(op));
-  if (unknown !== undefined) throw new UsageError(`Unknown op kind "${unknown}"; use ${opKinds.join(', ')}`);
-  return ops as OpKind[];
+  const unknown = ops.find((op) => !isGrantableOp(op));
+  if (unknown !== undefined) throw new UsageError(`Unknown op kind "${unknown}"; use ${grantableOps.join(', ')}`);
+  return ops as GrantableOp[];
 }
 
 /**

@@ -101,7 +101,7 @@ const opOfTool: Partial<Record<ToolName, OpKind>> = {
 };
 
 /** The tools offered to an agent whose token allows `ops` (every op kind when absent). */
-export function offeredTools(ops: readonly OpKind[] | undefined): ToolDefinition[] {
+export function offeredTools(ops: readonly string[] | undefined): ToolDefinition[] {
   const allowed = new Set<string>(ops ?? opKinds);
   return definitions.filter((tool) => {
     const op = opOfTool[tool.name];

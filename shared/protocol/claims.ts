@@ -1,5 +1,5 @@
 import { isDocId } from '../model/doc-layout.ts';
-import { isOpKind, type OpKind } from '../applier/op-kinds.ts';
+import { isGrantableOp, type GrantableOp } from './grantable-ops.ts';
 
 /**
  * The claims a token carries. A token is a JWT, `header.claims.signature` in base64url
@@ -23,7 +23,7 @@ export interface Claims {
   /** When present, the token is good for this one document only. */
   doc?: string;
   /** Agents only: the op kinds the applier accepts from this agent (all when absent). */
-  ops?: OpKind[];
+  ops?: GrantableOp[];
   /** Issued at, in seconds since the epoch. */
   iat: number;
   /** Expires at, in seconds since the epoch; absent for a token that never expires. */
@@ -43,7 +43,7 @@ export function parseClaims(value: unknown): Claims | null {
   if (jti !== undefined && !isTokenId(jti)) return null;
   if (doc !== undefined && !isDocId(doc)) return null;
   if (ops !== undefined) {
-    if (role !== 'agent' || !Array.isArray(ops) || !ops.every(isOpKind)) return null;
+    if (role !== 'agent' || !Array.isArray(ops) || !ops.every(isGrantableOp)) return null;
     if (new Set(ops).size !== ops.length) return null;
   }
   const claims: Claims = { sub, name, role, iat };

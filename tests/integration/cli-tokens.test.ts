@@ -30,6 +30,13 @@ describe('tandem token and tandem revoke against a running server', { timeout: 1
     expect(await status(standard)).toBe('OK');
   });
 
+  it('[PAGE5] makes agent tokens that allow page ops: all op kinds by default, exactly those of --ops', async () => {
+    const [standard, pageOnly] = await Promise.all([tandem('token', '--role', 'agent'), tandem('token', '--role', 'agent', '--ops', 'set_text,replace_block')]);
+    expect(decodeClaims(standard)!.ops).toEqual(['replace_block', 'insert_after', 'delete_block', 'set_text', 'set_attribute', 'replace_element']);
+    expect(decodeClaims(pageOnly)!.ops).toEqual(['set_text', 'replace_block']);
+    await expect(tandem('token', '--role', 'agent', '--ops', 'set_html')).rejects.toThrow(/Unknown op kind "set_html"/);
+  });
+
   it('[TOKEN3] revokes a token given whole or by its id, for the running server at its next request', async () => {
     const [whole, byId] = await Promise.all([tandem('token', '--role', 'editor', '--expires', '1h'), tandem('token', '--role', 'editor', '--name', 'Bo')]);
     expect([await status(whole), await status(byId)]).toEqual(['OK', 'OK']);
