@@ -10,6 +10,12 @@ import { pendingDeleteAttr } from './pending-delete-attr.ts';
  * nodes on the way from the text root to anything people wrote are taken out of the run's
  * insertions (with their attributes): the undo then deletes the run's own characters around
  * them and leaves those nodes standing with what people wrote in them (not pending deletion).
+ *
+ * A top-level node the run inserted may itself be deleted by the run: a later batch replaced it
+ * by another block type or deleted it (OP7), and Accept removed it, which Revert's scope holds
+ * among the run's deletions (REV8). People's text in it comes back only if the node does, so
+ * such a node is spared as well: out of the insertions, the undo restores it (as a copy) like
+ * anything else the run deleted.
  */
 
 type DeleteSet = Y.UndoManager['undoStack'][number]['insertions'];
@@ -17,14 +23,15 @@ type DeleteSet = Y.UndoManager['undoStack'][number]['insertions'];
 /**
  * `insertions` (a run's) without the Yjs items of the run-inserted nodes that hold content
  * people wrote (there now, or deleted by the run, in `deletions`, so the undo brings it back),
- * and without those nodes' attributes. Also returns those top-level blocks.
+ * and without those nodes' attributes. Also returns the Yjs items of those top-level blocks.
  */
-export function sparePeoplesTyping(ydoc: Y.Doc, insertions: DeleteSet, deletions: DeleteSet): { insertions: DeleteSet; spared: Y.XmlElement[] } {
+export function sparePeoplesTyping(ydoc: Y.Doc, insertions: DeleteSet, deletions: DeleteSet): { insertions: DeleteSet; spared: Y.Item[] } {
   const spare: Y.Item[] = [];
-  const spared: Y.XmlElement[] = [];
+  const spared: Y.Item[] = [];
   const ours = (item: Y.Item) => Y.isDeleted(insertions, item.id);
   for (let top = docParts(ydoc).content._start; top !== null; top = top.right) {
-    if (top.deleted || !ours(top) || !(top.content instanceof Y.ContentType)) continue;
+    // A block the run deleted itself comes back with the undo (a pending delete Accept carried out).
+    if ((top.deleted && !Y.isDeleted(deletions, top.id)) || !ours(top) || !(top.content instanceof Y.ContentType)) continue;
     const path: Y.Item[] = [];
     let found = false;
     const walk = (item: Y.Item) => {
@@ -41,18 +48,19 @@ export function sparePeoplesTyping(ydoc: Y.Doc, insertions: DeleteSet, deletions
       path.pop();
     };
     walk(top);
-    if (found) spared.push(top.content.type as Y.XmlElement);
+    if (found) spared.push(top);
   }
   return { insertions: spare.length === 0 ? insertions : subtract(insertions, spare), spared };
 }
 
 /**
- * Gives each block of `blocks` whose id an earlier top-level block also carries a fresh id (a
- * block spared by the undo may carry the id the undo gave back to the block it replaced), as
- * one transaction with `origin`.
+ * Gives each block of `spared` (after the undo) whose id an earlier top-level block also carries
+ * a fresh id (a block spared by the undo may carry the id the undo gave back to the block it
+ * replaced), as one transaction with `origin`.
  */
-export function renewRepeatedIds(ydoc: Y.Doc, blocks: readonly Y.XmlElement[], makeId: () => string, origin: Origin): void {
-  if (blocks.length === 0) return;
+export function renewRepeatedIds(ydoc: Y.Doc, spared: readonly Y.Item[], makeId: () => string, origin: Origin): void {
+  if (spared.length === 0) return;
+  const blocks = liveBlocks(ydoc, spared);
   const seen = new Set<unknown>();
   const repeated: Y.XmlElement[] = [];
   for (const yblock of docParts(ydoc).content.toArray()) {
@@ -62,6 +70,22 @@ export function renewRepeatedIds(ydoc: Y.Doc, blocks: readonly Y.XmlElement[], m
     seen.add(id);
   }
   if (repeated.length > 0) ydoc.transact(() => repeated.forEach((yblock) => yblock.setAttribute('id', makeId())), origin);
+}
+
+/**
+ * The live top-level blocks of `tops`: each one itself, or, when the undo restored it, the copy
+ * it made (Yjs links a restored item to its copy by `redone`).
+ */
+function liveBlocks(ydoc: Y.Doc, tops: readonly Y.Item[]): Y.XmlElement[] {
+  const byId = new Map<string, Y.Item>();
+  for (let item = docParts(ydoc).content._start; item !== null; item = item.right) byId.set(`${item.id.client}:${item.id.clock}`, item);
+  const blocks: Y.XmlElement[] = [];
+  for (const top of tops) {
+    let item: Y.Item | undefined = top;
+    while (item?.deleted && item.redone) item = byId.get(`${item.redone.client}:${item.redone.clock}`);
+    if (item && !item.deleted && item.content instanceof Y.ContentType && item.content.type instanceof Y.XmlElement) blocks.push(item.content.type);
+  }
+  return blocks;
 }
 
 /** The items of a node's attributes, but for a pending delete (the run's delete of its own block goes). */

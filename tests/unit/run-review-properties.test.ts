@@ -25,6 +25,7 @@ import { makeBlocksYDoc, replicaOf } from '../helpers/doc-builder.ts';
  * and deletes no block holding any, so that a loss could only be the review's doing): every
  * X, Y and Z typed is in the text of every replica afterwards (its Yjs item alive under live
  * parents, unless the run itself deleted it), the replicas are identical, and a Discard leaves no trace of the run.
+ * After a Revert no two blocks share an id.
  * fast-check prints the seed of a failure; replay with TANDEM_SEED=<seed>.
  */
 
@@ -360,6 +361,8 @@ describe('review keeps what people type (fast-check)', () => {
             expect(JSON.stringify(readProseMirrorDoc(ydoc).toJSON())).toBe(text);
           }
           expect(text).not.toMatch(/"deleting":"/);
+          const ids = readBlocks(replicas[0]).map((block) => block.id);
+          expect(new Set(ids).size).toBe(ids.length);
           // With nobody typing, the revert gives back exactly the text the run found.
           if (typed === 0) expect(text).toBe(JSON.stringify(readProseMirrorDoc(base).toJSON()));
         },
