@@ -4,7 +4,10 @@ import { ContextConsumer } from '@lit/context';
 import { sessionContext } from './session-context.ts';
 import { ApiError, askAside } from './api.ts';
 import { asideRoute } from '../shared/protocol/aside-route.ts';
+import type * as Y from 'yjs';
 import { maxAsideTextLength, type AsideRecord } from '../shared/wire/asides.ts';
+import { readAsides } from '../shared/protocol/aside-records.ts';
+import { YDocReader } from './ydoc-reader.ts';
 
 /** What the box says its text will do when sent (ASIDE2): the same rule as the server's. */
 export function routeLabel(text: string, steer: boolean): string {
@@ -22,17 +25,19 @@ export function routeLabel(text: string, steer: boolean): string {
 export class TandemAsideBox extends LightElement {
   static properties = {
     runId: {},
-    asides: { attribute: false },
+    runsDoc: { attribute: false },
     canAsk: { type: Boolean },
     text: { state: true },
     problem: { state: true },
   };
   declare runId: string;
-  declare asides: readonly AsideRecord[];
+  /** The document's read-only runs Y.Doc, where the asides are mirrored (ASIDE6). */
+  declare runsDoc: Y.Doc | null;
   declare canAsk: boolean;
   declare text: string;
   declare problem: string | null;
 
+  private readonly mirrored = new YDocReader<readonly AsideRecord[]>(this, () => this.runsDoc, (ydoc) => readAsides(ydoc), []);
   private readonly sessionFrom = new ContextConsumer(this, { context: sessionContext, subscribe: true });
   /** The aside whose handoff this person took into the box (it is not offered again). */
   private taken: string | null = null;
@@ -40,10 +45,15 @@ export class TandemAsideBox extends LightElement {
   constructor() {
     super();
     this.runId = '';
-    this.asides = [];
+    this.runsDoc = null;
     this.canAsk = false;
     this.text = '';
     this.problem = null;
+  }
+
+  /** The asides of this box's run, oldest first. */
+  private get asides(): readonly AsideRecord[] {
+    return this.mirrored.value.filter((aside) => aside.runId === this.runId);
   }
 
   render() {

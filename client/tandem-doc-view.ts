@@ -20,8 +20,6 @@ import {
   type AgentPresence,
 } from './run-status.ts';
 import type { RunRecord } from '../shared/protocol/run-record.ts';
-import { readAsides } from '../shared/protocol/aside-records.ts';
-import type { AsideRecord } from '../shared/wire/asides.ts';
 import { readyInstructions } from './instruction-queue.ts';
 import { RunAnnouncer } from './run-announcer.ts';
 import './tandem-editor.ts';
@@ -46,7 +44,6 @@ export class TandemDocView extends LightElement {
     [],
   );
   private readonly runs = new YDocReader<readonly RunRecord[]>(this, () => this.link.connection?.runs.ydoc ?? null, readRuns, []);
-  private readonly asides = new YDocReader<readonly AsideRecord[]>(this, () => this.link.connection?.runs.ydoc ?? null, (ydoc) => readAsides(ydoc), []);
   // After `runs`, whose value it reads before each render.
   private readonly announcer = new RunAnnouncer(
     this,
@@ -152,7 +149,7 @@ export class TandemDocView extends LightElement {
     if (run?.state !== 'claimed') return '';
     return html`<tandem-aside-box
       .runId=${run.runId}
-      .asides=${this.asides.value.filter((aside) => aside.runId === run.runId)}
+      .runsDoc=${this.link.connection?.runs.ydoc ?? null}
       .canAsk=${!!this.sessionInfo?.may('aside')}
     ></tandem-aside-box>`;
   }

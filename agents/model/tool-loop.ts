@@ -110,6 +110,6 @@ export async function runToolLoop(options: {
     }
   }
   throw new TurnLimitReached(
-    `The model did not finish within ${maxTurns} turns; its changes are taken back. Split the instructions over several runs, or try a stronger model.`,
+    `The model did not finish within ${maxTurns} turn${maxTurns === 1 ? '' : 's'}; its changes are taken back. Split the instructions over several runs, or try a stronger model.`,
   );
 }
