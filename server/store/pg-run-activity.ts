@@ -1,35 +1,13 @@
 import type pg from 'pg';
 import { claimedStates } from '../../shared/protocol/run-states.ts';
-import { addUsage, keptActivityLines, noUsage, type TokenUsage } from '../../shared/wire/activity.ts';
 import type { ActivityReport, RunActivity } from './run-store.ts';
+import { toActivity, withReport, type ActivityRow } from './run-activity-rows.ts';
 import { stateIn } from './sqlite-run-states.ts';
 import { transaction, type Queryable } from './pg-db.ts';
 
-/** The `run_activity` table over PostgreSQL (MODEL8), as sqlite-run-activity.ts keeps it. */
-
-interface ActivityRow {
-  run_id: string;
-  model: string | null;
-  lines: string;
-  input_tokens: string | null;
-  output_tokens: string | null;
-  cached_input_tokens: string | null;
-}
-
-function toActivity(row: ActivityRow): RunActivity {
-  return {
-    model: row.model,
-    lines: JSON.parse(row.lines) as RunActivity['lines'],
-    usage:
-      row.input_tokens === null
-        ? null
-        : { inputTokens: Number(row.input_tokens), outputTokens: Number(row.output_tokens ?? 0), cachedInputTokens: Number(row.cached_input_tokens ?? 0) },
-  };
-}
-
-/** The activity of each of `runIds` that has any. */
+/** The activity of each of `runIds` that has any, from the `run_activity` table (MODEL8). */
 export async function pgActivityOf(db: Queryable, runIds: string[]): Promise<Map<string, RunActivity>> {
-  const { rows } = await db.query<ActivityRow>('SELECT * FROM run_activity WHERE run_id = ANY($1)', [runIds]);
+  const { rows } = await db.query<ActivityRow & { run_id: string }>('SELECT * FROM run_activity WHERE run_id = ANY($1)', [runIds]);
   return new Map(rows.map((row) => [row.run_id, toActivity(row)]));
 }
 
@@ -42,15 +20,13 @@ export function pgRecordActivity(pool: pg.Pool) {
         [runId, agentId, now],
       );
       if (held.rowCount === 0) return false;
-      const current = (await pgActivityOf(client, [runId])).get(runId) ?? { model: null, lines: [], usage: null };
-      const lines = report.line === undefined ? current.lines : [...current.lines, { at: now, text: report.line }].slice(-keptActivityLines);
-      const usage: TokenUsage | null = report.usage ? addUsage(current.usage ?? noUsage, report.usage) : current.usage;
+      const next = withReport((await pgActivityOf(client, [runId])).get(runId) ?? null, now, report);
       await client.query(
         `INSERT INTO run_activity (run_id, model, lines, input_tokens, output_tokens, cached_input_tokens)
          VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (run_id) DO UPDATE SET model = excluded.model, lines = excluded.lines, input_tokens = excluded.input_tokens,
            output_tokens = excluded.output_tokens, cached_input_tokens = excluded.cached_input_tokens`,
-        [runId, report.model ?? current.model, JSON.stringify(lines), usage?.inputTokens ?? null, usage?.outputTokens ?? null, usage?.cachedInputTokens ?? null],
+        [runId, next.model, next.lines, next.inputTokens, next.outputTokens, next.cachedInputTokens],
       );
       await client.query('UPDATE runs SET updated_at = $1 WHERE id = $2', [now, runId]);
       return true;

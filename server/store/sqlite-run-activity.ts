@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { claimedStates } from '../../shared/protocol/run-states.ts';
-import { addUsage, keptActivityLines, noUsage, type TokenUsage } from '../../shared/wire/activity.ts';
 import type { ActivityReport, RunActivity } from './run-store.ts';
+import { toActivity, withReport, type ActivityRow } from './run-activity-rows.ts';
 import { stateIn } from './sqlite-run-states.ts';
 
 /**
@@ -20,14 +20,6 @@ CREATE TABLE run_activity (
 );
 `;
 
-interface ActivityRow {
-  model: string | null;
-  lines: string;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cached_input_tokens: number | null;
-}
-
 export function sqliteRunActivity(db: Database.Database) {
   const select = db.prepare<[string], ActivityRow>('SELECT * FROM run_activity WHERE run_id = ?');
   const holdsClaim = db.prepare<{ id: string; agentId: string; now: number }, { id: string }>(
@@ -43,31 +35,13 @@ export function sqliteRunActivity(db: Database.Database) {
 
   const activityOf = (runId: string): RunActivity | null => {
     const row = select.get(runId);
-    if (!row) return null;
-    return {
-      model: row.model,
-      lines: JSON.parse(row.lines) as RunActivity['lines'],
-      usage:
-        row.input_tokens === null
-          ? null
-          : { inputTokens: row.input_tokens, outputTokens: row.output_tokens ?? 0, cachedInputTokens: row.cached_input_tokens ?? 0 },
-    };
+    return row ? toActivity(row) : null;
   };
 
   /** Adds a report of the agent holding the run's claim at `now`; false (nothing written) otherwise. */
   const recordActivity = db.transaction((runId: string, agentId: string, now: number, report: ActivityReport): boolean => {
     if (!holdsClaim.get({ id: runId, agentId, now })) return false;
-    const current = activityOf(runId) ?? { model: null, lines: [], usage: null };
-    const lines = report.line === undefined ? current.lines : [...current.lines, { at: now, text: report.line }].slice(-keptActivityLines);
-    const usage: TokenUsage | null = report.usage ? addUsage(current.usage ?? noUsage, report.usage) : current.usage;
-    upsert.run({
-      runId,
-      model: report.model ?? current.model,
-      lines: JSON.stringify(lines),
-      inputTokens: usage?.inputTokens ?? null,
-      outputTokens: usage?.outputTokens ?? null,
-      cachedInputTokens: usage?.cachedInputTokens ?? null,
-    });
+    upsert.run({ runId, ...withReport(activityOf(runId), now, report) });
     touch.run({ id: runId, now });
     return true;
   });
