@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import { benchmarks } from './benchmarks.ts';
-import { ratioOf, renderTable } from './lib/table.ts';
+import { renderTable } from './lib/table.ts';
+import { ratioOf } from './lib/ratio.ts';
+import { goalFor } from './lib/goals.ts';
 import type { BenchContext, Row } from './lib/types.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -101,6 +103,9 @@ async function main(): Promise<void> {
   console.log(renderTable(rows));
   console.log('');
   console.log('ratio = tandem ÷ baseline. ↓ lower is better (a ratio above 1 is Tandem\'s overhead); ↑ higher is better.');
+  const judged = rows.map(goalFor).filter((goal) => goal !== null && goal.met !== null);
+  const unmet = judged.filter((goal) => !goal!.met).length;
+  console.log(`goals (issue #16): ${judged.length - unmet} of ${judged.length} figures meet theirs${unmet ? `; ${unmet} do not` : ''}.`);
   for (const outcome of outcomes) {
     if (outcome.status === 'failed') console.log(`${outcome.name}: FAILED: ${outcome.reason}`);
     else if (outcome.status === 'skipped') console.log(outcome.reason);
@@ -116,7 +121,7 @@ async function main(): Promise<void> {
     startedAt: started.toISOString(),
     seconds,
     benchmarks: outcomes,
-    rows: rows.map((row) => ({ ...row, ratio: ratioOf(row) })),
+    rows: rows.map((row) => ({ ...row, ratio: ratioOf(row), goal: goalFor(row) })),
   };
   writeFileSync(resultsPath, JSON.stringify(results, null, 2) + '\n');
   console.log(`wrote ${resultsPath}`);

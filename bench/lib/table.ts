@@ -1,10 +1,7 @@
 import type { Row, Unit } from './types.ts';
+import { formatGoal, goalFor } from './goals.ts';
+import { ratioOf } from './ratio.ts';
 
-/** tandem / baseline, or null when either is missing or the baseline is zero. */
-export function ratioOf(row: Row): number | null {
-  if (row.unit === 'check' || row.tandem === null || row.baseline === null || row.baseline === 0) return null;
-  return row.tandem / row.baseline;
-}
 
 export function formatValue(value: number | null, unit: Unit): string {
   if (value === null || Number.isNaN(value)) return '—';
@@ -44,9 +41,9 @@ export function formatRatio(ratio: number | null): string {
   return `${ratio < 10 ? ratio.toFixed(2) : ratio.toFixed(1)}×`;
 }
 
-/** One plain-text table of every row: benchmark | case | metric | tandem | baseline | ratio | baseline is. */
+/** One plain-text table of every row: benchmark | case | metric | tandem | baseline | ratio | goal | baseline is. */
 export function renderTable(rows: readonly Row[]): string {
-  const header = ['benchmark', 'case', 'metric', 'tandem', 'baseline', 'ratio', 'baseline is'];
+  const header = ['benchmark', 'case', 'metric', 'tandem', 'baseline', 'ratio', 'goal', 'baseline is'];
   const body = rows.map((row) => [
     row.bench,
     row.case,
@@ -54,6 +51,7 @@ export function renderTable(rows: readonly Row[]): string {
     formatValue(row.tandem, row.unit),
     formatValue(row.baseline, row.unit),
     formatRatio(ratioOf(row)),
+    formatGoal(goalFor(row)),
     row.baselineName,
   ]);
   const right = new Set([3, 4, 5]);
