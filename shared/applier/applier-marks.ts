@@ -35,6 +35,6 @@ export function clearChangeMarks(ydoc: Y.Doc, runId: string, origin: Origin): bo
       return before && after && after !== before ? [{ yblock, before, after }] : [];
     });
   if (work.length === 0) return false;
-  ydoc.transact(() => work.forEach(({ yblock, before, after }) => updateBlock(yblock, before, after, null, false)), origin);
+  ydoc.transact(() => work.forEach(({ yblock, after }) => updateBlock(yblock, after, null, false)), origin);
   return true;
 }

@@ -37,12 +37,12 @@ export function readBlock(yelement: Y.XmlElement): Node | null {
 }
 
 /**
- * Writes `after` over `yelement`, which holds `before` (`readBlock`) and has its type. Text it
+ * Writes `after` over `yelement`, which has its type (its content is read again here). Text it
  * inserts gets `mark` (when given). With `keepChangeMarks` (the applier: `after` comes from
  * Markdown, which has no change marks) change marks are no difference and kept characters
  * keep theirs; without it (Accept run) they are written as `after` has them.
  */
-export function updateBlock(yelement: Y.XmlElement, before: Node, after: Node, mark: Mark | null, keepChangeMarks = true): void {
+export function updateBlock(yelement: Y.XmlElement, after: Node, mark: Mark | null, keepChangeMarks = true): void {
   for (const [key, value] of Object.entries(after.attrs)) {
     if (value === null) {
       if (yelement.getAttribute(key) !== undefined) yelement.removeAttribute(key);
@@ -73,7 +73,7 @@ export function updateBlock(yelement: Y.XmlElement, before: Node, after: Node, m
       const parts = textDiff(textOf(old), textOf(next));
       updateText(ychild, keepChangeMarks ? markTextRun(old, next, mark, parts) : next, parts);
     } else if (ychild instanceof Y.XmlElement && old !== null && !Array.isArray(old) && !Array.isArray(next) && old.type === next.type) {
-      updateBlock(ychild, old, next, mark, keepChangeMarks);
+      updateBlock(ychild, next, mark, keepChangeMarks);
     } else {
       yelement.delete(y, 1);
       yelement.insert(y, [newType(markAll(next, mark, after))]);

@@ -1,11 +1,14 @@
 import * as Y from 'yjs';
-import type { Node } from 'prosemirror-model';
+import type { Node, NodeType } from 'prosemirror-model';
 import { blockHashOf } from '../model/doc-content.ts';
 import { docParts } from '../model/doc-layout.ts';
 import { blockToMarkdown, markdownToBlocks } from '../model/markdown.ts';
+import { schema } from '../model/schema.ts';
 import { changeMark } from './applier-marks.ts';
 import { newBlock, readBlock, updateBlock } from './applier-write.ts';
 import { markPendingDelete, pendingDeleteOf } from './pending-delete.ts';
+import { plainParagraph } from '../model/plain-markdown.ts';
+import { readPlainParagraph, unmarkedParagraphText, writePlainParagraph } from './plain-block.ts';
 import { parseOps, type Op } from './ops.ts';
 import type { OpKind } from './op-kinds.ts';
 import type { Origin } from '../model/origins.ts';
@@ -97,15 +100,19 @@ interface PlannedOp {
   op: Op;
   /** The parsed blocks (replace, insert), ids not yet given. */
   blocks: Node[];
+  /** Their Markdown when the op's Markdown is already it (a plain paragraph), else null. */
+  markdown: string | null;
   /** The replaced or deleted block as read (null for an insert). */
   read: ReadBlock | null;
 }
 
-/** A live block read once per batch: its node, its Markdown and its hash (`blockHash`). */
+/** A live block read once per batch: its type, its Markdown and its hash (`blockHash`). */
 interface ReadBlock {
-  node: Node;
+  type: NodeType;
   markdown: string;
   hash: string;
+  /** Its text when it is a plain paragraph (plain-block.ts), whose Markdown it is; else null. */
+  plain: string | null;
 }
 
 export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origin: Origin): ApplyResult {
@@ -158,14 +165,22 @@ function scanBlocks(ydoc: Y.Doc, named: ReadonlySet<string>): LiveBlocks {
     if (index === undefined) return undefined;
     let block = cache.get(id);
     if (block === undefined) {
-      const node = readBlock(yblocks[index] as Y.XmlElement);
-      const markdown = node === null ? '' : blockToMarkdown(node);
-      block = node === null ? null : { node, markdown, hash: blockHashOf(node.type.name, markdown) };
+      block = readLiveBlock(yblocks[index] as Y.XmlElement);
       cache.set(id, block);
     }
     return block;
   };
   return { yblocks, indexOf, carries, read };
+}
+
+/** The block as `readBlock` reads it (null when unreadable), through the plain paragraph shortcut where it answers. */
+function readLiveBlock(yblock: Y.XmlElement): ReadBlock | null {
+  const plain = readPlainParagraph(yblock);
+  if (plain !== null) return { type: schema.nodes.paragraph, markdown: plain, hash: blockHashOf('paragraph', plain), plain };
+  const node = readBlock(yblock);
+  if (node === null) return null;
+  const markdown = blockToMarkdown(node);
+  return { type: node.type, markdown, hash: blockHashOf(node.type.name, markdown), plain: null };
 }
 
 function idsOf(yblocks: readonly unknown[]): Set<string> {
@@ -208,7 +223,9 @@ function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], runId:
         // Read during validation, in this same call: nothing has written to the block since.
         const old = region.old;
         if (first !== undefined && old !== null && first.type === old.type) {
-          updateBlock(yblock, old, first, mark);
+          const plain = old.plain === null ? null : unmarkedParagraphText(first);
+          if (plain !== null) writePlainParagraph(yblock, old.plain as string, plain, mark);
+          else updateBlock(yblock, first, mark);
           created.push(...rest.map((block) => newBlock(block, mark)));
         } else {
           // OP7: the old block stays, marked, until the run is decided; its id goes to the new block.
@@ -258,12 +275,16 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
       return refusal('STALE_BLOCK', index, op, `Block "${op.blockId}" has changed since it was read (its hash is no longer ${op.expectHash}); read it again.`);
     }
     let blocks: Node[] = [];
+    let markdown: string | null = null;
     if (op.op !== 'delete_block') {
-      const parsedBlocks = parseBlocks(op.markdown);
+      // A plain paragraph is its own Markdown, and valid as built.
+      const plain = plainParagraph(op.markdown);
+      const parsedBlocks = plain === null ? parseBlocks(op.markdown) : [plain];
       if (parsedBlocks === null) {
         return refusal('INVALID_OP', index, op, `The Markdown of the op at index ${index} holds no block the document can keep.`);
       }
       blocks = parsedBlocks;
+      if (plain !== null) markdown = op.markdown;
     }
     const earlier = rewritten.get(op.blockId);
     if (op.op !== 'insert_after' && earlier !== undefined) {
@@ -283,7 +304,7 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
       rewritten.set(op.blockId, index);
       if (op.op === 'delete_block') deleted.set(op.blockId, index);
     }
-    planned.push({ op, blocks, read: block ?? null });
+    planned.push({ op, blocks, markdown, read: block ?? null });
   }
   return planned;
 }
@@ -317,7 +338,7 @@ interface Region {
   /** The hash the batch read of the replaced or deleted block. */
   hash: string;
   /** The replaced or deleted block as the batch read it, else null. */
-  old: Node | null;
+  old: ReadBlock | null;
   /** A fresh id for the old block when a block of another type takes its id (OP7), else null. */
   retiredId: string | null;
 }
@@ -339,7 +360,7 @@ function assignIds(live: LiveBlocks, planned: readonly PlannedOp[], run: Applier
   };
   const regions = new Map<string, Region>();
   const changes: Change[] = [];
-  for (const { op, blocks, read } of planned) {
+  for (const { op, blocks, markdown, read } of planned) {
     const withIds = blocks.map((block, i) =>
       block.type.create({ ...block.attrs, id: op.op === 'replace_block' && i === 0 ? op.blockId : freshId() }, block.content, block.marks),
     );
@@ -350,15 +371,15 @@ function assignIds(live: LiveBlocks, planned: readonly PlannedOp[], run: Applier
     else {
       region.replacement = placed;
       region.hash = read?.hash ?? '';
-      region.old = read?.node ?? null;
-      if (op.op === 'replace_block' && withIds[0]?.type !== read?.node.type) region.retiredId = freshId();
+      region.old = read;
+      if (op.op === 'replace_block' && withIds[0]?.type !== read?.type) region.retiredId = freshId();
     }
     changes.push({
       blockId: op.blockId,
       instructionId: op.instructionId,
       op: op.op,
       before: read?.markdown ?? null,
-      after: op.op === 'delete_block' ? null : withIds.map(blockToMarkdown).join('\n\n'),
+      after: op.op === 'delete_block' ? null : (markdown ?? withIds.map(blockToMarkdown).join('\n\n')),
       blockIds: withIds.map((block) => block.attrs.id as string),
     });
   }
