@@ -1,5 +1,5 @@
 import * as Y from 'yjs';
-import type { Node, NodeType } from 'prosemirror-model';
+import type { Mark, Node, NodeType } from 'prosemirror-model';
 import { blockHashOf } from '../model/doc-content.ts';
 import { docParts } from '../model/doc-layout.ts';
 import { blockToMarkdown, markdownToBlocks } from '../model/markdown.ts';
@@ -130,47 +130,56 @@ export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origi
 
 /** The top-level blocks of the live document, found by id without reading their content. */
 interface LiveBlocks {
-  yblocks: readonly unknown[];
-  /** The index of the first block carrying each (non-empty) id the batch names. */
-  indexOf: ReadonlyMap<string, number>;
+  /** The first block carrying each (non-empty) id the batch names. */
+  found: ReadonlyMap<string, FoundBlock>;
   /** Whether any top-level block carries `id` (a pending delete or a repeated id included). */
   carries(id: string): boolean;
   /** The block carrying `id` as read (null when the schema cannot build it), or undefined when no block carries it. */
   read(id: string): ReadBlock | null | undefined;
 }
 
+interface FoundBlock {
+  /** Its position among the top-level children (as `toArray` counts them). */
+  index: number;
+  yblock: Y.XmlElement;
+}
+
 /**
- * One pass over the top-level blocks that records only the blocks the batch names (`named`):
- * the rest of the document costs one attribute read per block. Every id the document holds is
- * collected only if the batch needs fresh ids.
+ * One pass over the top-level Yjs items that records only the blocks the batch names (`named`):
+ * the rest of the document costs one attribute read per block (and no array of it). Every id
+ * the document holds is collected only if the batch needs fresh ids.
  */
 function scanBlocks(ydoc: Y.Doc, named: ReadonlySet<string>): LiveBlocks {
-  const yblocks = docParts(ydoc).content.toArray();
-  const indexOf = new Map<string, number>();
-  for (let index = 0; index < yblocks.length; index++) {
-    const yblock = yblocks[index];
+  const yfragment = docParts(ydoc).content;
+  const found = new Map<string, FoundBlock>();
+  let index = 0;
+  for (let item = yfragment._start; item !== null; item = item.right) {
+    if (item.deleted || !item.countable) continue;
+    const at = index;
+    index += item.length;
+    const yblock = item.content instanceof Y.ContentType ? item.content.type : null;
     if (!(yblock instanceof Y.XmlElement)) continue;
     const id = yblock.getAttribute('id');
     // With a duplicated id (a split not yet renamed), the first block is the one that keeps it.
-    if (typeof id !== 'string' || id === '' || !named.has(id) || indexOf.has(id)) continue;
+    if (typeof id !== 'string' || id === '' || !named.has(id) || found.has(id)) continue;
     // A block a run deleted (OP7) is gone as far as ops are concerned, until the run is decided.
     if (pendingDeleteOf(yblock) !== null) continue;
-    indexOf.set(id, index);
+    found.set(id, { index: at, yblock });
   }
   let ids: Set<string> | null = null;
-  const carries = (id: string): boolean => (ids ??= idsOf(yblocks)).has(id);
+  const carries = (id: string): boolean => (ids ??= idsOf(yfragment.toArray())).has(id);
   const cache = new Map<string, ReadBlock | null>();
   const read = (id: string): ReadBlock | null | undefined => {
-    const index = indexOf.get(id);
-    if (index === undefined) return undefined;
-    let block = cache.get(id);
-    if (block === undefined) {
-      block = readLiveBlock(yblocks[index] as Y.XmlElement);
-      cache.set(id, block);
+    const block = found.get(id);
+    if (block === undefined) return undefined;
+    let read = cache.get(id);
+    if (read === undefined) {
+      read = readLiveBlock(block.yblock);
+      cache.set(id, read);
     }
-    return block;
+    return read;
   };
-  return { yblocks, indexOf, carries, read };
+  return { found, carries, read };
 }
 
 /** The block as `readBlock` reads it (null when unreadable), through the plain paragraph shortcut where it answers. */
@@ -204,42 +213,54 @@ function idsOf(yblocks: readonly unknown[]): Set<string> {
 function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], runId: string, origin: Origin): void {
   const yfragment = docParts(ydoc).content;
   const located = regions.map((region) => {
-    const index = live.indexOf.get(region.blockId);
+    const block = live.found.get(region.blockId);
     // Unreachable: validation found every block the batch names. Checked before writing
     // anything, all or nothing.
-    if (index === undefined) throw new Error(`Block ${region.blockId} is not in the live document`);
-    return { region, index, yblock: live.yblocks[index] as Y.XmlElement };
+    if (block === undefined) throw new Error(`Block ${region.blockId} is not in the live document`);
+    return { region, index: block.index, yblock: block.yblock };
   });
   // The last block first, so that the indices of the earlier ones stay valid.
   located.sort((a, b) => b.index - a.index);
+  const marks = new Map<string, Mark>();
+  const markFor = (instructionId: string): Mark => {
+    let mark = marks.get(instructionId);
+    if (mark === undefined) marks.set(instructionId, (mark = changeMark(runId, instructionId)));
+    return mark;
+  };
   // OP3: one transaction with the run's origin, the smallest change block by block.
   ydoc.transact(() => {
     for (const { region, index, yblock } of located) {
       const created: Y.XmlElement[] = [];
       const at = index + 1;
-      if (region.replacement !== null) {
-        const mark = changeMark(runId, region.replacement.instructionId);
-        const [first, ...rest] = region.replacement.blocks;
+      const replacement = region.replacement;
+      if (replacement !== null) {
+        const mark = markFor(replacement.instructionId);
+        const { blocks, ids } = replacement;
         // Read during validation, in this same call: nothing has written to the block since.
         const old = region.old;
-        if (first !== undefined && old !== null && first.type === old.type) {
-          const plain = old.plain === null ? null : unmarkedParagraphText(first);
+        let from = 0;
+        if (blocks.length > 0 && old !== null && blocks[0].type === old.type) {
+          const plain = old.plain === null ? null : unmarkedParagraphText(blocks[0]);
           if (plain !== null) writePlainParagraph(yblock, old.plain as string, plain, mark);
-          else updateBlock(yblock, first, mark);
-          created.push(...rest.map((block) => newBlock(block, mark)));
+          else updateBlock(yblock, withId(blocks[0], ids[0]), mark);
+          from = 1;
         } else {
           // OP7: the old block stays, marked, until the run is decided; its id goes to the new block.
           markPendingDelete(yblock, runId, region.blockId, region.hash, region.retiredId ?? undefined);
-          created.push(...region.replacement.blocks.map((block) => newBlock(block, mark)));
         }
+        for (let i = from; i < blocks.length; i++) created.push(newBlock(withId(blocks[i], ids[i]), mark));
       }
       for (const insert of region.inserts) {
-        const mark = changeMark(runId, insert.instructionId);
-        created.push(...insert.blocks.map((block) => newBlock(block, mark)));
+        const mark = markFor(insert.instructionId);
+        for (let i = 0; i < insert.blocks.length; i++) created.push(newBlock(withId(insert.blocks[i], insert.ids[i]), mark));
       }
       if (created.length > 0) yfragment.insert(at, created);
     }
   }, origin);
+}
+
+function withId(block: Node, id: string): Node {
+  return block.type.create({ ...block.attrs, id }, block.content, block.marks);
 }
 
 /** OP2: returns the planned ops, or the first problem in the documented order. */
@@ -262,7 +283,7 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
       const what = op.op === 'insert_after' ? 'inserts after' : 'changes';
       return refusal('OUTSIDE_FENCE', index, op, `The op at index ${index} ${what} block "${op.blockId}", which no instruction of this run targets.`);
     }
-    if (!live.indexOf.has(op.blockId)) {
+    if (!live.found.has(op.blockId)) {
       return refusal('STALE_BLOCK', index, op, `Block "${op.blockId}" is no longer in the document; read it again.`);
     }
     // An insert only needs its anchor to be there; a replace or delete reads the block.
@@ -326,7 +347,10 @@ function parseBlocks(markdown: string): Node[] | null {
 
 interface Placed {
   instructionId: string;
+  /** The blocks as parsed (their ids not set). */
   blocks: Node[];
+  /** The id of each. */
+  ids: string[];
 }
 
 /** What the batch does at one block of the document: its replacement and what follows it. */
@@ -361,10 +385,9 @@ function assignIds(live: LiveBlocks, planned: readonly PlannedOp[], run: Applier
   const regions = new Map<string, Region>();
   const changes: Change[] = [];
   for (const { op, blocks, markdown, read } of planned) {
-    const withIds = blocks.map((block, i) =>
-      block.type.create({ ...block.attrs, id: op.op === 'replace_block' && i === 0 ? op.blockId : freshId() }, block.content, block.marks),
-    );
-    const placed = { instructionId: op.instructionId, blocks: withIds };
+    const ids: string[] = [];
+    for (let i = 0; i < blocks.length; i++) ids.push(op.op === 'replace_block' && i === 0 ? op.blockId : freshId());
+    const placed = { instructionId: op.instructionId, blocks, ids };
     const region: Region = regions.get(op.blockId) ?? { blockId: op.blockId, replacement: null, inserts: [], hash: '', old: null, retiredId: null };
     regions.set(op.blockId, region);
     if (op.op === 'insert_after') region.inserts.push(placed);
@@ -372,15 +395,15 @@ function assignIds(live: LiveBlocks, planned: readonly PlannedOp[], run: Applier
       region.replacement = placed;
       region.hash = read?.hash ?? '';
       region.old = read;
-      if (op.op === 'replace_block' && withIds[0]?.type !== read?.type) region.retiredId = freshId();
+      if (op.op === 'replace_block' && blocks[0]?.type !== read?.type) region.retiredId = freshId();
     }
     changes.push({
       blockId: op.blockId,
       instructionId: op.instructionId,
       op: op.op,
       before: read?.markdown ?? null,
-      after: op.op === 'delete_block' ? null : (markdown ?? withIds.map(blockToMarkdown).join('\n\n')),
-      blockIds: withIds.map((block) => block.attrs.id as string),
+      after: op.op === 'delete_block' ? null : (markdown ?? blocks.map(blockToMarkdown).join('\n\n')),
+      blockIds: ids,
     });
   }
   return { regions: [...regions.values()], changes };
