@@ -14,9 +14,9 @@ export function isPlainLine(text: string): boolean {
   return plainLine.test(text);
 }
 
-// A letter, then letters, digits, plain punctuation, and spaces each followed by something else.
-// The alternatives never overlap, so the match is one pass over the line.
-const plainLine = /^\p{L}(?:[\p{L}\p{N},.;:'"?!()/%@$=+-]| (?=[^ ]))*$/u;
+// A letter, then letters, digits and plain punctuation, each after at most one space: one pass
+// over the line, without backtracking.
+const plainLine = /^\p{L}(?: ?[\p{L}\p{N},.;:'"?!()/%@$=+-])*$/u;
 
 /** `markdown` as a paragraph when it is plain, else null (parse it with markdown.ts). */
 export function plainParagraph(markdown: string): Node | null {
