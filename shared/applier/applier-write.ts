@@ -227,13 +227,18 @@ function readChildren(yelement: Y.XmlElement): Child[] | null {
 
 const hashedMarkName = /(.*)(--[a-zA-Z0-9+/=]{8})$/;
 
+/** The mark a Yjs format key names (y-prosemirror may append a hash to the mark's name). */
+export function markNameOf(key: string): string {
+  return hashedMarkName.exec(key)?.[1] ?? key;
+}
+
 function readText(ytext: Y.XmlText): Node[] | null {
   const texts: Node[] = [];
   for (const op of ytext.toDelta() as { insert: unknown; attributes?: Record<string, unknown> }[]) {
     if (typeof op.insert !== 'string') return null;
     const marks: Mark[] = [];
     for (const [key, value] of Object.entries(op.attributes ?? {})) {
-      const name = hashedMarkName.exec(key)?.[1] ?? key;
+      const name = markNameOf(key);
       if (!(name in schema.marks)) return null;
       marks.push(schema.mark(name, value as Record<string, unknown>));
     }

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import * as Y from 'yjs';
 import type { Mark, Node } from 'prosemirror-model';
-import { changeMark } from '../../shared/applier/applier-marks.ts';
+import { changeMark, mayHoldChangeMark } from '../../shared/applier/applier-marks.ts';
 import { readBlock, updateBlock } from '../../shared/applier/applier-write.ts';
+import { withoutChangeMarks } from '../../shared/model/markdown.ts';
 import { schema } from '../../shared/model/schema.ts';
 
 /*
@@ -18,7 +19,13 @@ import { schema } from '../../shared/model/schema.ts';
 const seed = process.env.TANDEM_SEED ? Number(process.env.TANDEM_SEED) : undefined;
 
 type Attributes = Record<string, unknown>;
-const notAsProseMirrorWrites: Attributes[] = [{ link: { href: 'https://a.example/' } }, { change: { runId: 'r1' } }, { 'em--abcdefgh': {} }];
+const notAsProseMirrorWrites: Attributes[] = [
+  { link: { href: 'https://a.example/' } },
+  { change: { runId: 'r1' } },
+  { 'em--abcdefgh': {} },
+  { 'change--abcdefgh': { runId: 'r2', instructionId: 'i2' } },
+  { change: true },
+];
 const rawAttributes = fc.constantFrom<Attributes>(
   {},
   {},
@@ -97,5 +104,30 @@ describe('updateBlock', () => {
       { seed, numRuns: 1500 },
     );
     expect(shortcut).toBeGreaterThan(300);
+  });
+});
+
+describe('mayHoldChangeMark', () => {
+  it("misses no block whose text reads with the run's change marks", () => {
+    const answers = new Set<boolean>();
+    fc.assert(
+      fc.property(raw, fc.constantFrom('r1', 'r2', 'r3'), fc.boolean(), (segments, runId, quoted) => {
+        const { yelement: paragraph } = build(segments);
+        let yblock = paragraph;
+        if (quoted) {
+          // The same content one level down, as in a blockquote or a list.
+          const ydoc = new Y.Doc();
+          yblock = new Y.XmlElement('blockquote');
+          ydoc.getXmlFragment('content').insert(0, [yblock]);
+          yblock.insert(0, [paragraph.clone()]);
+        }
+        const may = mayHoldChangeMark(yblock, runId);
+        answers.add(may);
+        const before = readBlock(yblock);
+        if (!may && before !== null) expect(withoutChangeMarks(before, runId)).toBe(before);
+      }),
+      { seed, numRuns: 1500 },
+    );
+    expect([...answers].sort()).toEqual([false, true]);
   });
 });
