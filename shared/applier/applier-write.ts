@@ -1,5 +1,5 @@
 import * as Y from 'yjs';
-import { Fragment, type Mark, type Node } from 'prosemirror-model';
+import { Fragment, Mark, type Node } from 'prosemirror-model';
 import { schema } from '../model/schema.ts';
 import { withoutChangeMarks } from '../model/markdown.ts';
 import { textDiff, type TextDiffPart } from './text-diff.ts';
@@ -37,12 +37,14 @@ export function readBlock(yelement: Y.XmlElement): Node | null {
 }
 
 /**
- * Writes `after` over `yelement`, which holds `before` (`readBlock`) and has its type. Text it
+ * Writes `after` over `yelement`, which has its type (its content is read again here). Text it
  * inserts gets `mark` (when given). With `keepChangeMarks` (the applier: `after` comes from
  * Markdown, which has no change marks) change marks are no difference and kept characters
- * keep theirs; without it (Accept run) they are written as `after` has them.
+ * keep theirs; without it (Accept run) they are written as `after` has them. Only characters
+ * whose marks change are formatted; `formatAll` formats every character of a changed text (the
+ * reference tests/unit/applier-write.test.ts holds the shortcut to).
  */
-export function updateBlock(yelement: Y.XmlElement, before: Node, after: Node, mark: Mark | null, keepChangeMarks = true): void {
+export function updateBlock(yelement: Y.XmlElement, after: Node, mark: Mark | null, keepChangeMarks = true, formatAll = false): void {
   for (const [key, value] of Object.entries(after.attrs)) {
     if (value === null) {
       if (yelement.getAttribute(key) !== undefined) yelement.removeAttribute(key);
@@ -71,9 +73,9 @@ export function updateBlock(yelement: Y.XmlElement, before: Node, after: Node, m
     if (ychild instanceof Y.XmlText && Array.isArray(old) && Array.isArray(next)) {
       // The marks never change the characters: one diff serves the marking and the writing.
       const parts = textDiff(textOf(old), textOf(next));
-      updateText(ychild, keepChangeMarks ? markTextRun(old, next, mark, parts) : next, parts);
+      updateText(ychild, old, keepChangeMarks ? markTextRun(old, next, mark, parts) : next, parts, formatAll);
     } else if (ychild instanceof Y.XmlElement && old !== null && !Array.isArray(old) && !Array.isArray(next) && old.type === next.type) {
-      updateBlock(ychild, old, next, mark, keepChangeMarks);
+      updateBlock(ychild, next, mark, keepChangeMarks, formatAll);
     } else {
       yelement.delete(y, 1);
       yelement.insert(y, [newType(markAll(next, mark, after))]);
@@ -111,16 +113,54 @@ function newType(child: Child): Y.XmlElement | Y.XmlText {
 }
 
 /**
- * Rewrites `ytext` to `marked` by `parts`, the character diff from its text to `marked`'s: the
- * deletions and insertions written where they fall (kept characters stay the same Yjs items,
- * so anchors and concurrent typing between them survive), then every character's attributes
- * set to its marks (Yjs writes formatting only where it changes).
+ * Rewrites `ytext`, which reads as `old`, to `marked` by `parts`, the character diff from its
+ * text to `marked`'s: the deletions and insertions written where they fall (kept characters
+ * stay the same Yjs items, so anchors and concurrent typing between them survive), inserted
+ * text given its marks as it is inserted, and kept characters formatted only where their marks
+ * change. When a mark in the text is stored otherwise than ProseMirror would write it (a
+ * hashed name, attributes missing or extra), or with `formatAll`, every character is formatted
+ * instead, which rewrites such marks as ProseMirror writes them.
  */
-function updateText(ytext: Y.XmlText, marked: Node[], parts: readonly TextDiffPart[]): void {
+function updateText(ytext: Y.XmlText, old: readonly Node[], marked: readonly Node[], parts: readonly TextDiffPart[], formatAll: boolean): void {
   const cleared: Record<string, null> = {};
+  let written = true;
   for (let item = ytext._start; item !== null; item = item.right) {
-    if (!item.deleted && item.content instanceof Y.ContentFormat) cleared[item.content.key] = null;
+    if (item.deleted || !(item.content instanceof Y.ContentFormat)) continue;
+    cleared[item.content.key] = null;
+    written &&= writtenAsProseMirror(item.content.key, item.content.value);
   }
+  if (formatAll || !written) {
+    formatEveryCharacter(ytext, marked, parts, cleared);
+    return;
+  }
+  const before = new TextRuns(old);
+  const target = new TextRuns(marked);
+  let at = 0;
+  let from = 0;
+  for (const { kind, text } of parts) {
+    if (kind === 'removed') {
+      ytext.delete(at, text.length);
+      from += text.length;
+      continue;
+    }
+    const end = at + text.length;
+    while (at < end) {
+      const marks = target.marksAt(at);
+      let length = Math.min(end, target.endOf(at)) - at;
+      if (kind === 'added') {
+        ytext.insert(at, text.slice(at + text.length - end, at + text.length - end + length), attributesOf(marks));
+      } else {
+        length = Math.min(length, before.endOf(from) - from);
+        if (!Mark.sameSet(before.marksAt(from), marks)) ytext.format(at, length, { ...cleared, ...attributesOf(marks) });
+        from += length;
+      }
+      at += length;
+    }
+  }
+}
+
+/** The full rewrite: deletions and insertions, then every character set to its marks. */
+function formatEveryCharacter(ytext: Y.XmlText, marked: readonly Node[], parts: readonly TextDiffPart[], cleared: Record<string, null>): void {
   let at = 0;
   for (const { kind, text } of parts) {
     if (kind === 'removed') ytext.delete(at, text.length);
@@ -130,6 +170,43 @@ function updateText(ytext: Y.XmlText, marked: Node[], parts: readonly TextDiffPa
     }
   }
   ytext.applyDelta(marked.map((text) => ({ retain: (text.text ?? '').length, attributes: { ...cleared, ...attributesOf(text.marks) } })));
+}
+
+/** Whether a format item holds what ProseMirror's mark would write: its name, and exactly its attributes. */
+function writtenAsProseMirror(key: string, value: unknown): boolean {
+  if (value === null) return true;
+  const type = schema.marks[key];
+  if (type === undefined || typeof value !== 'object' || Array.isArray(value)) return false;
+  try {
+    const attrs = type.create(value as Record<string, unknown>).attrs as Record<string, unknown>;
+    const keys = Object.keys(value);
+    return keys.length === Object.keys(attrs).length && keys.every((name) => (value as Record<string, unknown>)[name] === attrs[name]);
+  } catch {
+    return false;
+  }
+}
+
+/** A run of text nodes read by character offset, offsets asked in increasing order. */
+class TextRuns {
+  private index = 0;
+  private start = 0;
+  constructor(private readonly texts: readonly Node[]) {}
+  /** The marks of the character at `offset`. */
+  marksAt(offset: number): readonly Mark[] {
+    return this.seek(offset).marks;
+  }
+  /** The offset where the text node holding `offset` ends. */
+  endOf(offset: number): number {
+    const text = this.seek(offset);
+    return this.start + (text.text ?? '').length;
+  }
+  private seek(offset: number): Node {
+    while (offset >= this.start + (this.texts[this.index].text ?? '').length) {
+      this.start += (this.texts[this.index].text ?? '').length;
+      this.index++;
+    }
+    return this.texts[this.index];
+  }
 }
 
 /** What a Yjs child holds, for comparison: a node, a run of text nodes, or null if unreadable. */
@@ -150,13 +227,18 @@ function readChildren(yelement: Y.XmlElement): Child[] | null {
 
 const hashedMarkName = /(.*)(--[a-zA-Z0-9+/=]{8})$/;
 
+/** The mark a Yjs format key names (y-prosemirror may append a hash to the mark's name). */
+export function markNameOf(key: string): string {
+  return hashedMarkName.exec(key)?.[1] ?? key;
+}
+
 function readText(ytext: Y.XmlText): Node[] | null {
   const texts: Node[] = [];
   for (const op of ytext.toDelta() as { insert: unknown; attributes?: Record<string, unknown> }[]) {
     if (typeof op.insert !== 'string') return null;
     const marks: Mark[] = [];
     for (const [key, value] of Object.entries(op.attributes ?? {})) {
-      const name = hashedMarkName.exec(key)?.[1] ?? key;
+      const name = markNameOf(key);
       if (!(name in schema.marks)) return null;
       marks.push(schema.mark(name, value as Record<string, unknown>));
     }

@@ -1,11 +1,14 @@
 import * as Y from 'yjs';
-import type { Node } from 'prosemirror-model';
+import type { Mark, Node, NodeType } from 'prosemirror-model';
 import { blockHashOf } from '../model/doc-content.ts';
 import { docParts } from '../model/doc-layout.ts';
 import { blockToMarkdown, markdownToBlocks } from '../model/markdown.ts';
+import { schema } from '../model/schema.ts';
 import { changeMark } from './applier-marks.ts';
 import { newBlock, readBlock, updateBlock } from './applier-write.ts';
 import { markPendingDelete, pendingDeleteOf } from './pending-delete.ts';
+import { plainParagraph } from '../model/plain-markdown.ts';
+import { readPlainParagraph, unmarkedParagraphText, writePlainParagraph } from './plain-block.ts';
 import { parseOps, type Op } from './ops.ts';
 import type { OpKind } from './op-kinds.ts';
 import type { Origin } from '../model/origins.ts';
@@ -97,15 +100,19 @@ interface PlannedOp {
   op: Op;
   /** The parsed blocks (replace, insert), ids not yet given. */
   blocks: Node[];
+  /** Their Markdown when the op's Markdown is already it (a plain paragraph), else null. */
+  markdown: string | null;
   /** The replaced or deleted block as read (null for an insert). */
   read: ReadBlock | null;
 }
 
-/** A live block read once per batch: its node, its Markdown and its hash (`blockHash`). */
+/** A live block read once per batch: its type, its Markdown and its hash (`blockHash`). */
 interface ReadBlock {
-  node: Node;
+  type: NodeType;
   markdown: string;
   hash: string;
+  /** Its text when it is a plain paragraph (plain-block.ts), whose Markdown it is; else null. */
+  plain: string | null;
 }
 
 export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origin: Origin): ApplyResult {
@@ -123,49 +130,66 @@ export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origi
 
 /** The top-level blocks of the live document, found by id without reading their content. */
 interface LiveBlocks {
-  yblocks: readonly unknown[];
-  /** The index of the first block carrying each (non-empty) id the batch names. */
-  indexOf: ReadonlyMap<string, number>;
+  /** The first block carrying each (non-empty) id the batch names. */
+  found: ReadonlyMap<string, FoundBlock>;
   /** Whether any top-level block carries `id` (a pending delete or a repeated id included). */
   carries(id: string): boolean;
   /** The block carrying `id` as read (null when the schema cannot build it), or undefined when no block carries it. */
   read(id: string): ReadBlock | null | undefined;
 }
 
+interface FoundBlock {
+  /** Its position among the top-level children (as `toArray` counts them). */
+  index: number;
+  yblock: Y.XmlElement;
+}
+
 /**
- * One pass over the top-level blocks that records only the blocks the batch names (`named`):
- * the rest of the document costs one attribute read per block. Every id the document holds is
- * collected only if the batch needs fresh ids.
+ * One pass over the top-level Yjs items that records only the blocks the batch names (`named`):
+ * the rest of the document costs one attribute read per block (and no array of it). Every id
+ * the document holds is collected only if the batch needs fresh ids.
  */
 function scanBlocks(ydoc: Y.Doc, named: ReadonlySet<string>): LiveBlocks {
-  const yblocks = docParts(ydoc).content.toArray();
-  const indexOf = new Map<string, number>();
-  for (let index = 0; index < yblocks.length; index++) {
-    const yblock = yblocks[index];
+  const yfragment = docParts(ydoc).content;
+  const found = new Map<string, FoundBlock>();
+  let index = 0;
+  for (let item = yfragment._start; item !== null; item = item.right) {
+    if (item.deleted || !item.countable) continue;
+    const at = index;
+    index += item.length;
+    const yblock = item.content instanceof Y.ContentType ? item.content.type : null;
     if (!(yblock instanceof Y.XmlElement)) continue;
     const id = yblock.getAttribute('id');
     // With a duplicated id (a split not yet renamed), the first block is the one that keeps it.
-    if (typeof id !== 'string' || id === '' || !named.has(id) || indexOf.has(id)) continue;
+    if (typeof id !== 'string' || id === '' || !named.has(id) || found.has(id)) continue;
     // A block a run deleted (OP7) is gone as far as ops are concerned, until the run is decided.
     if (pendingDeleteOf(yblock) !== null) continue;
-    indexOf.set(id, index);
+    found.set(id, { index: at, yblock });
   }
   let ids: Set<string> | null = null;
-  const carries = (id: string): boolean => (ids ??= idsOf(yblocks)).has(id);
+  const carries = (id: string): boolean => (ids ??= idsOf(yfragment.toArray())).has(id);
   const cache = new Map<string, ReadBlock | null>();
   const read = (id: string): ReadBlock | null | undefined => {
-    const index = indexOf.get(id);
-    if (index === undefined) return undefined;
-    let block = cache.get(id);
-    if (block === undefined) {
-      const node = readBlock(yblocks[index] as Y.XmlElement);
-      const markdown = node === null ? '' : blockToMarkdown(node);
-      block = node === null ? null : { node, markdown, hash: blockHashOf(node.type.name, markdown) };
-      cache.set(id, block);
+    const block = found.get(id);
+    if (block === undefined) return undefined;
+    let read = cache.get(id);
+    if (read === undefined) {
+      read = readLiveBlock(block.yblock);
+      cache.set(id, read);
     }
-    return block;
+    return read;
   };
-  return { yblocks, indexOf, carries, read };
+  return { found, carries, read };
+}
+
+/** The block as `readBlock` reads it (null when unreadable), through the plain paragraph shortcut where it answers. */
+function readLiveBlock(yblock: Y.XmlElement): ReadBlock | null {
+  const plain = readPlainParagraph(yblock);
+  if (plain !== null) return { type: schema.nodes.paragraph, markdown: plain, hash: blockHashOf('paragraph', plain), plain };
+  const node = readBlock(yblock);
+  if (node === null) return null;
+  const markdown = blockToMarkdown(node);
+  return { type: node.type, markdown, hash: blockHashOf(node.type.name, markdown), plain: null };
 }
 
 function idsOf(yblocks: readonly unknown[]): Set<string> {
@@ -189,40 +213,54 @@ function idsOf(yblocks: readonly unknown[]): Set<string> {
 function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], runId: string, origin: Origin): void {
   const yfragment = docParts(ydoc).content;
   const located = regions.map((region) => {
-    const index = live.indexOf.get(region.blockId);
+    const block = live.found.get(region.blockId);
     // Unreachable: validation found every block the batch names. Checked before writing
     // anything, all or nothing.
-    if (index === undefined) throw new Error(`Block ${region.blockId} is not in the live document`);
-    return { region, index, yblock: live.yblocks[index] as Y.XmlElement };
+    if (block === undefined) throw new Error(`Block ${region.blockId} is not in the live document`);
+    return { region, index: block.index, yblock: block.yblock };
   });
   // The last block first, so that the indices of the earlier ones stay valid.
   located.sort((a, b) => b.index - a.index);
+  const marks = new Map<string, Mark>();
+  const markFor = (instructionId: string): Mark => {
+    let mark = marks.get(instructionId);
+    if (mark === undefined) marks.set(instructionId, (mark = changeMark(runId, instructionId)));
+    return mark;
+  };
   // OP3: one transaction with the run's origin, the smallest change block by block.
   ydoc.transact(() => {
     for (const { region, index, yblock } of located) {
       const created: Y.XmlElement[] = [];
       const at = index + 1;
-      if (region.replacement !== null) {
-        const mark = changeMark(runId, region.replacement.instructionId);
-        const [first, ...rest] = region.replacement.blocks;
+      const replacement = region.replacement;
+      if (replacement !== null) {
+        const mark = markFor(replacement.instructionId);
+        const { blocks, ids } = replacement;
         // Read during validation, in this same call: nothing has written to the block since.
         const old = region.old;
-        if (first !== undefined && old !== null && first.type === old.type) {
-          updateBlock(yblock, old, first, mark);
-          created.push(...rest.map((block) => newBlock(block, mark)));
+        let from = 0;
+        if (blocks.length > 0 && old !== null && blocks[0].type === old.type) {
+          const plain = old.plain === null ? null : unmarkedParagraphText(blocks[0]);
+          if (plain !== null) writePlainParagraph(yblock, old.plain as string, plain, mark);
+          else updateBlock(yblock, withId(blocks[0], ids[0]), mark);
+          from = 1;
         } else {
           // OP7: the old block stays, marked, until the run is decided; its id goes to the new block.
           markPendingDelete(yblock, runId, region.blockId, region.hash, region.retiredId ?? undefined);
-          created.push(...region.replacement.blocks.map((block) => newBlock(block, mark)));
         }
+        for (let i = from; i < blocks.length; i++) created.push(newBlock(withId(blocks[i], ids[i]), mark));
       }
       for (const insert of region.inserts) {
-        const mark = changeMark(runId, insert.instructionId);
-        created.push(...insert.blocks.map((block) => newBlock(block, mark)));
+        const mark = markFor(insert.instructionId);
+        for (let i = 0; i < insert.blocks.length; i++) created.push(newBlock(withId(insert.blocks[i], insert.ids[i]), mark));
       }
       if (created.length > 0) yfragment.insert(at, created);
     }
   }, origin);
+}
+
+function withId(block: Node, id: string): Node {
+  return block.type.create({ ...block.attrs, id }, block.content, block.marks);
 }
 
 /** OP2: returns the planned ops, or the first problem in the documented order. */
@@ -245,7 +283,7 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
       const what = op.op === 'insert_after' ? 'inserts after' : 'changes';
       return refusal('OUTSIDE_FENCE', index, op, `The op at index ${index} ${what} block "${op.blockId}", which no instruction of this run targets.`);
     }
-    if (!live.indexOf.has(op.blockId)) {
+    if (!live.found.has(op.blockId)) {
       return refusal('STALE_BLOCK', index, op, `Block "${op.blockId}" is no longer in the document; read it again.`);
     }
     // An insert only needs its anchor to be there; a replace or delete reads the block.
@@ -258,12 +296,16 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
       return refusal('STALE_BLOCK', index, op, `Block "${op.blockId}" has changed since it was read (its hash is no longer ${op.expectHash}); read it again.`);
     }
     let blocks: Node[] = [];
+    let markdown: string | null = null;
     if (op.op !== 'delete_block') {
-      const parsedBlocks = parseBlocks(op.markdown);
+      // A plain paragraph is its own Markdown, and valid as built.
+      const plain = plainParagraph(op.markdown);
+      const parsedBlocks = plain === null ? parseBlocks(op.markdown) : [plain];
       if (parsedBlocks === null) {
         return refusal('INVALID_OP', index, op, `The Markdown of the op at index ${index} holds no block the document can keep.`);
       }
       blocks = parsedBlocks;
+      if (plain !== null) markdown = op.markdown;
     }
     const earlier = rewritten.get(op.blockId);
     if (op.op !== 'insert_after' && earlier !== undefined) {
@@ -283,7 +325,7 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
       rewritten.set(op.blockId, index);
       if (op.op === 'delete_block') deleted.set(op.blockId, index);
     }
-    planned.push({ op, blocks, read: block ?? null });
+    planned.push({ op, blocks, markdown, read: block ?? null });
   }
   return planned;
 }
@@ -305,7 +347,10 @@ function parseBlocks(markdown: string): Node[] | null {
 
 interface Placed {
   instructionId: string;
+  /** The blocks as parsed (their ids not set). */
   blocks: Node[];
+  /** The id of each. */
+  ids: string[];
 }
 
 /** What the batch does at one block of the document: its replacement and what follows it. */
@@ -317,7 +362,7 @@ interface Region {
   /** The hash the batch read of the replaced or deleted block. */
   hash: string;
   /** The replaced or deleted block as the batch read it, else null. */
-  old: Node | null;
+  old: ReadBlock | null;
   /** A fresh id for the old block when a block of another type takes its id (OP7), else null. */
   retiredId: string | null;
 }
@@ -339,27 +384,26 @@ function assignIds(live: LiveBlocks, planned: readonly PlannedOp[], run: Applier
   };
   const regions = new Map<string, Region>();
   const changes: Change[] = [];
-  for (const { op, blocks, read } of planned) {
-    const withIds = blocks.map((block, i) =>
-      block.type.create({ ...block.attrs, id: op.op === 'replace_block' && i === 0 ? op.blockId : freshId() }, block.content, block.marks),
-    );
-    const placed = { instructionId: op.instructionId, blocks: withIds };
+  for (const { op, blocks, markdown, read } of planned) {
+    const ids: string[] = [];
+    for (let i = 0; i < blocks.length; i++) ids.push(op.op === 'replace_block' && i === 0 ? op.blockId : freshId());
+    const placed = { instructionId: op.instructionId, blocks, ids };
     const region: Region = regions.get(op.blockId) ?? { blockId: op.blockId, replacement: null, inserts: [], hash: '', old: null, retiredId: null };
     regions.set(op.blockId, region);
     if (op.op === 'insert_after') region.inserts.push(placed);
     else {
       region.replacement = placed;
       region.hash = read?.hash ?? '';
-      region.old = read?.node ?? null;
-      if (op.op === 'replace_block' && withIds[0]?.type !== read?.node.type) region.retiredId = freshId();
+      region.old = read;
+      if (op.op === 'replace_block' && blocks[0]?.type !== read?.type) region.retiredId = freshId();
     }
     changes.push({
       blockId: op.blockId,
       instructionId: op.instructionId,
       op: op.op,
       before: read?.markdown ?? null,
-      after: op.op === 'delete_block' ? null : withIds.map(blockToMarkdown).join('\n\n'),
-      blockIds: withIds.map((block) => block.attrs.id as string),
+      after: op.op === 'delete_block' ? null : (markdown ?? blocks.map(blockToMarkdown).join('\n\n')),
+      blockIds: ids,
     });
   }
   return { regions: [...regions.values()], changes };

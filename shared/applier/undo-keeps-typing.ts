@@ -29,9 +29,9 @@ export function sparePeoplesTyping(ydoc: Y.Doc, insertions: DeleteSet, deletions
   const spare: Y.Item[] = [];
   const spared: Y.Item[] = [];
   const ours = (item: Y.Item) => Y.isDeleted(insertions, item.id);
-  for (let top = docParts(ydoc).content._start; top !== null; top = top.right) {
+  for (const top of topLevelItems(ydoc, insertions)) {
     // A block the run deleted itself comes back with the undo (a pending delete Accept carried out).
-    if ((top.deleted && !Y.isDeleted(deletions, top.id)) || !ours(top) || !(top.content instanceof Y.ContentType)) continue;
+    if ((top.deleted && !Y.isDeleted(deletions, top.id)) || !(top.content instanceof Y.ContentType)) continue;
     const path: Y.Item[] = [];
     let found = false;
     const walk = (item: Y.Item) => {
@@ -51,6 +51,29 @@ export function sparePeoplesTyping(ydoc: Y.Doc, insertions: DeleteSet, deletions
     if (found) spared.push(top);
   }
   return { insertions: spare.length === 0 ? insertions : subtract(insertions, spare), spared };
+}
+
+/**
+ * The top-level items of the text among the clocks of `ds`, found in the document's store by
+ * clock: the cost follows what the run inserted, not the length of the document.
+ */
+export function topLevelItems(ydoc: Y.Doc, ds: DeleteSet): Y.Item[] {
+  const content = docParts(ydoc).content;
+  const tops: Y.Item[] = [];
+  for (const [client, ranges] of ds.clients) {
+    const structs = ydoc.store.clients.get(client);
+    const last = structs?.[structs.length - 1];
+    if (structs === undefined || last === undefined) continue;
+    const state = last.id.clock + last.length;
+    for (const { clock, len } of ranges) {
+      if (clock >= state) continue;
+      for (let index = Y.findIndexSS(structs, clock); index < structs.length && structs[index].id.clock < clock + len; index++) {
+        const struct = structs[index];
+        if (struct instanceof Y.Item && struct.parent === content) tops.push(struct);
+      }
+    }
+  }
+  return tops;
 }
 
 /**

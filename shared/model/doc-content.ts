@@ -4,7 +4,7 @@ import { initProseMirrorDoc, prosemirrorToYXmlFragment, updateYFragment, yXmlFra
 import { schema } from './schema.ts';
 import { docParts } from './doc-layout.ts';
 import { blockToMarkdown } from './markdown.ts';
-import { contentHash } from './hash.ts';
+import { joinedContentHash } from './hash.ts';
 import type { Origin } from './origins.ts';
 
 import type { BlockView } from '../wire/docs.ts';
@@ -28,7 +28,7 @@ export function blockHash(block: Node): string {
 
 /** `blockHash` of a block of type `typeName` whose Markdown (`blockToMarkdown`) is already known. */
 export function blockHashOf(typeName: string, markdown: string): string {
-  return contentHash(typeName + '\n' + markdown);
+  return joinedContentHash(typeName + '\n', markdown);
 }
 
 export function viewBlock(block: Node): BlockView {

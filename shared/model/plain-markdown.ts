@@ -11,34 +11,12 @@ import { schema } from './schema.ts';
  * line (no `\ ` * _ [ ] < > & # ~ |`), and ends in no space.
  */
 export function isPlainLine(text: string): boolean {
-  if (text.length === 0 || !isLetter(text, 0)) return false;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code === 0x20) {
-      if (i === text.length - 1 || text.charCodeAt(i + 1) === 0x20) return false;
-    } else if (code < 0x80) {
-      if (!plainAscii[code]) return false;
-    } else if (!nonAsciiWord.test(String.fromCodePoint(text.codePointAt(i) as number))) {
-      return false;
-    } else if (code >= 0xd800 && code <= 0xdbff) {
-      i++;
-    }
-  }
-  return true;
+  return plainLine.test(text);
 }
 
-const plainAscii: boolean[] = [];
-for (let code = 0; code < 0x80; code++) {
-  const char = String.fromCharCode(code);
-  plainAscii[code] = /[A-Za-z0-9]/.test(char) || `,.;:'"?!()/%@$=+-`.includes(char);
-}
-const nonAsciiWord = /^[\p{L}\p{N}]$/u;
-
-function isLetter(text: string, index: number): boolean {
-  const code = text.charCodeAt(index);
-  if (code < 0x80) return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
-  return /^\p{L}$/u.test(String.fromCodePoint(text.codePointAt(index) as number));
-}
+// A letter, then letters, digits and plain punctuation, each after at most one space: one pass
+// over the line, without backtracking.
+const plainLine = /^\p{L}(?: ?[\p{L}\p{N},.;:'"?!()/%@$=+-])*$/u;
 
 /** `markdown` as a paragraph when it is plain, else null (parse it with markdown.ts). */
 export function plainParagraph(markdown: string): Node | null {

@@ -65,4 +65,23 @@ describe('plain paragraphs', () => {
       expect(isPlainLine(line), JSON.stringify(line)).toBe(false);
     }
   });
+
+  it('are recognised exactly as a character-by-character reading of that rule recognises them', () => {
+    fc.assert(
+      fc.property(fc.oneof(lines, fc.string({ unit: 'binary', maxLength: 12 }), fc.string({ unit: 'grapheme', maxLength: 12 })), (line) => {
+        expect(isPlainLine(line), JSON.stringify(line)).toBe(plainByCharacters(line));
+      }),
+      { seed, numRuns: 5000 },
+    );
+  });
 });
+
+/** The rule of `isPlainLine`, read one code point at a time. */
+function plainByCharacters(text: string): boolean {
+  const points = [...text];
+  if (points.length === 0 || !/^\p{L}$/u.test(points[0])) return false;
+  return points.every((point, i) => {
+    if (point === ' ') return i < points.length - 1 && points[i + 1] !== ' ';
+    return /^[\p{L}\p{N}]$/u.test(point) || `,.;:'"?!()/%@$=+-`.includes(point);
+  });
+}

@@ -10,6 +10,7 @@ import { revertOrigin, runOrigin, serverOrigin } from '../../shared/model/origin
 import { acceptRunText, pendingDeletes } from '../../shared/applier/pending-delete.ts';
 import { applyRevert, planRevert } from '../../shared/applier/run-revert.ts';
 import { keepRunDeletions, restoreRunScope, runUndoManager, saveRunScope, undoRun, withDeletions } from '../../shared/applier/run-scope.ts';
+import { topLevelItems } from '../../shared/applier/undo-keeps-typing.ts';
 import { makeBlocksYDoc, replicaOf } from '../helpers/doc-builder.ts';
 
 /*
@@ -212,6 +213,17 @@ function collectClocks(ytype: { _start: Y.Item | null }, into: Set<string>): voi
   }
 }
 
+/** The top-level items of the text among `ds`, found by walking every top-level item. */
+function walkedTopLevelItems(ydoc: Y.Doc, ds: ReturnType<typeof Y.createDeleteSet>): Y.Item[] {
+  const items: Y.Item[] = [];
+  for (let top = docParts(ydoc).content._start; top !== null; top = top.right) if (Y.isDeleted(ds, top.id)) items.push(top);
+  return items;
+}
+
+function itemKeys(items: readonly Y.Item[]): string[] {
+  return items.map((item) => `${item.id.client}:${item.id.clock}`).sort();
+}
+
 /** The Yjs clients of the three people's replicas. */
 const people = [2, 3, 4];
 
@@ -273,8 +285,12 @@ describe('review keeps what people type (fast-check)', () => {
           const runDeleted = Y.mergeDeleteSets(manager.undoStack.map((item) => item.deletions));
           const acceptRemoves = new Set<string>();
           for (const { yblock, changed } of pendingDeletes(server, 'run')) if (!changed) collectClocks(yblock, acceptRemoves);
-          if (decision === 'discard') undoRun(manager);
-          else acceptRunText(server, 'run', serverOrigin);
+          if (decision === 'discard') {
+            // Discard finds the blocks the run inserted through the store: the same as walking the text.
+            const insertions = Y.mergeDeleteSets(manager.undoStack.map((item) => item.insertions));
+            expect(itemKeys(topLevelItems(server, insertions))).toEqual(itemKeys(walkedTopLevelItems(server, insertions)));
+            undoRun(manager);
+          } else acceptRunText(server, 'run', serverOrigin);
           network.flush(scramble);
 
           const text = JSON.stringify(readProseMirrorDoc(server).toJSON());
