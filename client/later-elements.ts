@@ -15,3 +15,16 @@ export function loadDocumentExtras(): void {
   void import('./tandem-aside-box.ts');
   void import('./tandem-run-activity.ts');
 }
+
+export type DocumentRecords = typeof import('./document-records.ts');
+
+let records: Promise<DocumentRecords> | null = null;
+
+/**
+ * The code of a document's records (client/document-records.ts), loaded on the first call; every
+ * call returns the same promise.
+ */
+export function loadDocumentRecords(): Promise<DocumentRecords> {
+  records ??= import('./document-records.ts');
+  return records;
+}
