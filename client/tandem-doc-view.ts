@@ -21,7 +21,7 @@ import {
 import type { RunRecord } from '../shared/protocol/run-record.ts';
 import { readyInstructions } from './instruction-queue.ts';
 import { RunAnnouncer } from './run-announcer.ts';
-import { loadDocumentRecords } from './later-elements.ts';
+import { loadDocumentExtras, loadDocumentRecords } from './later-elements.ts';
 import './tandem-editor.ts';
 import './tandem-title.ts';
 import './tandem-status.ts';
@@ -199,8 +199,10 @@ export class TandemDocView extends LightElement {
   }
 
   /**
-   * Keeps the page title and this device's list of recent documents up to date, and tells
-   * tests (`data-saved-locally`) whether every change so far is stored on this device.
+   * Keeps the page title and this device's list of recent documents up to date, tells tests
+   * (`data-saved-locally`) whether every change so far is stored on this device, and loads the
+   * elements a document's page shows besides its text once the text is there (client/later-elements.ts):
+   * their code does not compete with the text's arrival.
    */
   protected updated(): void {
     const connection = this.link.connection;
@@ -210,6 +212,7 @@ export class TandemDocView extends LightElement {
     if (!connection) return;
     // Only a document that really loaded goes on the list (not a mistyped or refused id).
     const loaded = connection.serverLoaded || (connection.localLoaded && !connection.isEmpty);
+    if (loaded) loadDocumentExtras();
     if (loaded && this.remembered !== connection) {
       this.remembered = connection;
       this.rememberedTitle = title;

@@ -17,7 +17,7 @@ import type { ReviewSelectDetail } from './tandem-review-panel.ts';
 import './tandem-toolbar.ts';
 import { outstandingRun } from './run-status.ts';
 import { YDocReader } from './ydoc-reader.ts';
-import { loadDocumentExtras, loadDocumentRecords, type DocumentRecords } from './later-elements.ts';
+import { loadDocumentRecords, type DocumentRecords } from './later-elements.ts';
 
 /**
  * The rich-text editor of one document: a toolbar over the ProseMirror view bound to the
@@ -49,10 +49,14 @@ export class TandemEditor extends LightElement {
 
   private readonly rights = consumeAnnotationRights(this);
   private readonly editor = new EditorController(this);
-  /** Blocks the runs deleted that people changed since: the review panel says Accept keeps them. */
+  /**
+   * Blocks the runs deleted that people changed since: the review panel says Accept keeps them.
+   * Read only while a run is in review, the one time the panel shows them: reading walks every
+   * block of the text, which at each keystroke in a long document costs milliseconds.
+   */
   private readonly notApplied = new YDocReader<ReadonlyMap<string, string[]>>(
     this,
-    () => this.connection?.ydoc ?? null,
+    () => (this.review ? (this.connection?.ydoc ?? null) : null),
     loadDocumentRecords().then(({ readNotApplied }) => (ydoc) => readNotApplied(ydoc, this.connection?.awareness ?? null)),
     new Map(),
   );
@@ -98,10 +102,6 @@ export class TandemEditor extends LightElement {
     super.connectedCallback();
     document.addEventListener('pointerdown', this.onWhereabouts, true);
     document.addEventListener('focusin', this.onWhereabouts, true);
-  }
-
-  protected firstUpdated(): void {
-    loadDocumentExtras();
   }
 
   disconnectedCallback(): void {
