@@ -22,6 +22,7 @@ import type { RunRecord } from '../shared/protocol/run-record.ts';
 import { readyInstructions } from './instruction-queue.ts';
 import { RunAnnouncer } from './run-announcer.ts';
 import { loadDocumentExtras, loadDocumentRecords } from './later-elements.ts';
+import { registerServiceWorker } from './sw-register.ts';
 import './tandem-editor.ts';
 import './tandem-title.ts';
 import './tandem-status.ts';
@@ -200,9 +201,9 @@ export class TandemDocView extends LightElement {
 
   /**
    * Keeps the page title and this device's list of recent documents up to date, tells tests
-   * (`data-saved-locally`) whether every change so far is stored on this device, and loads the
-   * elements a document's page shows besides its text once the text is there (client/later-elements.ts):
-   * their code does not compete with the text's arrival.
+   * (`data-saved-locally`) whether every change so far is stored on this device, and once the
+   * text is there loads the elements the page shows besides it (client/later-elements.ts) and
+   * registers the service worker: neither competes with the text's arrival.
    */
   protected updated(): void {
     const connection = this.link.connection;
@@ -213,6 +214,7 @@ export class TandemDocView extends LightElement {
     // Only a document that really loaded goes on the list (not a mistyped or refused id).
     const loaded = connection.serverLoaded || (connection.localLoaded && !connection.isEmpty);
     if (loaded) loadDocumentExtras();
+    if (loaded || connection.problem) registerServiceWorker();
     if (loaded && this.remembered !== connection) {
       this.remembered = connection;
       this.rememberedTitle = title;
