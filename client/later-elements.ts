@@ -27,9 +27,12 @@ let records: Promise<DocumentRecords> | null = null;
 
 /**
  * The code of a document's records (client/document-records.ts), loaded on the first call; every
- * call returns the same promise.
+ * call returns the same promise, but a load that failed is tried again at the next call.
  */
 export function loadDocumentRecords(): Promise<DocumentRecords> {
-  records ??= import('./document-records.ts');
+  records ??= import('./document-records.ts').catch((error: unknown) => {
+    records = null;
+    throw error;
+  });
   return records;
 }
