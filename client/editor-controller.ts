@@ -115,7 +115,7 @@ export class EditorController implements ReactiveController {
     this.runsSent = null;
     this.placer = null;
     const host = this.host;
-    const controller = this;
+    const placed = (tr: Transaction, before: EditorState) => this.placer?.place(tr, before) ?? tr;
     void loadDocumentRecords().then(({ AnnotationPlacer }) => {
       if (this.boundTo !== connection) return;
       this.placer = new AnnotationPlacer(connection.ydoc);
@@ -144,8 +144,7 @@ export class EditorController implements ReactiveController {
       // (the binding's first render dispatches from there). Text from Yjs and new annotations
       // get their placements here, as meta, before the state applies them.
       dispatchTransaction(this: EditorView, tr: Transaction) {
-        const placer = controller.placer;
-        this.updateState(this.state.apply(placer ? placer.place(tr, this.state) : tr));
+        this.updateState(this.state.apply(placed(tr, this.state)));
         host.requestUpdate();
       },
     });
