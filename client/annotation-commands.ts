@@ -1,8 +1,6 @@
-import type * as Y from 'yjs';
 import { TextSelection, type Command } from 'prosemirror-state';
-import { anchorFromRange } from '../shared/model/anchors.ts';
 import type { AnnotationKind } from '../shared/notes/annotations.ts';
-import { annotationsKey, bindingMapping, type AnnotationsMeta } from './annotation-plugin.ts';
+import { annotationsKey, type AnnotationsMeta, type AnnotationsPluginOptions } from './annotation-plugin.ts';
 
 /**
  * The annotation actions that change the editor's state, as ProseMirror commands. They work
@@ -11,20 +9,17 @@ import { annotationsKey, bindingMapping, type AnnotationsMeta } from './annotati
 
 const withMeta = (meta: AnnotationsMeta) => (state: Parameters<Command>[0]) => state.tr.setMeta(annotationsKey, meta);
 
-/** Starts a draft comment or instruction on the selected text, pinned at once. */
-export function openDraft(kind: AnnotationKind, textYdoc: Y.Doc): Command {
+/**
+ * Starts a draft comment or instruction on the selected text, pinned at once by `pin` (the
+ * annotations plugin's; null when no pin can be made there).
+ */
+export function openDraft(kind: AnnotationKind, pin: AnnotationsPluginOptions['pin']): Command {
   return (state, dispatch) => {
     const { from, to, empty } = state.selection;
-    const mapping = bindingMapping(state);
-    if (empty || !mapping) return false;
-    let pin;
-    try {
-      pin = anchorFromRange(textYdoc, from, to, mapping);
-    } catch {
-      return false;
-    }
-    if (pin.quote.trim() === '') return false;
-    dispatch?.(withMeta({ type: 'draft', draft: { kind, pin, placement: { status: 'attached', from, to } } })(state));
+    if (empty) return false;
+    const pinned = pin(state, from, to);
+    if (!pinned || pinned.quote.trim() === '') return false;
+    dispatch?.(withMeta({ type: 'draft', draft: { kind, pin: pinned, placement: { status: 'attached', from, to } } })(state));
     return true;
   };
 }

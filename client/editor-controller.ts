@@ -7,9 +7,10 @@ import type { DocConnection } from './doc-connection.ts';
 import { editorPlugins } from './editor-plugins.ts';
 import type { PinnedRange } from '../shared/model/anchors.ts';
 import type { Annotation, AnnotationKind } from '../shared/notes/annotations.ts';
-import { setAnnotationsTr } from './annotation-plugin.ts';
-import { AnnotationPlacer } from './annotation-placer.ts';
+import { setAnnotationsTr, type Placement } from './annotation-plugin.ts';
+import type { AnnotationPlacer } from './annotation-placer.ts';
 import { setRunsTr } from './review-plugin.ts';
+import { loadDocumentRecords } from './later-elements.ts';
 import type { RunRecord } from '../shared/protocol/run-record.ts';
 
 export interface EditorHost extends ReactiveControllerHost {
@@ -25,15 +26,21 @@ export interface EditorHost extends ReactiveControllerHost {
   repin(id: string, pin: PinnedRange): void;
 }
 
+const notSynced: Placement = { status: 'orphaned', reason: 'not-synced' };
+
 /**
  * Owns the ProseMirror view of its host's connection: created when the host is connected (or
  * when a connection arrives), destroyed when the host is disconnected or the connection
- * changes. The view lives in `mount`, which the host renders.
+ * changes. The view lives in `mount`, which the host renders. The annotations reach the view
+ * once the code that places them in the text has loaded (client/document-records.ts); the text
+ * does not wait for it.
  */
 export class EditorController implements ReactiveController {
   readonly mount = document.createElement('div');
   view: EditorView | null = null;
   private boundTo: DocConnection | null = null;
+  /** Where the annotations sit in the bound text; null until its code has loaded. */
+  private placer: AnnotationPlacer | null = null;
   private connected = false;
   private annotationsSent: readonly Annotation[] | null = null;
   private runsSent: EditorHost['runs'] | null = null;
@@ -70,6 +77,9 @@ export class EditorController implements ReactiveController {
     return done;
   }
 
+  /** A new pin for `from`–`to` of `state`'s text; null when none can be made (or not yet). */
+  readonly pin = (state: EditorState, from: number, to: number): PinnedRange | null => this.placer?.pin(state, from, to) ?? null;
+
   /** Runs a command that changes no text (annotations, selection); read-only views take it too. */
   apply(command: Command, { focus = false } = {}): boolean {
     const view = this.view;
@@ -89,7 +99,7 @@ export class EditorController implements ReactiveController {
       this.view.setProps({ editable: () => !this.host.readOnly });
     }
     const view = this.view;
-    if (view && this.host.annotations !== this.annotationsSent) {
+    if (view && this.placer && this.host.annotations !== this.annotationsSent) {
       this.annotationsSent = this.host.annotations;
       view.dispatch(setAnnotationsTr(view.state.tr, this.host.annotations));
     }
@@ -103,15 +113,20 @@ export class EditorController implements ReactiveController {
     this.boundTo = connection;
     this.annotationsSent = null;
     this.runsSent = null;
+    this.placer = null;
     const host = this.host;
-    const placer = new AnnotationPlacer(connection.ydoc);
+    const placed = (tr: Transaction, before: EditorState) => this.placer?.place(tr, before) ?? tr;
+    void loadDocumentRecords().then(({ AnnotationPlacer }) => {
+      if (this.boundTo !== connection) return;
+      this.placer = new AnnotationPlacer(connection.ydoc);
+      host.requestUpdate();
+    });
     const state = EditorState.create({
       schema,
       plugins: editorPlugins(docParts(connection.ydoc).content, connection.awareness, {
-        textYdoc: connection.ydoc,
         allows: (kind) => host.kinds.includes(kind),
-        resolve: (current, anchors) => placer.resolve(current, anchors),
-        pin: (current, from, to) => placer.pin(current, from, to),
+        resolve: (current, anchors) => this.placer?.resolve(current, anchors) ?? anchors.map(() => notSynced),
+        pin: this.pin,
         repin: (id, pin) => host.repin(id, pin),
       }),
     });
@@ -129,7 +144,7 @@ export class EditorController implements ReactiveController {
       // (the binding's first render dispatches from there). Text from Yjs and new annotations
       // get their placements here, as meta, before the state applies them.
       dispatchTransaction(this: EditorView, tr: Transaction) {
-        this.updateState(this.state.apply(placer.place(tr, this.state)));
+        this.updateState(this.state.apply(placed(tr, this.state)));
         host.requestUpdate();
       },
     });
@@ -141,5 +156,6 @@ export class EditorController implements ReactiveController {
     this.view?.destroy();
     this.view = null;
     this.boundTo = null;
+    this.placer = null;
   }
 }

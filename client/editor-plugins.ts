@@ -18,8 +18,6 @@ import { reviewPlugin } from './review-plugin.ts';
 import { buildCursor, buildSelection } from './cursors.ts';
 
 export interface EditorAnnotationOptions extends AnnotationsPluginOptions {
-  /** The text Y.Doc, in which a draft's shortcut pins the selection. */
-  textYdoc: Y.Doc;
   /** Whether this person may now create an annotation of `kind` (its keyboard shortcut works). */
   allows(kind: AnnotationKind): boolean;
 }
@@ -36,7 +34,7 @@ const { nodes } = schema;
 export function editorPlugins(yfragment: Y.XmlFragment, awareness: Awareness, annotations: EditorAnnotationOptions): Plugin[] {
   const draftKeys: Record<string, Command> = {};
   for (const kind of ['comment', 'instruction'] as const) {
-    const open = openDraft(kind, annotations.textYdoc);
+    const open = openDraft(kind, annotations.pin);
     draftKeys[draftShortcuts[kind]] = (state, dispatch) => annotations.allows(kind) && open(state, dispatch);
   }
   return [

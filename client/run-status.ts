@@ -1,21 +1,16 @@
-import type * as Y from 'yjs';
 import type { Annotation } from '../shared/notes/annotations.ts';
-import { outstandingRunStates, readRunRecords, type RunRecord, type RunState } from '../shared/protocol/run-record.ts';
+import type { RunRecord } from '../shared/protocol/run-record.ts';
+import { outstandingRunStates, type RunState } from '../shared/protocol/run-state-names.ts';
 
 /**
- * What the page says about a document's runs, read from the server-written `<id>/runs` Y.Doc
- * through the shared parser (records that do not parse are skipped).
+ * What the page says about a document's runs, as read from the server-written `<id>/runs` Y.Doc
+ * (`readRuns`, client/document-records.ts).
  */
 
 /** An agent present in the document's awareness, and what it says it is doing. */
 export interface AgentPresence {
   name: string;
   status: string | null;
-}
-
-/** Every readable run, newest first. */
-export function readRuns(runsYdoc: Y.Doc): RunRecord[] {
-  return readRunRecords(runsYdoc).runs;
 }
 
 export function isOutstanding(state: RunState): boolean {

@@ -7,6 +7,7 @@ import { announceEvent } from './run-announcer.ts';
 import { RouterController, docPath, navigate } from './router.ts';
 import { linkProblem, openSession, saveName, sessionExpired, takeTokenFromAddress, type Session } from './session.ts';
 import { sessionContext, sessionInfo } from './session-context.ts';
+import { registerServiceWorker } from './sw-register.ts';
 import './tandem-doc-view.ts';
 
 /** How many announcements the live region keeps (older ones have been read out). */
@@ -66,6 +67,11 @@ export class TandemApp extends LightElement {
 
   protected willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('session')) this.sessionProvider.setValue(this.session ? sessionInfo(this.session) : null);
+  }
+
+  protected updated(): void {
+    // A document's view registers the worker once its text is there; any other page at once.
+    if (this.ready && !this.querySelector('tandem-doc-view')) registerServiceWorker();
   }
 
   render() {

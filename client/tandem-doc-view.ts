@@ -10,9 +10,8 @@ import { rememberDoc, renameRecentDoc } from './recent-docs.ts';
 import type { TandemEditor } from './tandem-editor.ts';
 import { YDocReader } from './ydoc-reader.ts';
 import { readMeta } from '../shared/model/doc-layout.ts';
-import { readAnnotations, type Annotation, type Author } from '../shared/notes/annotations.ts';
+import type { Annotation, Author } from '../shared/notes/annotations.ts';
 import {
-  readRuns,
   runInProgress,
   runInReview,
   runProgress,
@@ -22,6 +21,8 @@ import {
 import type { RunRecord } from '../shared/protocol/run-record.ts';
 import { readyInstructions } from './instruction-queue.ts';
 import { RunAnnouncer } from './run-announcer.ts';
+import { loadDocumentExtras, loadDocumentRecords } from './later-elements.ts';
+import { registerServiceWorker } from './sw-register.ts';
 import './tandem-editor.ts';
 import './tandem-title.ts';
 import './tandem-status.ts';
@@ -37,13 +38,19 @@ export class TandemDocView extends LightElement {
   private readonly link = new ConnectionController(this);
   private readonly rightsProvider = new ContextProvider(this, { context: annotationRightsContext, initialValue: noAnnotationRights });
   private readonly presence = new PresenceController(this, () => this.link.connection);
+  // The records' code loads from here on (none until it arrives); the text does not wait for it.
   private readonly notes = new YDocReader<readonly Annotation[]>(
     this,
     () => this.link.connection?.notes.ydoc ?? null,
-    (ydoc) => readAnnotations(ydoc).annotations,
+    loadDocumentRecords().then((records) => records.readNotes),
     [],
   );
-  private readonly runs = new YDocReader<readonly RunRecord[]>(this, () => this.link.connection?.runs.ydoc ?? null, readRuns, []);
+  private readonly runs = new YDocReader<readonly RunRecord[]>(
+    this,
+    () => this.link.connection?.runs.ydoc ?? null,
+    loadDocumentRecords().then((records) => records.readRuns),
+    [],
+  );
   // After `runs`, whose value it reads before each render.
   private readonly announcer = new RunAnnouncer(
     this,
@@ -193,8 +200,10 @@ export class TandemDocView extends LightElement {
   }
 
   /**
-   * Keeps the page title and this device's list of recent documents up to date, and tells
-   * tests (`data-saved-locally`) whether every change so far is stored on this device.
+   * Keeps the page title and this device's list of recent documents up to date, tells tests
+   * (`data-saved-locally`) whether every change so far is stored on this device, and once the
+   * text is there loads the elements the page shows besides it (client/later-elements.ts) and
+   * registers the service worker: neither competes with the text's arrival.
    */
   protected updated(): void {
     const connection = this.link.connection;
@@ -204,6 +213,8 @@ export class TandemDocView extends LightElement {
     if (!connection) return;
     // Only a document that really loaded goes on the list (not a mistyped or refused id).
     const loaded = connection.serverLoaded || (connection.localLoaded && !connection.isEmpty);
+    if (loaded) loadDocumentExtras();
+    if (loaded || connection.problem) registerServiceWorker();
     if (loaded && this.remembered !== connection) {
       this.remembered = connection;
       this.rememberedTitle = title;

@@ -5,7 +5,7 @@ import { EditorController } from './editor-controller.ts';
 import type { ToolbarItem } from './editor-commands.ts';
 import type { PinnedRange } from '../shared/model/anchors.ts';
 import type { Annotation, AnnotationKind, Author } from '../shared/notes/annotations.ts';
-import { AnnotationActions } from './annotation-actions.ts';
+import type { AnnotationActions } from './annotation-actions.ts';
 import { annotationsKey, type AnnotationsState } from './annotation-plugin.ts';
 import { closeDraft, focusAnnotation, openDraft, selectAnnotation } from './annotation-commands.ts';
 import type { AnnotationRequest } from './annotation-actions.ts';
@@ -17,8 +17,7 @@ import type { ReviewSelectDetail } from './tandem-review-panel.ts';
 import './tandem-toolbar.ts';
 import { outstandingRun } from './run-status.ts';
 import { YDocReader } from './ydoc-reader.ts';
-import { readNotApplied } from './not-applied.ts';
-import { loadDocumentExtras } from './later-elements.ts';
+import { loadDocumentRecords, type DocumentRecords } from './later-elements.ts';
 
 /**
  * The rich-text editor of one document: a toolbar over the ProseMirror view bound to the
@@ -50,8 +49,19 @@ export class TandemEditor extends LightElement {
 
   private readonly rights = consumeAnnotationRights(this);
   private readonly editor = new EditorController(this);
-  /** Blocks the runs deleted that people changed since: the review panel says Accept keeps them. */
-  private readonly notApplied = new YDocReader<ReadonlyMap<string, string[]>>(this, () => this.connection?.ydoc ?? null, (ydoc) => readNotApplied(ydoc, this.connection?.awareness ?? null), new Map());
+  /**
+   * Blocks the runs deleted that people changed since: the review panel says Accept keeps them.
+   * Read only while a run is in review, the one time the panel shows them: reading walks every
+   * block of the text, which at each keystroke in a long document costs milliseconds.
+   */
+  private readonly notApplied = new YDocReader<ReadonlyMap<string, string[]>>(
+    this,
+    () => (this.review ? (this.connection?.ydoc ?? null) : null),
+    loadDocumentRecords().then(({ readNotApplied }) => (ydoc) => readNotApplied(ydoc, this.connection?.awareness ?? null)),
+    new Map(),
+  );
+  /** The code of the annotation writers, once loaded (client/document-records.ts). */
+  private records: DocumentRecords | null = null;
   /** Whether the person is working in the text (the selection buttons show only then). */
   private inText = false;
   private actionsFor: { notes: unknown; author: Author | null; actions: AnnotationActions } | null = null;
@@ -67,6 +77,7 @@ export class TandemEditor extends LightElement {
     this.review = null;
     this.decideBlocker = null;
     this.draftError = '';
+    void loadDocumentRecords().then((records) => (this.records = records));
   }
 
   /** The kinds this person may create from a selection now. */
@@ -93,10 +104,6 @@ export class TandemEditor extends LightElement {
     document.addEventListener('focusin', this.onWhereabouts, true);
   }
 
-  protected firstUpdated(): void {
-    loadDocumentExtras();
-  }
-
   disconnectedCallback(): void {
     super.disconnectedCallback();
     document.removeEventListener('pointerdown', this.onWhereabouts, true);
@@ -105,10 +112,10 @@ export class TandemEditor extends LightElement {
 
   private get actions(): AnnotationActions | null {
     const notes = this.connection?.notes.ydoc;
-    if (!notes || !this.author) return null;
+    if (!notes || !this.author || !this.records) return null;
     const cached = this.actionsFor;
     if (cached && cached.notes === notes && cached.author === this.author) return cached.actions;
-    const actions = new AnnotationActions(notes, this.author);
+    const actions = new this.records.AnnotationActions(notes, this.author);
     this.actionsFor = { notes, author: this.author, actions };
     return actions;
   }
@@ -208,7 +215,7 @@ export class TandemEditor extends LightElement {
     const connection = this.connection;
     if (!connection) return;
     this.draftError = '';
-    this.editor.apply(openDraft(kind, connection.ydoc));
+    this.editor.apply(openDraft(kind, this.editor.pin));
   }
 
   private saveDraft(text: string) {

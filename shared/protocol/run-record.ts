@@ -4,6 +4,7 @@ import { readKeyedRecords } from '../model/keyed-records.ts';
 import { checkAuthor, isRecordId, type Author } from '../notes/annotations.ts';
 import { isOpKind, type OpKind } from '../applier/op-kinds.ts';
 import { isPageOpKind, type PageOpKind } from '../page/page-ops.ts';
+import { runStates, type RunState } from './run-state-names.ts';
 
 /**
  * Run records: what `GET /api/runs/:runId` answers and what the server mirrors, as the same
@@ -24,11 +25,7 @@ import { isPageOpKind, type PageOpKind } from '../page/page-ops.ts';
  * Records written before these fields existed read as null (`drifted` as false, `activity` as []).
  */
 
-export const runStates = ['queued', 'claimed', 'review', 'accepted', 'discarded', 'failed'] as const;
-export type RunState = (typeof runStates)[number];
-
-/** At most one run of a document is in one of these states at a time. */
-export const outstandingRunStates: readonly RunState[] = ['queued', 'claimed', 'review'];
+export { runStates, outstandingRunStates, type RunState } from './run-state-names.ts';
 
 /**
  * What became of one instruction: `pending` until the agent answers it (and again after its

@@ -1,4 +1,4 @@
-import { runStates, type RunState } from './run-record.ts';
+import { runStates, type RunState } from './run-state-names.ts';
 
 /**
  * The run lifecycle (PROTOCOL.md RUN3), the one place its transitions are written down: for each,

@@ -1,0 +1,10 @@
+/**
+ * The states of a run by name (PROTOCOL.md RUN3; the transitions are in run-states.ts), in a
+ * module of their own so that the browser's page can tell an outstanding run without loading
+ * the record parser (run-record.ts, which re-exports them).
+ */
+export const runStates = ['queued', 'claimed', 'review', 'accepted', 'discarded', 'failed'] as const;
+export type RunState = (typeof runStates)[number];
+
+/** At most one run of a document is in one of these states at a time. */
+export const outstandingRunStates: readonly RunState[] = ['queued', 'claimed', 'review'];
