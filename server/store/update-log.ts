@@ -26,6 +26,11 @@ export interface UpdateLog {
   readonly appendsAsynchronously?: false;
   /** Appends one update of the document `name`; returns its sequence number, larger than every earlier one of `name`. */
   append(name: string, update: Uint8Array): number;
+  /**
+   * Appends each entry, in order, in one transaction: all or nothing (one commit for many updates,
+   * see Persistence). Returns their sequence numbers, in the same order.
+   */
+  appendAll(entries: readonly { name: string; update: Uint8Array }[]): number[];
   read(name: string): Promise<StoredDocument>;
   /**
    * Makes `state` the document's stored state and deletes its logged updates up to and including
