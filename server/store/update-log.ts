@@ -16,11 +16,13 @@ export interface StoredDocument {
  * The append-only log of Yjs updates that makes an acknowledged edit durable, and its compaction
  * into the document state (README "Durability", rules DUR1–DUR5 in shared/PROTOCOL.md).
  *
- * `append` is synchronous by contract. Hocuspocus applies a client's update and sends the
- * acknowledgement (its SyncStatus message) in one synchronous stretch; the only code that runs
- * between the two is the Y.Doc's `update` event, so the append must be on disk when `append`
- * returns (SQLite, server/extensions/persistence.ts). A store that can only write asynchronously
- * implements AsyncUpdateLog instead.
+ * `append` and `appendAll` are synchronous by contract. Hocuspocus applies a client's update and
+ * sends the acknowledgement (its SyncStatus message) in one synchronous stretch; the only code
+ * that runs between the two is the Y.Doc's `update` event, so an update is either on disk when
+ * that event returns or its socket's frames are held until it is (the turn's group commit,
+ * server/extensions/persistence.ts, server/outbox.ts), and a server-side write is on disk when
+ * its `transact` returns. A store that can only write asynchronously implements AsyncUpdateLog
+ * instead.
  */
 export interface UpdateLog {
   readonly appendsAsynchronously?: false;
