@@ -123,7 +123,7 @@ export class Persistence implements Extension {
    * must not be acknowledged, so its socket is closed before Hocuspocus replies (a closing
    * socket gets no reply; an Outbox drops what it holds) and the provider sends the update again
    * when it reconnects (see `beforeSync`); a server-side write gets the error thrown from its
-   * `transact`.
+   * `transact`, once the transaction is complete.
    */
   private append(document: Document, tail: LogTail, update: Uint8Array, origin: unknown): void {
     const connection = isTransactionOrigin(origin) && origin.source === 'connection' ? origin.connection : null;
@@ -139,7 +139,14 @@ export class Persistence implements Extension {
       this.flush(document, tail);
     } catch (error) {
       if (connection) closeUnstored(connection.webSocket);
-      throw error;
+      // Thrown once Yjs has finished the transaction, from the `transact` (or Hocuspocus's
+      // `Y.applyUpdate`) that made it: an `update` listener that throws leaves the document's
+      // transaction cleanup unfinished (yjs 13.6 `cleanupTransactions`), and no later transaction
+      // of that document would emit `update` again, so none would be logged.
+      document.once('afterAllTransactions', () => {
+        throw error;
+      });
+      return;
     }
     this.logged(document, tail);
   }
