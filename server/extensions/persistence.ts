@@ -31,6 +31,8 @@ interface LogTail {
   /** Updates applied to the document whose append failed, oldest first: nothing is acknowledged until they are on disk. */
   unlogged: Uint8Array[];
   compactionScheduled: boolean;
+  /** The error of a failed append, to be thrown once the transaction that made the update is complete. */
+  failure?: unknown;
 }
 
 /** A client's update applied to `document` and waiting for the turn's commit; `outbox` holds its socket's frames until then. */
@@ -143,9 +145,14 @@ export class Persistence implements Extension {
       // `Y.applyUpdate`) that made it: an `update` listener that throws leaves the document's
       // transaction cleanup unfinished (yjs 13.6 `cleanupTransactions`), and no later transaction
       // of that document would emit `update` again, so none would be logged.
-      document.once('afterAllTransactions', () => {
-        throw error;
-      });
+      if (tail.failure === undefined) {
+        document.once('afterAllTransactions', () => {
+          const failure = tail.failure;
+          tail.failure = undefined;
+          throw failure;
+        });
+      }
+      tail.failure = error;
       return;
     }
     this.logged(document, tail);
