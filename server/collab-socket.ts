@@ -4,6 +4,7 @@ import type { Hocuspocus } from '@hocuspocus/server';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { SocketCounts, SocketGate } from './collab-gate.ts';
 import type { GateContext } from './extensions/socket-limits.ts';
+import { Outbox } from './outbox.ts';
 import { serveYjsSocket, yjsDocumentName, yjsToken } from './yjs-socket.ts';
 
 export const collabPath = '/collab';
@@ -21,7 +22,7 @@ export function attachCollabSocket(httpServer: HttpServer, hocuspocus: Hocuspocu
 
   wss.on('connection', (socket: WebSocket, req: IncomingMessage, gate: SocketGate) => {
     const context: GateContext = { gate };
-    const connection = hocuspocus.handleConnection(socket, toWebRequest(req), context);
+    const connection = hocuspocus.handleConnection(new Outbox(socket), toWebRequest(req), context);
     socket.on('message', (data: RawData) => {
       const frame = toBytes(data);
       const verdict = gate.inspect(frame);

@@ -2,6 +2,7 @@ import type { Hocuspocus, WebSocketLike } from '@hocuspocus/server';
 import type { WebSocket } from 'ws';
 import type { SocketGate } from './collab-gate.ts';
 import type { GateContext } from './extensions/socket-limits.ts';
+import { Outbox } from './outbox.ts';
 import { authFrame, fromHocuspocusFrame, toHocuspocusFrame, yMessageType } from './yjs-framing.ts';
 
 export const yjsPathPrefix = '/yjs/';
@@ -68,7 +69,7 @@ export function serveYjsSocket(options: {
     },
   };
   const context: GateContext = { gate };
-  const connection = options.hocuspocus.handleConnection(toPeer, options.request, context);
+  const connection = options.hocuspocus.handleConnection(new Outbox(toPeer), options.request, context);
   connection.handleMessage(authFrame(documentName, options.token));
 
   // YWS6: a Yjs client that publishes no presence may stay silent for long; each pong to the

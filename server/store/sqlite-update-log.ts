@@ -59,9 +59,15 @@ export function sqliteUpdateLog(db: Database.Database): UpdateLog {
     deleteThrough.run(name, throughSeq);
   });
 
+  const append = (name: string, update: Uint8Array) => insert.get({ name, data: toBuffer(update) })!.seq;
+  const appendAll = db.transaction((entries: readonly { name: string; update: Uint8Array }[]) =>
+    entries.map(({ name, update }) => append(name, update)),
+  );
+
   return {
-    append(name, update) {
-      return insert.get({ name, data: toBuffer(update) })!.seq;
+    append,
+    appendAll(entries) {
+      return appendAll(entries);
     },
     async read(name) {
       return read(name);

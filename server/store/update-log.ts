@@ -16,16 +16,23 @@ export interface StoredDocument {
  * The append-only log of Yjs updates that makes an acknowledged edit durable, and its compaction
  * into the document state (README "Durability", rules DUR1–DUR5 in shared/PROTOCOL.md).
  *
- * `append` is synchronous by contract. Hocuspocus applies a client's update and sends the
- * acknowledgement (its SyncStatus message) in one synchronous stretch; the only code that runs
- * between the two is the Y.Doc's `update` event, so the append must be on disk when `append`
- * returns (SQLite, server/extensions/persistence.ts). A store that can only write asynchronously
- * implements AsyncUpdateLog instead.
+ * `append` and `appendAll` are synchronous by contract. Hocuspocus applies a client's update and
+ * sends the acknowledgement (its SyncStatus message) in one synchronous stretch; the only code
+ * that runs between the two is the Y.Doc's `update` event, so an update is either on disk when
+ * that event returns or its socket's frames are held until it is (the turn's group commit,
+ * server/extensions/persistence.ts, server/outbox.ts), and a server-side write is on disk when
+ * its `transact` returns. A store that can only write asynchronously implements AsyncUpdateLog
+ * instead.
  */
 export interface UpdateLog {
   readonly appendsAsynchronously?: false;
   /** Appends one update of the document `name`; returns its sequence number, larger than every earlier one of `name`. */
   append(name: string, update: Uint8Array): number;
+  /**
+   * Appends each entry, in order, in one transaction: all or nothing (one commit for many updates,
+   * see Persistence). Returns their sequence numbers, in the same order.
+   */
+  appendAll(entries: readonly { name: string; update: Uint8Array }[]): number[];
   read(name: string): Promise<StoredDocument>;
   /**
    * Makes `state` the document's stored state and deletes its logged updates up to and including

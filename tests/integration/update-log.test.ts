@@ -134,6 +134,26 @@ describe('logging and compaction', () => {
     }
   });
 
+  it('[DUR2] keeps logging a document after a server-side write whose append failed', async () => {
+    let diskFull = false;
+    open(noLimits, (log) => ({
+      ...log,
+      append: (name, update) => {
+        if (diskFull) throw new Error('database or disk is full');
+        return log.append(name, update);
+      },
+    }));
+    const connection = await hocuspocus.openDirectConnection('recovering');
+    const document = connection.document!;
+    const ytext = docParts(document).html;
+    diskFull = true;
+    expect(() => document.transact(() => ytext.insert(0, 'first '))).toThrow('database or disk is full');
+    diskFull = false;
+    document.transact(() => ytext.insert(ytext.length, 'second'));
+    expect(docParts(await stored('recovering')).html.toString()).toBe('first second');
+    await connection.disconnect();
+  });
+
   it('[DUR3] compacts on unload, so a document opened and left with logged updates keeps none', async () => {
     open(noLimits);
     const crashed = new Database(join(dataDir, 'tandem.sqlite'));
