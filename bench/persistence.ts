@@ -111,7 +111,7 @@ export const persistence: Benchmark = {
     const sizes = ctx.quick ? loadSizes.slice(0, -1) : loadSizes;
     ctx.log(`persistence: building documents of ${sizes.map(formatBytes).join(', ')}`);
     const docs = sizes.map((size) => docOfStateSize(size));
-    const { loads, floor } = await coldLoads(ctx, docs);
+    const { loads, cpu, floor } = await coldLoads(ctx, docs);
 
     for (const [index, doc] of docs.entries()) {
       const tandemLoad = percentile(loads.get('tandem')![index], 50);
@@ -119,6 +119,8 @@ export const persistence: Benchmark = {
       const label = `${formatBytes(doc.state.byteLength)} doc, cold`;
       add({ case: label, metric: 'fresh peer load', unit: 'ms', better: 'lower', tandem: tandemLoad, baseline: bareLoad, baselineName });
       add({ case: label, metric: 'fresh peer load', unit: 'ms', better: 'lower', tandem: tandemLoad, baseline: floor[index], baselineName: 'SQLite read + Y.applyUpdate' });
+      const serverCpu = (kind: Kind) => summarize(cpu.get(kind)![index]).mean;
+      add({ case: label, metric: 'server CPU per load', unit: 'ms', better: 'lower', tandem: serverCpu('tandem'), baseline: serverCpu('bare-sqlite'), baselineName });
     }
     return {
       rows,
@@ -322,7 +324,7 @@ async function seed(kind: Kind, dataDir: string, states: Uint8Array[]): Promise<
  * document, and loads each copy once, so that every load comes from the store; the two kinds'
  * loads alternate, so that they share the machine's load and this process's warmth alike.
  */
-async function coldLoads(ctx: BenchContext, docs: SizedDoc[]): Promise<{ loads: Map<Kind, number[][]>; floor: number[] }> {
+async function coldLoads(ctx: BenchContext, docs: SizedDoc[]): Promise<{ loads: Map<Kind, number[][]>; cpu: Map<Kind, number[][]>; floor: number[] }> {
   const rounds = ctx.quick ? 1 : 3;
   const copies = ctx.quick ? 5 : 3;
   const warmUp = docOfStateSize(20_000);
@@ -336,6 +338,8 @@ async function coldLoads(ctx: BenchContext, docs: SizedDoc[]): Promise<{ loads: 
   const tandemStore = stores.get('tandem')!;
   const floor = await decodeFloor(tandemSqlitePath(tandemStore.dataDir), tandemStore.names.map((names) => names[0]), ctx.quick ? 3 : 5);
   const loads = new Map<Kind, number[][]>(kinds.map((kind) => [kind, docs.map(() => [])]));
+  /** Each server's CPU time over a round's loads of a document, divided by their number. */
+  const cpu = new Map<Kind, number[][]>(kinds.map((kind) => [kind, docs.map(() => [])]));
   for (let round = 0; round < rounds; round++) {
     ctx.log(`persistence: cold loads, round ${round + 1} of ${rounds}, ${copies} of each document on each server`);
     await withServer({ kind: 'tandem', dataDir: tandemStore.dataDir }, (tandem) =>
@@ -344,17 +348,20 @@ async function coldLoads(ctx: BenchContext, docs: SizedDoc[]): Promise<{ loads: 
         // "Cold" is about the document, not the process: one small load warms each server's code up first.
         for (const server of servers) await loadTime(server, stores.get(server.kind as Kind)!.warmUpName, warmUp.paragraphs);
         for (const [index, doc] of docs.entries()) {
+          const cpuBefore = await Promise.all(servers.map((server) => server.cpuMs()));
           for (let copy = 0; copy < copies; copy++) {
             for (const server of copy % 2 === 0 ? servers : [...servers].reverse()) {
               const kind = server.kind as Kind;
               loads.get(kind)![index].push(await loadTime(server, stores.get(kind)!.names[index][copy], doc.paragraphs));
             }
           }
+          const cpuAfter = await Promise.all(servers.map((server) => server.cpuMs()));
+          for (const [at, server] of servers.entries()) cpu.get(server.kind as Kind)![index].push((cpuAfter[at] - cpuBefore[at]) / copies);
         }
       }),
     );
   }
-  return { loads, floor };
+  return { loads, cpu, floor };
 }
 
 /** From opening a connection to the first sync of a document that was not in memory. */
