@@ -86,8 +86,10 @@ export async function startServer(
   // SQLite logs in the update event, before NotesGuard (both refuse sync messages in beforeSync,
   // and NotesGuard must be the last to refuse); PostgreSQL logs a client's update after every
   // refusal, and the API awaits its server-side writes before it answers (DUR1, SCALE2).
-  const asyncLog = store.updates.appendsAsynchronously ? new AsyncPersistence(store.updates, log, (document) => notesGuard.forget(document)) : null;
   const freshSync = new FreshSync();
+  const asyncLog = store.updates.appendsAsynchronously
+    ? new AsyncPersistence(store.updates, log, (document) => notesGuard.forget(document), undefined, freshSync)
+    : null;
   const hocuspocus = new Hocuspocus({
     quiet: true,
     maxPendingDocuments: options.limits.pendingDocumentsPerSocket,

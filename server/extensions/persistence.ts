@@ -160,7 +160,7 @@ export class Persistence implements Extension {
  * broadcast it to no one, or, once the first connection is added, to send it the document a
  * second time beside its sync reply.
  */
-function withoutUpdateListeners(document: Document, load: () => void): void {
+export function withoutUpdateListeners(document: Document, load: () => void): void {
   const listeners = [...(document._observers.get('update') ?? [])];
   for (const listener of listeners) document.off('update', listener);
   try {
