@@ -86,6 +86,7 @@ export async function startServer(
   // SQLite logs in the update event, before NotesGuard (both refuse sync messages in beforeSync,
   // and NotesGuard must be the last to refuse); PostgreSQL logs a client's update after every
   // refusal, and the API awaits its server-side writes before it answers (DUR1, SCALE2).
+  const auth = new Auth({ verifyToken: verify, store });
   const freshSync = new FreshSync();
   const asyncLog = store.updates.appendsAsynchronously
     ? new AsyncPersistence(store.updates, log, (document) => notesGuard.forget(document), undefined, freshSync)
@@ -96,8 +97,8 @@ export async function startServer(
     timeout: options.limits.idleSocketMs,
     extensions: [
       ...sharedDocuments(options.redisUrl),
-      new Auth({ verifyToken: verify, store }),
-      new SocketLimits({ verifyToken: verify }),
+      auth,
+      new SocketLimits({ auth }),
       new AuditConnections({ audit: store.audit, onError: log }),
       ...(store.updates.appendsAsynchronously
         ? [notesGuard, asyncLog!]
