@@ -12,6 +12,7 @@ import { docParts } from '../shared/model/doc-layout.ts';
 import {
   docOfStateSize,
   paragraphText,
+  type SizedDoc,
   paragraphsMarkdown,
   seedHocuspocusSqlite,
   seedTandemStore,
@@ -107,29 +108,10 @@ export const persistence: Benchmark = {
     add({ ...together, metric: 'edits durable/s', unit: 'per-s', better: 'higher', tandem: tandem.concurrent.durableRate, baseline: bare.concurrent.durableRate });
     add({ ...together, metric: 'last ack → durable', unit: 'ms', better: 'lower', tandem: tandem.concurrent.lastToDurable, baseline: bare.concurrent.lastToDurable });
 
-    const rounds = ctx.quick ? 1 : 3;
     const sizes = ctx.quick ? loadSizes.slice(0, -1) : loadSizes;
     ctx.log(`persistence: building documents of ${sizes.map(formatBytes).join(', ')}`);
     const docs = sizes.map((size) => docOfStateSize(size));
-    const warmUp = docOfStateSize(20_000);
-    const loads = new Map<Kind, number[][]>();
-    let floor: number[] = [];
-    for (const kind of kinds) {
-      const dataDir = ctx.tempDir(`load-${kind}`);
-      const [warmUpName, ...names] = await seed(kind, dataDir, [warmUp.state, ...docs.map((doc) => doc.state)]);
-      if (kind === 'tandem') floor = await decodeFloor(tandemSqlitePath(dataDir), names, ctx.quick ? 3 : 5);
-      const times: number[][] = docs.map(() => []);
-      for (let round = 0; round < rounds; round++) {
-        ctx.log(`persistence: cold loads, ${kind}, round ${round + 1} of ${rounds}`);
-        // A new server process each round, so that every load comes from the store.
-        await withServer({ kind, dataDir }, async (server) => {
-          // "Cold" is about the document, not the process: one small load warms the code up first.
-          await loadTime(server, warmUpName, warmUp.paragraphs);
-          for (const [index, doc] of docs.entries()) times[index].push(await loadTime(server, names[index], doc.paragraphs));
-        });
-      }
-      loads.set(kind, times);
-    }
+    const { loads, cpu, floor } = await coldLoads(ctx, docs);
 
     for (const [index, doc] of docs.entries()) {
       const tandemLoad = percentile(loads.get('tandem')![index], 50);
@@ -137,6 +119,8 @@ export const persistence: Benchmark = {
       const label = `${formatBytes(doc.state.byteLength)} doc, cold`;
       add({ case: label, metric: 'fresh peer load', unit: 'ms', better: 'lower', tandem: tandemLoad, baseline: bareLoad, baselineName });
       add({ case: label, metric: 'fresh peer load', unit: 'ms', better: 'lower', tandem: tandemLoad, baseline: floor[index], baselineName: 'SQLite read + Y.applyUpdate' });
+      const serverCpu = (kind: Kind) => summarize(cpu.get(kind)![index]).mean;
+      add({ case: label, metric: 'server CPU per load', unit: 'ms', better: 'lower', tandem: serverCpu('tandem'), baseline: serverCpu('bare-sqlite'), baselineName });
     }
     return {
       rows,
@@ -331,6 +315,53 @@ async function seed(kind: Kind, dataDir: string, states: Uint8Array[]): Promise<
   const names = states.map((_, index) => `load-${index}`);
   seedHocuspocusSqlite(dataDir, new Map(names.map((name, index) => [name, states[index]])));
   return names;
+}
+
+/**
+ * Fresh peers' loads of `docs` from the store, by kind and document (every sample), and the
+ * floor of each document: reading it from Tandem's SQLite file and decoding it in this process.
+ * Each round starts a new server of each kind on stores holding `copies` copies of every
+ * document, and loads each copy once, so that every load comes from the store; the two kinds'
+ * loads alternate, so that they share the machine's load and this process's warmth alike.
+ */
+async function coldLoads(ctx: BenchContext, docs: SizedDoc[]): Promise<{ loads: Map<Kind, number[][]>; cpu: Map<Kind, number[][]>; floor: number[] }> {
+  const rounds = ctx.quick ? 1 : 3;
+  const copies = ctx.quick ? 5 : 3;
+  const warmUp = docOfStateSize(20_000);
+  const states = [warmUp.state, ...docs.flatMap((doc) => Array.from({ length: copies }, () => doc.state))];
+  const stores = new Map<Kind, { dataDir: string; warmUpName: string; names: string[][] }>();
+  for (const kind of kinds) {
+    const dataDir = ctx.tempDir(`load-${kind}`);
+    const [warmUpName, ...names] = await seed(kind, dataDir, states);
+    stores.set(kind, { dataDir, warmUpName, names: docs.map((_, index) => names.slice(index * copies, (index + 1) * copies)) });
+  }
+  const tandemStore = stores.get('tandem')!;
+  const floor = await decodeFloor(tandemSqlitePath(tandemStore.dataDir), tandemStore.names.map((names) => names[0]), ctx.quick ? 3 : 5);
+  const loads = new Map<Kind, number[][]>(kinds.map((kind) => [kind, docs.map(() => [])]));
+  /** Each server's CPU time over a round's loads of a document, divided by their number. */
+  const cpu = new Map<Kind, number[][]>(kinds.map((kind) => [kind, docs.map(() => [])]));
+  for (let round = 0; round < rounds; round++) {
+    ctx.log(`persistence: cold loads, round ${round + 1} of ${rounds}, ${copies} of each document on each server`);
+    await withServer({ kind: 'tandem', dataDir: tandemStore.dataDir }, (tandem) =>
+      withServer({ kind: 'bare-sqlite', dataDir: stores.get('bare-sqlite')!.dataDir }, async (bare) => {
+        const servers = [tandem, bare];
+        // "Cold" is about the document, not the process: one small load warms each server's code up first.
+        for (const server of servers) await loadTime(server, stores.get(server.kind as Kind)!.warmUpName, warmUp.paragraphs);
+        for (const [index, doc] of docs.entries()) {
+          const cpuBefore = await Promise.all(servers.map((server) => server.cpuMs()));
+          for (let copy = 0; copy < copies; copy++) {
+            for (const server of copy % 2 === 0 ? servers : [...servers].reverse()) {
+              const kind = server.kind as Kind;
+              loads.get(kind)![index].push(await loadTime(server, stores.get(kind)!.names[index][copy], doc.paragraphs));
+            }
+          }
+          const cpuAfter = await Promise.all(servers.map((server) => server.cpuMs()));
+          for (const [at, server] of servers.entries()) cpu.get(server.kind as Kind)![index].push((cpuAfter[at] - cpuBefore[at]) / copies);
+        }
+      }),
+    );
+  }
+  return { loads, cpu, floor };
 }
 
 /** From opening a connection to the first sync of a document that was not in memory. */

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Hocuspocus } from '@hocuspocus/server';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { SocketCounts, SocketGate } from './collab-gate.ts';
+import type { FreshSync } from './extensions/fresh-sync.ts';
 import type { GateContext } from './extensions/socket-limits.ts';
 import { Outbox } from './outbox.ts';
 import { serveYjsSocket, yjsDocumentName, yjsToken } from './yjs-socket.ts';
@@ -13,11 +14,12 @@ export const collabPath = '/collab';
  * Hands WebSocket upgrades at `/collab` to Hocuspocus, and those at `/yjs/<document>` to the
  * y-websocket bridge (server/yjs-socket.ts); refuses upgrades anywhere else, and
  * from an address with `socketsPerIp` sockets open. Every frame passes the socket's gate
- * (server/collab-gate.ts) before Hocuspocus reads it; a frame over `maxMessageBytes` closes the
+ * (server/collab-gate.ts) before Hocuspocus reads it, and then `freshSync`, which substitutes the
+ * sync step 1 of a peer that holds nothing (DUR6); a frame over `maxMessageBytes` closes the
  * socket with 1009 (ws's `maxPayload`, LIMIT1). `close()` cuts every socket that is still open and
  * stops the WebSocket server.
  */
-export function attachCollabSocket(httpServer: HttpServer, hocuspocus: Hocuspocus, counts: SocketCounts) {
+export function attachCollabSocket(httpServer: HttpServer, hocuspocus: Hocuspocus, counts: SocketCounts, freshSync: FreshSync) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: counts.limits.maxMessageBytes });
 
   wss.on('connection', (socket: WebSocket, req: IncomingMessage, gate: SocketGate) => {
@@ -26,7 +28,7 @@ export function attachCollabSocket(httpServer: HttpServer, hocuspocus: Hocuspocu
     socket.on('message', (data: RawData) => {
       const frame = toBytes(data);
       const verdict = gate.inspect(frame);
-      if (verdict.action === 'pass') connection.handleMessage(frame);
+      if (verdict.action === 'pass') connection.handleMessage(freshSync.frame(frame));
       else if (verdict.action === 'close') socket.close(verdict.code, verdict.reason);
     });
     socket.on('close', (code: number, reason: Buffer) => {
@@ -60,7 +62,7 @@ export function attachCollabSocket(httpServer: HttpServer, hocuspocus: Hocuspocu
       url.searchParams.delete('token');
       const request = toWebRequest(req, url);
       request.headers.delete('authorization');
-      serveYjsSocket({ socket: ws, request, hocuspocus, gate, documentName: yjsDocument, token, idleMs: counts.limits.idleSocketMs });
+      serveYjsSocket({ socket: ws, request, hocuspocus, gate, freshSync, documentName: yjsDocument, token, idleMs: counts.limits.idleSocketMs });
     });
   }
   httpServer.on('upgrade', onUpgrade);

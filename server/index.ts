@@ -17,6 +17,7 @@ import { Persistence } from './extensions/persistence.ts';
 import { AsyncPersistence } from './extensions/async-persistence.ts';
 import { sharedDocuments } from './extensions/shared-documents.ts';
 import { PromptBroadcast } from './extensions/prompt-broadcast.ts';
+import { FreshSync } from './extensions/fresh-sync.ts';
 import { DocMetadata } from './extensions/doc-metadata.ts';
 import { NotesGuard } from './extensions/notes-guard.ts';
 import { NotesStrays } from './extensions/notes-strays.ts';
@@ -85,20 +86,24 @@ export async function startServer(
   // SQLite logs in the update event, before NotesGuard (both refuse sync messages in beforeSync,
   // and NotesGuard must be the last to refuse); PostgreSQL logs a client's update after every
   // refusal, and the API awaits its server-side writes before it answers (DUR1, SCALE2).
-  const asyncLog = store.updates.appendsAsynchronously ? new AsyncPersistence(store.updates, log, (document) => notesGuard.forget(document)) : null;
+  const auth = new Auth({ verifyToken: verify, store });
+  const freshSync = new FreshSync();
+  const asyncLog = store.updates.appendsAsynchronously
+    ? new AsyncPersistence(store.updates, log, (document) => notesGuard.forget(document), undefined, freshSync)
+    : null;
   const hocuspocus = new Hocuspocus({
     quiet: true,
     maxPendingDocuments: options.limits.pendingDocumentsPerSocket,
     timeout: options.limits.idleSocketMs,
     extensions: [
       ...sharedDocuments(options.redisUrl),
-      new Auth({ verifyToken: verify, store }),
-      new SocketLimits({ verifyToken: verify }),
+      auth,
+      new SocketLimits({ auth }),
       new AuditConnections({ audit: store.audit, onError: log }),
       ...(store.updates.appendsAsynchronously
         ? [notesGuard, asyncLog!]
         : // PromptBroadcast before Persistence: peers get an update before it is appended (only its acknowledgement waits).
-          [new PromptBroadcast(), new Persistence(store.updates, log), notesGuard]),
+          [new PromptBroadcast(), new Persistence(store.updates, log, undefined, freshSync), notesGuard]),
       new PresenceGuard(),
       new NotesStrays(),
       new DocMetadata(store),
@@ -107,6 +112,8 @@ export async function startServer(
       new RunGc(scopes),
       writers,
       new AgentStateless(agents, log),
+      // Last with a `beforeHandleMessage` hook: it answers a substituted step 1 where Hocuspocus would, after every such hook.
+      freshSync,
     ],
   });
   const runs = createRunServices({ store, hocuspocus, scopes, writers, leaseMs: options.leaseMs, now: options.leaseClock, onError: log });
@@ -136,7 +143,7 @@ export async function startServer(
       onError: log,
     }),
   );
-  const collab = attachCollabSocket(httpServer, hocuspocus, new SocketCounts(options.limits));
+  const collab = attachCollabSocket(httpServer, hocuspocus, new SocketCounts(options.limits), freshSync);
 
   try {
     await new Promise<void>((resolve, reject) => {

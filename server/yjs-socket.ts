@@ -1,6 +1,7 @@
 import type { Hocuspocus, WebSocketLike } from '@hocuspocus/server';
 import type { WebSocket } from 'ws';
 import type { SocketGate } from './collab-gate.ts';
+import type { FreshSync } from './extensions/fresh-sync.ts';
 import type { GateContext } from './extensions/socket-limits.ts';
 import { Outbox } from './outbox.ts';
 import { authFrame, fromHocuspocusFrame, toHocuspocusFrame, yMessageType } from './yjs-framing.ts';
@@ -46,6 +47,8 @@ export function serveYjsSocket(options: {
   request: Request;
   hocuspocus: Hocuspocus;
   gate: SocketGate;
+  /** Substitutes a step 1 of a client that holds nothing (DUR6). */
+  freshSync: FreshSync;
   documentName: string;
   token: string;
   /** The server's idle timeout (`idleSocketMs`). */
@@ -84,7 +87,7 @@ export function serveYjsSocket(options: {
     const frame = toHocuspocusFrame(documentName, toBytes(data));
     if (!frame) return;
     const verdict = gate.inspect(frame);
-    if (verdict.action === 'pass') connection.handleMessage(frame);
+    if (verdict.action === 'pass') connection.handleMessage(options.freshSync.frame(frame));
     else if (verdict.action === 'close') socket.close(verdict.code, verdict.reason);
   });
   socket.on('close', (code: number, reason: Buffer) => {

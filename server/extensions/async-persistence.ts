@@ -10,7 +10,7 @@ import type {
 } from '@hocuspocus/server';
 import { isTransactionOrigin } from '@hocuspocus/server';
 import { applyStored, type AsyncUpdateLog } from '../store/update-log.ts';
-import { defaultCompactionLimits, type CompactionLimits } from './persistence.ts';
+import { defaultCompactionLimits, withoutUpdateListeners, type CompactionLimits } from './persistence.ts';
 
 /** Hocuspocus's "reconnect and sync afresh": the provider sends its update again on a new socket. */
 const resetCode = 4205;
@@ -52,11 +52,15 @@ export class AsyncPersistence implements Extension {
     private readonly onError: (error: unknown) => void,
     private readonly onUnjudged: (document: Document) => void = () => {},
     private readonly limits: CompactionLimits = defaultCompactionLimits,
+    /** Told of a document loaded from its stored state alone, which a fresh peer may then be sent as it is (DUR6). */
+    private readonly fresh?: { loaded(document: Document, state: Uint8Array): void },
   ) {}
 
   async onLoadDocument({ documentName, document }: onLoadDocumentPayload): Promise<void> {
     const stored = await this.log.read(documentName);
-    applyStored(document, stored);
+    // DUR3: as on SQLite, the load is no change to broadcast (or to log).
+    withoutUpdateListeners(document, () => applyStored(document, stored));
+    if (stored.state && stored.updates.length === 0) this.fresh?.loaded(document, stored.state);
     const tail: LogTail = {
       lastSeq: stored.lastSeq,
       updates: stored.updates.length,

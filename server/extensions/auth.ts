@@ -1,4 +1,4 @@
-import type { Extension, onAuthenticatePayload } from '@hocuspocus/server';
+import type { ConnectionConfiguration, Extension, onAuthenticatePayload } from '@hocuspocus/server';
 import type { Claims } from '../../shared/protocol/claims.ts';
 import { parseDocName } from '../../shared/model/doc-layout.ts';
 import { denialReasons, type DenialReason } from '../../shared/protocol/denials.ts';
@@ -38,7 +38,19 @@ const denialOf: Record<TokenRefusal, DenialReason> = {
 export class Auth implements Extension {
   extensionName = 'TandemAuth';
 
+  /** The principal each admitted connection authenticated as, by its Hocuspocus connection configuration. */
+  private readonly admitted = new WeakMap<ConnectionConfiguration, Claims>();
+
   constructor(private readonly options: { verifyToken: TokenVerifier; store: Store }) {}
+
+  /**
+   * The principal of a connection this extension has just admitted, for the `onAuthenticate`
+   * hooks after it (Hocuspocus hands them the context as it was before this hook answered);
+   * undefined before that.
+   */
+  principalOf(connectionConfig: ConnectionConfiguration): Claims | undefined {
+    return this.admitted.get(connectionConfig);
+  }
 
   async onAuthenticate({ token, documentName, connectionConfig }: onAuthenticatePayload): Promise<AuthContext> {
     const check = await this.options.verifyToken(token);
@@ -53,6 +65,7 @@ export class Auth implements Extension {
     if (!(await this.options.store.getDoc(target.docId))) throw new ConnectionDenied(denialReasons.unknownDocument);
     // DOC3: read-only per role and part; Hocuspocus applies nothing such a connection sends.
     connectionConfig.readOnly = !mayWritePart(principal.role, target.part);
+    this.admitted.set(connectionConfig, principal);
     return { principal };
   }
 }

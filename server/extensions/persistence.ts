@@ -72,11 +72,14 @@ export class Persistence implements Extension {
     private readonly log: UpdateLog,
     private readonly onError: (error: unknown) => void,
     private readonly limits: CompactionLimits = defaultCompactionLimits,
+    /** Told of a document loaded from its stored state alone, which a fresh peer may then be sent as it is (DUR6). */
+    private readonly fresh?: { loaded(document: Document, state: Uint8Array): void },
   ) {}
 
   async onLoadDocument({ documentName, document }: onLoadDocumentPayload): Promise<void> {
     const stored = await this.log.read(documentName);
     withoutUpdateListeners(document, () => applyStored(document, stored));
+    if (stored.state && stored.updates.length === 0) this.fresh?.loaded(document, stored.state);
     const tail: LogTail = {
       lastSeq: stored.lastSeq,
       updates: stored.updates.length,
@@ -245,7 +248,7 @@ function closeUnstored(socket: WebSocketLike): void {
  * broadcast it to no one, or, once the first connection is added, to send it the document a
  * second time beside its sync reply.
  */
-function withoutUpdateListeners(document: Document, load: () => void): void {
+export function withoutUpdateListeners(document: Document, load: () => void): void {
   const listeners = [...(document._observers.get('update') ?? [])];
   for (const listener of listeners) document.off('update', listener);
   try {

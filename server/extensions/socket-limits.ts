@@ -1,8 +1,7 @@
 import type { Extension, onAuthenticatePayload } from '@hocuspocus/server';
 import { denialReasons } from '../../shared/protocol/denials.ts';
-import type { TokenVerifier } from '../auth/tokens.ts';
 import type { SocketGate } from '../collab-gate.ts';
-import { ConnectionDenied } from './auth.ts';
+import { ConnectionDenied, type Auth } from './auth.ts';
 
 /** The socket's gate, put into every connection's context by server/collab-socket.ts. */
 export interface GateContext {
@@ -12,21 +11,22 @@ export interface GateContext {
 /**
  * Tells a socket's gate who authenticated on it: denies a connection whose token subject
  * already has `socketsPerSubject` other sockets open (LIMIT3), and records for each document
- * whether the connection may write (LIMIT4). Runs after Auth, which refuses bad tokens. What
+ * whether the connection may write (LIMIT4). Runs after Auth, which refuses bad tokens and
+ * tells it the principal it admitted (the token is not verified a second time). What
  * it recorded for a document outlives that document's connection (a later authentication
  * overwrites it): forgetting it in onDisconnect could race a quick re-authentication.
  */
 export class SocketLimits implements Extension {
   extensionName = 'TandemSocketLimits';
 
-  constructor(private readonly options: { verifyToken: TokenVerifier }) {}
+  constructor(private readonly options: { auth: Pick<Auth, 'principalOf'> }) {}
 
-  async onAuthenticate({ token, documentName, connectionConfig, context }: onAuthenticatePayload): Promise<void> {
+  async onAuthenticate({ documentName, connectionConfig, context }: onAuthenticatePayload): Promise<void> {
     const gate = (context as GateContext).gate;
     if (!gate) return;
-    const check = await this.options.verifyToken(token);
-    if (!check.ok) return;
-    if (!gate.admitSubject(check.claims.sub)) throw new ConnectionDenied(denialReasons.tooManyConnections);
+    const principal = this.options.auth.principalOf(connectionConfig);
+    if (!principal) return;
+    if (!gate.admitSubject(principal.sub)) throw new ConnectionDenied(denialReasons.tooManyConnections);
     gate.authenticated(documentName, connectionConfig.readOnly);
   }
 }

@@ -5,7 +5,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { readBlocks } from '../../shared/model/doc-content.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
-import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
+import { connectPeer, roundTrip, waitFor, type Peer } from '../helpers/peer.ts';
+import { recordIncoming } from '../helpers/frames.ts';
 import { CountingWriter, keepWriting } from '../helpers/counting-writer.ts';
 import { agentApi, blocksOf, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
@@ -81,6 +82,28 @@ describe('durability on PostgreSQL', { timeout: 90_000 }, () => {
     const reader = peer(id, server!.token('viewer'));
     await reader.synced;
     expect(acknowledged.filter((token) => !textOf(reader.ydoc).includes(token))).toEqual([]);
+  });
+
+  it('[SCALE2] [DUR3] [DUR6] sends a document loaded from the store to its first peer once, and a fresh peer after a change that change', async () => {
+    await fresh();
+    const paragraphs = Array.from({ length: 300 }, (_, i) => `Paragraph ${i} of a document large enough to tell apart from small messages.`);
+    const id = await server!.createDoc('Loaded once', paragraphs.join('\n\n'));
+    await server!.stop();
+    await start();
+
+    const reader = peer(id, server!.token('editor'));
+    const frames = recordIncoming(reader);
+    await reader.synced;
+    await roundTrip(reader);
+    expect(readBlocks(reader.ydoc)).toHaveLength(300);
+    expect(frames.filter((frame) => frame.byteLength > 20_000)).toHaveLength(1);
+
+    appendToBlock(reader.ydoc, 0, ' changed');
+    await roundTrip(reader);
+    const later = peer(id, server!.token('viewer'));
+    await later.synced;
+    expect(textOf(later.ydoc)).toBe(textOf(reader.ydoc));
+    expect(textOf(later.ydoc)).toContain('changed');
   });
 
   it('[SCALE2] keeps a change the applier made once the ops route has answered, when the process is killed right after', async () => {
