@@ -25,15 +25,18 @@ const emptyStateVector = Uint8Array.of(0);
 export class FreshSync implements Extension {
   extensionName = 'TandemFreshSync';
 
+  /** Set once a Hocuspocus has this extension: only then is there someone to answer a substitute. */
+  private configured = false;
   private readonly requests = new WeakSet<Uint8Array>();
   private readonly states = new WeakMap<Document, Uint8Array>();
 
   /**
    * Called with every frame a client sends, after the socket's gate passed it; returns the frame
    * to hand to Hocuspocus: the substitute for a sync step 1 with an empty state vector, else
-   * `frame` itself.
+   * `frame` itself (always, while no Hocuspocus has this extension).
    */
   frame(frame: Uint8Array): Uint8Array {
+    if (!this.configured) return frame;
     const addressEnd = freshSyncAddressEnd(frame);
     if (addressEnd === null) return frame;
     const substitute = new Uint8Array(addressEnd + 1);
@@ -49,6 +52,10 @@ export class FreshSync implements Extension {
    */
   loaded(document: Document, state: Uint8Array): void {
     this.keep(document, state);
+  }
+
+  async onConfigure(): Promise<void> {
+    this.configured = true;
   }
 
   async beforeHandleMessage({ update, connection, document }: beforeHandleMessagePayload): Promise<void> {

@@ -11,6 +11,7 @@ import { docParts } from '../../shared/model/doc-layout.ts';
 import { attachCollabSocket } from '../../server/collab-socket.ts';
 import { SocketCounts } from '../../server/collab-gate.ts';
 import { Persistence } from '../../server/extensions/persistence.ts';
+import { FreshSync } from '../../server/extensions/fresh-sync.ts';
 import { SocketLimits } from '../../server/extensions/socket-limits.ts';
 import type { Claims } from '../../shared/protocol/claims.ts';
 import { resolveLimits } from '../../server/limits.ts';
@@ -75,10 +76,11 @@ describe('group commit (DUR1)', () => {
     const limits = { updates: Number.MAX_SAFE_INTEGER, bytes: Number.MAX_SAFE_INTEGER };
     // Every token is an editor's: the socket gate lets a connection's sync step 2 through once SocketLimits has seen it authenticate.
     const claims = { sub: 'writer', name: 'Writer', role: 'editor', iat: 0, exp: Number.MAX_SAFE_INTEGER } as Claims;
-    const socketLimits = new SocketLimits({ verifyToken: async () => ({ ok: true, claims }) });
-    hocuspocus = new Hocuspocus({ quiet: true, extensions: [socketLimits, new Persistence(log, () => {}, limits)] });
+    const socketLimits = new SocketLimits({ auth: { principalOf: () => claims } });
+    const freshSync = new FreshSync();
+    hocuspocus = new Hocuspocus({ quiet: true, extensions: [socketLimits, new Persistence(log, () => {}, limits), freshSync] });
     httpServer = createServer();
-    collab = attachCollabSocket(httpServer, hocuspocus, new SocketCounts(resolveLimits()));
+    collab = attachCollabSocket(httpServer, hocuspocus, new SocketCounts(resolveLimits()), freshSync);
     await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
     return `ws://127.0.0.1:${(httpServer.address() as AddressInfo).port}/collab`;
   }
