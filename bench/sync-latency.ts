@@ -2,7 +2,10 @@
  * 1. Sync latency and fan-out. One document; one peer types one character every 100 ms; N other
  * peers receive. Latency is the time from the typist's edit to its arrival at a receiver, over
  * every (edit, receiver) pair. Tandem's server against a bare @hocuspocus/server, each alone in
- * a child process; every peer lives in this process and shares its clock.
+ * a child process; every peer lives in this process and shares its clock. Before the timed edits
+ * the typist types untimed at the same pace for a while (`warmUpSeconds`): the seconds after N
+ * peers connect carry the garbage collections of the connections, in the server and in this
+ * process (bench/README.md "Sync"), which are not the cost of an edit.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import * as Y from 'yjs';
@@ -29,13 +32,14 @@ export const syncLatency: Benchmark = {
   name: 'sync',
   async run(ctx) {
     const seconds = ctx.quick ? 1.5 : 10;
+    const warmUpSeconds = ctx.quick ? 1 : 6;
     const results = { tandem: new Map<number, FanOut>(), bare: new Map<number, FanOut>() };
     for (const kind of ['tandem', 'bare'] as const) {
       const dataDir = kind === 'tandem' ? ctx.tempDir('sync') : undefined;
       await withServer({ kind, dataDir }, async (server) => {
         for (const receivers of receiverCounts) {
           ctx.log(`sync: ${kind}, ${receivers} receivers, ${seconds} s of typing`);
-          results[kind].set(receivers, await measureFanOut(ctx, server, receivers, seconds * editsPerSecond));
+          results[kind].set(receivers, await measureFanOut(ctx, server, receivers, seconds * editsPerSecond, warmUpSeconds * editsPerSecond));
         }
       });
     }
@@ -65,7 +69,7 @@ export const syncLatency: Benchmark = {
   },
 };
 
-async function measureFanOut(ctx: BenchContext, server: ServerHandle, receivers: number, edits: number): Promise<FanOut> {
+async function measureFanOut(ctx: BenchContext, server: ServerHandle, receivers: number, edits: number, warmUpEdits: number): Promise<FanOut> {
   const markdown = paragraphsMarkdown(20, 200);
   const tandem = server.kind === 'tandem';
   const name = tandem ? await createTandemDoc(server, 'Fan-out', markdown) : `fan-out-${receivers}`;
@@ -82,6 +86,19 @@ async function measureFanOut(ctx: BenchContext, server: ServerHandle, receivers:
     peers.push(...(await connectPeers(receivers, () => connectPeer({ wsUrl: server.wsUrl, name, token: server.token }))));
 
     const typed = paragraphText(typistDoc);
+    const typeAtPace = async (count: number, onEdit?: (edit: number) => void) => {
+      const start = performance.now();
+      for (let edit = 0; edit < count; edit++) {
+        const due = start + (edit * 1000) / editsPerSecond;
+        const wait = due - performance.now();
+        if (wait > 0) await sleep(wait);
+        onEdit?.(edit);
+        typed.insert(typed.length, String.fromCharCode(97 + (edit % 26)));
+      }
+    };
+    await typeAtPace(warmUpEdits);
+    const typedLength = typed.length;
+    await waitFor(() => peers.slice(1).every((peer) => paragraphText(peer.ydoc).length === typedLength), 15_000, 'every receiver to get the warm-up');
     const sentAt = new Float64Array(edits);
     const latencies: number[] = [];
     let complete = 0;
@@ -107,14 +124,7 @@ async function measureFanOut(ctx: BenchContext, server: ServerHandle, receivers:
     await server.stallMs();
     const peersLoop = monitorEventLoopDelay({ resolution: 5 });
     peersLoop.enable();
-    const start = performance.now();
-    for (let edit = 0; edit < edits; edit++) {
-      const due = start + (edit * 1000) / editsPerSecond;
-      const wait = due - performance.now();
-      if (wait > 0) await sleep(wait);
-      sentAt[edit] = performance.now();
-      typed.insert(typed.length, String.fromCharCode(97 + (edit % 26)));
-    }
+    await typeAtPace(edits, (edit) => (sentAt[edit] = performance.now()));
     await waitFor(() => complete === receivers, 15_000, 'every receiver to get every edit').catch((error) => ctx.log(String(error)));
     peersLoop.disable();
     const cpuPerEdit = ((await server.cpuMs()) - cpuBefore) / edits;
