@@ -8,10 +8,10 @@ import { readBlocks } from '../../shared/model/doc-content.ts';
 import { docName, docParts } from '../../shared/model/doc-layout.ts';
 import { readAnnotations } from '../../shared/notes/annotations.ts';
 import { buildInitialState } from '../../server/docs/create-doc.ts';
-import { applyStored } from '../../server/store/update-log.ts';
 import { addAnnotation } from '../helpers/notes.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
 import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
+import { docOnDisk } from '../helpers/sqlite-on-disk.ts';
 import { CountingWriter, keepWriting } from '../helpers/counting-writer.ts';
 import { agentApi, blocksOf, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
@@ -61,20 +61,7 @@ async function killMidStream(writers: CountingWriter[], each: number, write: (wr
 const textOf = (ydoc: Y.Doc) => readBlocks(ydoc).map((block) => block.markdown).join('\n');
 
 /** What the database file holds for `name` right now, read through a handle of its own as a restarted server would. */
-function onDisk(name: string): Y.Doc {
-  const db = new Database(join(dataDir!, 'tandem.sqlite'), { readonly: true });
-  try {
-    const read = db.transaction(() => ({
-      state: db.prepare<[string], { data: Buffer }>('SELECT data FROM documents WHERE name = ?').get(name)?.data ?? null,
-      updates: db.prepare<[string], { data: Buffer }>('SELECT data FROM update_log WHERE name = ? ORDER BY seq').all(name).map((row) => row.data),
-    }))();
-    const ydoc = new Y.Doc();
-    applyStored(ydoc, { ...read, lastSeq: 0 });
-    return ydoc;
-  } finally {
-    db.close();
-  }
-}
+const onDisk = (name: string): Y.Doc => docOnDisk(dataDir!, name);
 
 // Each test starts (and kills) server processes: more time than an in-process test on a loaded machine.
 describe('durability of acknowledged updates', { timeout: 90_000 }, () => {

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hocuspocus } from '@hocuspocus/server';
-import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
@@ -12,7 +11,8 @@ import { Persistence } from '../../server/extensions/persistence.ts';
 import { Outbox } from '../../server/outbox.ts';
 import { closeHocuspocus } from '../../server/shutdown.ts';
 import { openSqliteStore } from '../../server/store/sqlite-store.ts';
-import { applyStored, type UpdateLog } from '../../server/store/update-log.ts';
+import { openOnDiskReader } from '../helpers/sqlite-on-disk.ts';
+import type { UpdateLog } from '../../server/store/update-log.ts';
 
 /** Hocuspocus message types and y-protocols sync sub-types this test writes and reads. */
 const messageSync = 0;
@@ -55,14 +55,8 @@ describe('group commit, properties (DUR1, DUR2)', () => {
         fc.asyncProperty(fc.array(turnArb, { minLength: 1, maxLength: 8 }), async (turns) => {
           const dataDir = mkdtempSync(join(tmpdir(), 'tandem-group-prop-'));
           const store = openSqliteStore(dataDir);
-          const reader = new Database(join(dataDir, 'tandem.sqlite'), { readonly: true });
-          const selectState = reader.prepare<[string], { data: Buffer }>('SELECT data FROM documents WHERE name = ?');
-          const selectLog = reader.prepare<[string], { data: Buffer }>('SELECT data FROM update_log WHERE name = ? ORDER BY seq');
-          const onDisk = (name: string) => {
-            const ydoc = new Y.Doc();
-            applyStored(ydoc, { state: selectState.get(name)?.data ?? null, updates: selectLog.all(name).map((row) => row.data), lastSeq: 0 });
-            return ydoc.getText('t').toString();
-          };
+          const reader = openOnDiskReader(dataDir);
+          const onDisk = (name: string) => reader.docOf(name).getText('t').toString();
           let diskFull = false;
           const refuse = () => {
             if (diskFull) throw new Error('database or disk is full');

@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hocuspocus } from '@hocuspocus/server';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as Y from 'yjs';
 import { docParts } from '../../shared/model/doc-layout.ts';
@@ -18,22 +17,12 @@ import { resolveLimits } from '../../server/limits.ts';
 import { closeHocuspocus } from '../../server/shutdown.ts';
 import { openSqliteStore } from '../../server/store/sqlite-store.ts';
 import type { SyncStore } from '../../server/store/store.ts';
-import { applyStored, type UpdateLog } from '../../server/store/update-log.ts';
+import type { UpdateLog } from '../../server/store/update-log.ts';
 import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
+import { docOnDisk } from '../helpers/sqlite-on-disk.ts';
 
 /** The text of `name` in the file, read through a handle of its own as a restarted server would. */
-function textOnDisk(dir: string, name: string): string {
-  const db = new Database(join(dir, 'tandem.sqlite'), { readonly: true });
-  try {
-    const state = db.prepare<[string], { data: Buffer }>('SELECT data FROM documents WHERE name = ?').get(name)?.data ?? null;
-    const updates = db.prepare<[string], { data: Buffer }>('SELECT data FROM update_log WHERE name = ? ORDER BY seq').all(name).map((row) => row.data);
-    const ydoc = new Y.Doc();
-    applyStored(ydoc, { state, updates, lastSeq: 0 });
-    return docParts(ydoc).html.toString();
-  } finally {
-    db.close();
-  }
-}
+const textOnDisk = (dir: string, name: string): string => docParts(docOnDisk(dir, name)).html.toString();
 
 describe('group commit (DUR1)', () => {
   let dataDir: string;

@@ -13,20 +13,8 @@ import type { SyncStore } from '../../server/store/store.ts';
 import { applyStored, type UpdateLog } from '../../server/store/update-log.ts';
 import { closeHocuspocus } from '../../server/shutdown.ts';
 import { connectPeer, waitFor } from '../helpers/peer.ts';
+import { docOnDisk } from '../helpers/sqlite-on-disk.ts';
 
-/** The state and log of `name` in the file, read through a handle of its own. */
-function readOnDisk(dir: string, name: string): Y.Doc {
-  const db = new Database(join(dir, 'tandem.sqlite'), { readonly: true });
-  try {
-    const state = db.prepare<[string], { data: Buffer }>('SELECT data FROM documents WHERE name = ?').get(name)?.data ?? null;
-    const updates = db.prepare<[string], { data: Buffer }>('SELECT data FROM update_log WHERE name = ? ORDER BY seq').all(name).map((row) => row.data);
-    const ydoc = new Y.Doc();
-    applyStored(ydoc, { state, updates, lastSeq: 0 });
-    return ydoc;
-  } finally {
-    db.close();
-  }
-}
 
 describe('logging and compaction', () => {
   let dataDir: string;
@@ -121,7 +109,7 @@ describe('logging and compaction', () => {
 
       const onDiskAtAck: string[] = [];
       peer.provider.on('unsyncedChanges', ({ number }: { number: number }) => {
-        if (number === 0) onDiskAtAck.push(docParts(readOnDisk(dataDir, 'failing')).html.toString());
+        if (number === 0) onDiskAtAck.push(docParts(docOnDisk(dataDir, 'failing')).html.toString());
       });
       diskFull = false;
       await waitFor(() => peer.provider.unsyncedChanges === 0, 10_000);
