@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Hocuspocus } from '@hocuspocus/server';
+import { SafeUnloadHocuspocus } from './safe-unload-hocuspocus.ts';
 import { resolveServerOptions, type ServerOptions } from './config.ts';
 import { openKeyRing } from './auth/keys.ts';
 import { signToken, verifyToken, type ClaimsInput, type TokenVerifier } from './auth/tokens.ts';
@@ -91,7 +91,7 @@ export async function startServer(
   const asyncLog = store.updates.appendsAsynchronously
     ? new AsyncPersistence(store.updates, log, (document) => notesGuard.forget(document), undefined, freshSync)
     : null;
-  const hocuspocus = new Hocuspocus({
+  const hocuspocus = new SafeUnloadHocuspocus({
     quiet: true,
     maxPendingDocuments: options.limits.pendingDocumentsPerSocket,
     timeout: options.limits.idleSocketMs,
