@@ -41,8 +41,14 @@ export function createPageTools(window: WindowLike & { document: Document }): Pa
       const template = window.document.createElement('template');
       template.innerHTML = html;
       const holder = window.document.createElement('div');
-      holder.append(template.content);
+      // DOMPurify checks the root as it checks any element, and an element without element
+      // children whose text looks like markup (`x<t` beside a comment) is one it removes, which
+      // it cannot do to the root in place: it throws. An element child first keeps the root out
+      // of that check; what the page holds is checked node by node as always.
+      const firstChild = window.document.createElement('span');
+      holder.append(firstChild, template.content);
       purify.sanitize(holder, { ...config, IN_PLACE: true });
+      firstChild.remove();
       const fragment = window.document.createDocumentFragment();
       fragment.append(...Array.from(holder.childNodes));
       return fragment;
