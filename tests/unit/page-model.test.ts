@@ -53,6 +53,17 @@ describe('page model', () => {
     expect(normalizePage(tools, '<p>x<</p>t<!---->', counter('e'))).toBe('<p data-tandem-id="e0">x&lt;</p>t');
   });
 
+  it('[PAGE1] writes misnested headings as the tree that reads back as itself', () => {
+    // Parsed, `<h1><a><h1>` nests a heading in a heading, which markup cannot say: read back, the
+    // second heading closes the first. The source is that second reading.
+    const source = normalizePage(tools, '<h1><a href="javascript:alert(1)"><h1><a href="https://x.test/a">', counter('e'));
+    expect(source).toBe(
+      '<h1 data-tandem-id="e0"><a data-tandem-id="e1"></a></h1>' +
+        '<h1 data-tandem-id="e2"><a data-tandem-id="e3"></a><a href="https://x.test/a" data-tandem-id="e4"></a></h1>',
+    );
+    expect(normalizePage(tools, source, counter('x'))).toBe(source);
+  });
+
   it('[PAGE3] lists elements with their tag, collapsed text and a hash that follows their HTML', () => {
     const { elements, byTag } = page();
     expect(elements.map((element) => element.tag)).toEqual(['h1', 'p', 'a', 'ul', 'li']);
