@@ -111,7 +111,8 @@ export const persistence: Benchmark = {
     const sizes = ctx.quick ? loadSizes.slice(0, -1) : loadSizes;
     ctx.log(`persistence: building documents of ${sizes.map(formatBytes).join(', ')}`);
     const docs = sizes.map((size) => docOfStateSize(size));
-    const { loads, cpu, floor } = await coldLoads(ctx, docs);
+    const { loads, cpu, floor, peerDecode } = await coldLoads(ctx, docs);
+    const peerShare = docs.map((doc, index) => `${formatBytes(doc.state.byteLength)} ${peerDecode[index].toPrecision(3)} ms (${(peerDecode[index] / floor[index]).toFixed(2)}× the floor)`);
 
     for (const [index, doc] of docs.entries()) {
       const tandemLoad = percentile(loads.get('tandem')![index], 50);
@@ -126,6 +127,7 @@ export const persistence: Benchmark = {
       rows,
       notes: [
         'persistence: Tandem appends each update to a log in SQLite before it acknowledges it ("edit → durable" is read by polling the file every millisecond or so, so it can show a little above "edit → acknowledged"); the baseline stores a changed document 2 s after the last change (at most 10 s while changes keep coming), so its "edit → durable" is mostly that debounce.',
+        `persistence: a fresh peer's own share of a cold load, whatever the server does: decoding the state into a Y.Doc with an \`update\` listener, as a provider's document has (Yjs encodes the decoded state again for the event), ${peerShare.join(', ')}.`,
       ],
     };
   },
@@ -324,7 +326,10 @@ async function seed(kind: Kind, dataDir: string, states: Uint8Array[]): Promise<
  * document, and loads each copy once, so that every load comes from the store; the two kinds'
  * loads alternate, so that they share the machine's load and this process's warmth alike.
  */
-async function coldLoads(ctx: BenchContext, docs: SizedDoc[]): Promise<{ loads: Map<Kind, number[][]>; cpu: Map<Kind, number[][]>; floor: number[] }> {
+async function coldLoads(
+  ctx: BenchContext,
+  docs: SizedDoc[],
+): Promise<{ loads: Map<Kind, number[][]>; cpu: Map<Kind, number[][]>; floor: number[]; peerDecode: number[] }> {
   const rounds = ctx.quick ? 1 : 3;
   const copies = ctx.quick ? 5 : 3;
   const warmUp = docOfStateSize(20_000);
@@ -336,7 +341,7 @@ async function coldLoads(ctx: BenchContext, docs: SizedDoc[]): Promise<{ loads: 
     stores.set(kind, { dataDir, warmUpName, names: docs.map((_, index) => names.slice(index * copies, (index + 1) * copies)) });
   }
   const tandemStore = stores.get('tandem')!;
-  const floor = await decodeFloor(tandemSqlitePath(tandemStore.dataDir), tandemStore.names.map((names) => names[0]), ctx.quick ? 3 : 5);
+  const { floor, peerDecode } = await decodeFloor(tandemSqlitePath(tandemStore.dataDir), tandemStore.names.map((names) => names[0]), ctx.quick ? 3 : 5);
   const loads = new Map<Kind, number[][]>(kinds.map((kind) => [kind, docs.map(() => [])]));
   /** Each server's CPU time over a round's loads of a document, divided by their number. */
   const cpu = new Map<Kind, number[][]>(kinds.map((kind) => [kind, docs.map(() => [])]));
@@ -361,7 +366,7 @@ async function coldLoads(ctx: BenchContext, docs: SizedDoc[]): Promise<{ loads: 
       }),
     );
   }
-  return { loads, cpu, floor };
+  return { loads, cpu, floor, peerDecode };
 }
 
 /** From opening a connection to the first sync of a document that was not in memory. */
@@ -379,22 +384,30 @@ async function loadTime(server: ServerHandle, name: string, paragraphs: number):
   }
 }
 
-/** Median time to read each named state from Tandem's SQLite file and decode it into a Y.Doc. */
-async function decodeFloor(path: string, names: string[], runs: number): Promise<number[]> {
+/**
+ * Median time to read each named state from Tandem's SQLite file and decode it into a Y.Doc
+ * (`floor`), and to decode it into a Y.Doc that has an `update` listener (`peerDecode`): every
+ * provider's document has one, and Yjs then encodes the decoded state once more for the event,
+ * so this is what the fresh peer itself spends, whatever the server does.
+ */
+async function decodeFloor(path: string, names: string[], runs: number): Promise<{ floor: number[]; peerDecode: number[] }> {
   const db = new Database(path, { readonly: true });
   try {
     const select = db.prepare<[string], { data: Buffer }>('SELECT data FROM documents WHERE name = ?');
-    const times: number[] = [];
+    const decode = (name: string, listen: boolean) => () => {
+      const state = select.get(name)!.data;
+      const ydoc = new Y.Doc();
+      if (listen) ydoc.on('update', () => {});
+      Y.applyUpdate(ydoc, state);
+      ydoc.destroy();
+    };
+    const floor: number[] = [];
+    const peerDecode: number[] = [];
     for (const name of names) {
-      times.push(
-        await medianTime(runs, () => {
-          const ydoc = new Y.Doc();
-          Y.applyUpdate(ydoc, select.get(name)!.data);
-          ydoc.destroy();
-        }),
-      );
+      floor.push(await medianTime(runs, decode(name, false)));
+      peerDecode.push(await medianTime(runs, decode(name, true)));
     }
-    return times;
+    return { floor, peerDecode };
   } finally {
     db.close();
   }
