@@ -124,9 +124,14 @@ export async function startServer(
   store.runs.onRunChanged(() => runs.notifier.notify());
   // Asides live while their run is claimed (ASIDE8).
   const asides = new AsideService({ store, mirror: new AsideMirror(hocuspocus, log), now: options.leaseClock, timeoutMs: options.asideTimeoutMs });
-  store.runs.onRunChanged((runId) => asides.runChanged(runId));
-  // SCALE3: a run another instance changed wakes this instance's long polls too.
-  store.onRemoteRunChanged(() => runs.notifier.notify());
+  // A failure to forget the asides of an ended run is not the run write's: it is logged.
+  store.runs.onRunChanged((runId) => asides.runChanged(runId).catch(log));
+  // SCALE3: a run another instance changed wakes this instance's long polls too, and ends the
+  // asides waiting here for it once it has left `claimed`.
+  store.onRemoteRunChanged((docId) => {
+    runs.notifier.notify();
+    void asides.docRunsChanged(docId).catch(log);
+  });
 
   const router = new Router<RouteHandler>();
   addDocRoutes(router, { store, hocuspocus });

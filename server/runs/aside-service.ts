@@ -14,6 +14,7 @@ import {
   type AsideRecord,
 } from '../../shared/wire/asides.ts';
 import type { Store, StoredRun } from '../store/store.ts';
+import type { AsideBoard, AsideLimits } from '../store/aside-board.ts';
 import { readInput } from '../read-input.ts';
 import { holdsClaim } from './agent-service.ts';
 import { notClaimed, runNotFound } from './run-error.ts';
@@ -21,25 +22,23 @@ import { QueueNotifier } from './queue-notifier.ts';
 import type { AsideMirror } from './aside-mirror.ts';
 
 /** Asides one run may hold in all, and questions waiting for an answer at once. */
-const maxAsidesPerRun = 200;
-const maxOpenQuestionsPerRun = 4;
+const limits: AsideLimits = { total: 200, openQuestions: 4 };
+/** A fallback steer is added whatever the run holds. */
+const noLimits: AsideLimits = { total: Number.POSITIVE_INFINITY, openQuestions: Number.POSITIVE_INFINITY };
+/** How often a long poll looks at the board again without being woken (a notice from another instance may be missed). */
+const pollLookMs = 1000;
 
-/** One aside the service keeps while its run is claimed. */
-interface Aside {
-  record: AsideRecord;
+/** A person's question whose request waits on this instance. */
+interface HeldQuestion {
+  runId: string;
   docId: string;
-  /** Mirrored for the people; a question's fallback steer is for the agent only. */
-  mirrored: boolean;
-  /** Resolves the person's request of a question; null once answered (or for a steer). */
-  settle: ((answer: AsideAnswer | Rejection) => void) | null;
+  /** Resolves the request with `answer`, or rejects it with an error (a Rejection is answered as it says, anything else as a 500). */
+  settle(answer: AsideAnswer | Error): void;
 }
 
-interface RunAsides {
+/** The agent's long polls of one run on this instance. */
+interface RunPolls {
   docId: string;
-  asides: Map<string, Aside>;
-  /** Asides not yet handed to the agent, oldest first. */
-  inbox: Aside[];
-  /** Wakes the agent's long poll when the inbox fills or the run ends. */
   notifier: QueueNotifier;
 }
 
@@ -57,13 +56,23 @@ export interface AsideServiceDeps {
  * run. A question holds the person's request until the agent's answer is done, or until
  * `timeoutMs`, when it goes to the run as a steer and says so; a steer is queued for the agent
  * and answered at once. The agent long-polls its run's asides and streams each answer back;
- * every step is mirrored into the document's `<id>/runs` Y.Doc. Asides live in this process's
- * memory while their run is claimed: they are a conversation, not a record of the run.
+ * every step is mirrored into the document's `<id>/runs` Y.Doc. The asides themselves are on
+ * the store's board (server/store/aside-board.ts) while their run is claimed: in memory for
+ * SQLite, in the database for PostgreSQL, so that the person and the agent may reach different
+ * instances (SCALE5). This service holds only what waits on this instance: the people's
+ * requests and the agent's polls, woken by the board's notices.
  */
 export class AsideService {
-  private readonly runs = new Map<string, RunAsides>();
+  private readonly held = new Map<string, HeldQuestion>();
+  private readonly polls = new Map<string, RunPolls>();
 
-  constructor(private readonly deps: AsideServiceDeps) {}
+  constructor(private readonly deps: AsideServiceDeps) {
+    deps.store.asides.onChanged((runId, asideId) => this.changed(runId, asideId));
+  }
+
+  private get board(): AsideBoard {
+    return this.deps.store.asides;
+  }
 
   /** ASIDE1, ASIDE3: a person asks or steers; resolves with where the text went. */
   async ask(principal: Claims, runId: string, body: unknown): Promise<AsideAnswer> {
@@ -73,25 +82,31 @@ export class AsideService {
     const input = readInput(AsideBody, body);
     if (run.state !== 'claimed') throw runNotActive(run.state);
     const kind = asideRoute(input.text, input.steer) === 'side' ? 'question' : 'steer';
-    const asides = this.asidesOf(run);
-    if (asides.asides.size >= maxAsidesPerRun) throw new Rejection(429, 'TOO_MANY_ASIDES', 'This run has had as many asides as it may.', { retryAfter: 60 });
-    const open = [...asides.asides.values()].filter((aside) => aside.settle !== null).length;
-    if (kind === 'question' && open >= maxOpenQuestionsPerRun) {
+    const record = newRecord(run.id, kind, input.text, { id: principal.sub, name: principal.name });
+    const outcome = await this.board.add({ record, docId: run.docId, mirrored: true }, limits);
+    if (outcome === 'too-many') throw new Rejection(429, 'TOO_MANY_ASIDES', 'This run has had as many asides as it may.', { retryAfter: 60 });
+    if (outcome === 'too-many-open') {
       throw new Rejection(429, 'TOO_MANY_ASIDES', 'The agent has questions to answer already; wait for its answers.', { retryAfter: 5 });
     }
-    const aside = this.add(asides, run.id, kind, input.text, { id: principal.sub, name: principal.name }, true);
+    this.mirror(run.docId, record);
     if (kind === 'steer') return { route: 'agent' };
     const answered = new Promise<AsideAnswer>((resolve, reject) => {
-      const timer = setTimeout(() => this.timedOut(asides, aside), this.deps.timeoutMs);
-      aside.settle = (answer) => {
-        clearTimeout(timer);
-        aside.settle = null;
-        if (answer instanceof Rejection) reject(answer);
-        else resolve(answer);
-      };
+      const timer = setTimeout(() => void this.timedOut(record.asideId), this.deps.timeoutMs);
+      this.held.set(record.asideId, {
+        runId: run.id,
+        docId: run.docId,
+        settle: (answer) => {
+          clearTimeout(timer);
+          this.held.delete(record.asideId);
+          if (answer instanceof Error) reject(answer);
+          else resolve(answer);
+        },
+      });
     });
-    // The run may have left `claimed` since it was read: then the question ends at once.
     answered.catch(() => {});
+    // The answer may have come before the request began to wait here, and the run may have left
+    // `claimed` since it was read: then the question ends at once.
+    await this.changed(run.id, record.asideId);
     await this.runChanged(run.id);
     return answered;
   }
@@ -101,16 +116,18 @@ export class AsideService {
     const deadline = Date.now() + waitMs;
     for (;;) {
       const run = await this.agentRun(principal, runId);
-      const known = this.runs.has(run.id);
-      const asides = this.asidesOf(run);
+      let polls = this.polls.get(run.id);
+      if (!polls) this.polls.set(run.id, (polls = { docId: run.docId, notifier: new QueueNotifier() }));
+      const { notifier } = polls;
+      const seen = notifier.version;
+      const taken = await this.board.takeUndelivered(run.id);
       // The run may have left `claimed` since it was read: then nothing is kept for it.
-      if (!known) await this.runChanged(run.id);
-      const seen = asides.notifier.version;
+      if (taken.length === 0) await this.runChanged(run.id);
       const left = deadline - Date.now();
-      if (asides.inbox.length > 0 || left <= 0 || signal?.aborted || asides.notifier.closed) {
-        return asides.inbox.splice(0).map(({ record }) => ({ asideId: record.asideId, kind: record.kind, text: record.text, askedBy: record.askedBy }));
+      if (taken.length > 0 || left <= 0 || signal?.aborted || notifier.closed) {
+        return taken.map(({ record }) => ({ asideId: record.asideId, kind: record.kind, text: record.text, askedBy: record.askedBy }));
       }
-      await asides.notifier.wait(seen, left, signal);
+      await notifier.wait(seen, Math.min(left, pollLookMs), signal);
     }
   }
 
@@ -118,92 +135,97 @@ export class AsideService {
   async answer(principal: Claims, runId: string, asideId: string, body: unknown): Promise<AsideAnswerAck> {
     const run = await this.agentRun(principal, runId);
     const input = readInput(AsideAnswerBody, body);
-    const aside = this.runs.get(run.id)?.asides.get(asideId);
-    if (!aside) throw new Rejection(404, 'NOT_FOUND', 'This run has no aside with this id.');
-    const record = aside.record;
-    if (record.done) return { open: false };
-    const text = input.answer ?? record.answer + (input.chunk ?? '');
-    if (text.length > maxAsideAnswerLength) throw new Rejection(422, 'INVALID_BODY', `An answer is at most ${maxAsideAnswerLength} characters.`);
-    record.answer = text;
-    if (input.usage && input.usage.inputTokens > 0) record.cachedShare = Math.min(1, input.usage.cachedInputTokens / input.usage.inputTokens);
-    if (input.done) {
-      record.done = true;
-      record.route = record.kind === 'steer' ? 'agent' : (input.route ?? 'side');
-      record.handoff = record.route === 'side' && input.handoff?.trim() ? input.handoff.trim() : null;
-      if (record.kind === 'question' && record.route === 'agent') record.note = 'The agent took this as a steer for the run.';
-    }
-    this.mirror(aside);
-    if (record.done && aside.settle) {
-      aside.settle(record.route === 'side' ? { route: 'side', answer: record.answer, ...(record.handoff ? { handoff: record.handoff } : {}) } : { route: 'agent', note: record.note ?? undefined });
-    }
-    return { open: !record.done };
+    let tooLong = false;
+    const result = await this.board.update(asideId, (record) => {
+      if (record.runId !== run.id || record.done) return null;
+      const answer = input.answer ?? record.answer + (input.chunk ?? '');
+      if (answer.length > maxAsideAnswerLength) {
+        tooLong = true;
+        return null;
+      }
+      const next: AsideRecord = { ...record, answer };
+      if (input.usage && input.usage.inputTokens > 0) next.cachedShare = Math.min(1, input.usage.cachedInputTokens / input.usage.inputTokens);
+      if (input.done) {
+        next.done = true;
+        next.route = record.kind === 'steer' ? 'agent' : (input.route ?? 'side');
+        next.handoff = next.route === 'side' && input.handoff?.trim() ? input.handoff.trim() : null;
+        if (record.kind === 'question' && next.route === 'agent') next.note = 'The agent took this as a steer for the run.';
+      }
+      return next;
+    });
+    if (!result || result.aside.record.runId !== run.id) throw new Rejection(404, 'NOT_FOUND', 'This run has no aside with this id.');
+    if (tooLong) throw new Rejection(422, 'INVALID_BODY', `An answer is at most ${maxAsideAnswerLength} characters.`);
+    if (!result.changed) return { open: false };
+    if (result.aside.mirrored) this.mirror(result.aside.docId, result.aside.record);
+    return { open: !result.aside.record.done };
   }
 
   /** Called on every change of a run: once it is no longer claimed, its asides end (ASIDE8). */
   async runChanged(runId: string): Promise<void> {
-    const asides = this.runs.get(runId);
-    if (!asides) return;
     const run = await this.deps.store.runs.getRun(runId);
     if (run?.state === 'claimed') return;
-    this.end(runId, asides);
+    await this.board.dropRun(runId);
+    this.endHere(runId);
   }
 
-  /** Ends every run's asides (server shutdown). */
+  /** Called when another instance changed a run of `docId` (SCALE3): the runs waited on here are looked at again. */
+  async docRunsChanged(docId: string): Promise<void> {
+    const runIds = new Set<string>();
+    for (const [runId, polls] of this.polls) if (polls.docId === docId) runIds.add(runId);
+    for (const question of this.held.values()) if (question.docId === docId) runIds.add(question.runId);
+    await Promise.all([...runIds].map((runId) => this.runChanged(runId)));
+  }
+
+  /** Ends what waits on this instance (server shutdown); the asides stay on the board for the other instances. */
   close(): void {
-    for (const [runId, asides] of this.runs) this.end(runId, asides);
+    const runIds = new Set([...this.polls.keys(), ...[...this.held.values()].map((question) => question.runId)]);
+    for (const runId of runIds) this.endHere(runId);
   }
 
-  private end(runId: string, asides: RunAsides): void {
-    this.runs.delete(runId);
-    asides.notifier.close();
-    for (const aside of asides.asides.values()) aside.settle?.(new Rejection(409, 'RUN_NOT_ACTIVE', 'The run ended before the agent answered.'));
+  /** The board says an aside was added or changed: wake the run's polls, and settle the person's request once its answer is done. */
+  private async changed(runId: string, asideId: string): Promise<void> {
+    this.polls.get(runId)?.notifier.notify();
+    if (!this.held.has(asideId)) return;
+    const aside = await this.board.get(asideId);
+    if (!aside?.record.done) return;
+    const record = aside.record;
+    this.held.get(asideId)?.settle(
+      record.route === 'side' ? { route: 'side', answer: record.answer, ...(record.handoff ? { handoff: record.handoff } : {}) } : { route: 'agent', note: record.note ?? undefined },
+    );
   }
 
-  private add(asides: RunAsides, runId: string, kind: AsideRecord['kind'], text: string, askedBy: AsideRecord['askedBy'], mirrored: boolean): Aside {
-    const record: AsideRecord = {
-      asideId: `${Date.now().toString(36).padStart(9, '0')}${randomId(8)}`,
-      runId,
-      kind,
-      text,
-      askedBy,
-      askedAt: new Date().toISOString(),
-      route: kind === 'steer' ? 'agent' : null,
-      answer: '',
-      handoff: null,
-      done: false,
-      note: null,
-      cachedShare: null,
-    };
-    const aside: Aside = { record, docId: asides.docId, mirrored, settle: null };
-    asides.asides.set(record.asideId, aside);
-    asides.inbox.push(aside);
-    asides.notifier.notify();
-    this.mirror(aside);
-    return aside;
+  private endHere(runId: string): void {
+    const polls = this.polls.get(runId);
+    this.polls.delete(runId);
+    polls?.notifier.close();
+    for (const question of [...this.held.values()]) {
+      if (question.runId === runId) question.settle(new Rejection(409, 'RUN_NOT_ACTIVE', 'The run ended before the agent answered.'));
+    }
   }
 
   /** ASIDE7: a question the agent did not answer in time goes to the run as a steer, and the person is told. */
-  private timedOut(asides: RunAsides, aside: Aside): void {
-    const record = aside.record;
-    record.done = true;
-    record.route = 'agent';
-    record.note = `The agent did not answer within ${duration(this.deps.timeoutMs)}: the question went to the run as a steer.`;
-    this.mirror(aside);
-    if (this.runs.get(record.runId) === asides) this.add(asides, record.runId, 'steer', record.text, record.askedBy, false);
-    aside.settle?.({ route: 'agent', note: record.note });
-  }
-
-  private mirror(aside: Aside): void {
-    if (aside.mirrored) void this.deps.mirror.write(aside.docId, aside.record);
-  }
-
-  private asidesOf(run: StoredRun): RunAsides {
-    let asides = this.runs.get(run.id);
-    if (!asides) {
-      asides = { docId: run.docId, asides: new Map(), inbox: [], notifier: new QueueNotifier() };
-      this.runs.set(run.id, asides);
+  private async timedOut(asideId: string): Promise<void> {
+    const question = this.held.get(asideId);
+    if (!question) return;
+    const note = `The agent did not answer within ${duration(this.deps.timeoutMs)}: the question went to the run as a steer.`;
+    try {
+      const result = await this.board.update(asideId, (record) => (record.done ? null : { ...record, done: true, route: 'agent', note }));
+      if (!result) return question.settle(new Rejection(409, 'RUN_NOT_ACTIVE', 'The run ended before the agent answered.'));
+      if (!result.changed) return void (await this.changed(question.runId, asideId));
+      const { record } = result.aside;
+      this.mirror(question.docId, record);
+      const steer = newRecord(record.runId, 'steer', record.text, record.askedBy);
+      await this.board.add({ record: steer, docId: question.docId, mirrored: false }, noLimits);
+      question.settle({ route: 'agent', note });
+      // A steer added after the run ended would stay on the board: look at the run again.
+      await this.runChanged(question.runId);
+    } catch (error) {
+      question.settle(error instanceof Error ? error : new Error(String(error)));
     }
-    return asides;
+  }
+
+  private mirror(docId: string, record: AsideRecord): void {
+    void this.deps.mirror.write(docId, record);
   }
 
   /** The run, when `principal` is the agent holding its claim now; else 403, 404 or 409 `NOT_CLAIMED`. */
@@ -215,6 +237,23 @@ export class AsideService {
     if (!holdsClaim(run, principal, this.deps.now())) throw notClaimed();
     return run;
   }
+}
+
+function newRecord(runId: string, kind: AsideRecord['kind'], text: string, askedBy: AsideRecord['askedBy']): AsideRecord {
+  return {
+    asideId: `${Date.now().toString(36).padStart(9, '0')}${randomId(8)}`,
+    runId,
+    kind,
+    text,
+    askedBy: { ...askedBy },
+    askedAt: new Date().toISOString(),
+    route: kind === 'steer' ? 'agent' : null,
+    answer: '',
+    handoff: null,
+    done: false,
+    note: null,
+    cachedShare: null,
+  };
 }
 
 function duration(ms: number): string {

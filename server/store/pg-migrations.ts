@@ -123,6 +123,20 @@ CREATE TABLE run_activity (
   cached_input_tokens BIGINT
 );
 `,
+  // Step 3: the asides of claimed runs, shared by the instances (ASIDE8, SCALE5).
+  `
+CREATE TABLE asides (
+  seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  aside_id TEXT NOT NULL UNIQUE,
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  doc_id TEXT NOT NULL,
+  record TEXT NOT NULL,
+  mirrored BOOLEAN NOT NULL,
+  delivered BOOLEAN NOT NULL DEFAULT FALSE,
+  open_question BOOLEAN NOT NULL
+);
+CREATE INDEX asides_by_run ON asides (run_id, seq);
+`,
 ];
 
 /** An arbitrary key of the advisory lock that lets one instance at a time migrate. */

@@ -6,6 +6,8 @@ import { pgUpdateLog } from './pg-update-log.ts';
 import { pgRunStore } from './pg-runs.ts';
 import { pgAnnotationDocIndex, pgAuditLog, pgRevocationList } from './pg-records.ts';
 import { pgRunEvents } from './pg-run-events.ts';
+import { pgChannel } from './pg-channel.ts';
+import { pgAsideBoard } from './pg-asides.ts';
 import { mergeStored } from './update-log.ts';
 
 interface DocRow {
@@ -20,7 +22,8 @@ interface DocRow {
  * The store in the PostgreSQL database at `url` (`DATABASE_URL`, SCALE1), migrated at open
  * (pg-migrations.ts). Several instances may share it: the run lifecycle's conditional updates
  * and its partial unique index decide between them, LISTEN/NOTIFY tells each of the others'
- * run changes, and the update log is appended asynchronously (AsyncUpdateLog, SCALE2).
+ * run changes, and the update log is appended asynchronously (AsyncUpdateLog, SCALE2). The
+ * asides of claimed runs are kept in the database too, so any instance serves them (SCALE5).
  */
 export async function openPostgresStore(url: string): Promise<Store> {
   const pool = openPool(url);
@@ -33,6 +36,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
   const updates = pgUpdateLog(pool);
   const runs = pgRunStore(pool);
   const events = await pgRunEvents(url, pool, runs);
+  const asideChannel = await pgChannel(url, pool, 'tandem_asides');
   let closed: Promise<void> | undefined;
 
   return {
@@ -41,6 +45,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
     annotationDocs: pgAnnotationDocIndex(pool),
     revocations: pgRevocationList(pool),
     audit: pgAuditLog(pool),
+    asides: pgAsideBoard(pool, asideChannel),
     async createDoc(record, states) {
       await transaction(pool, async (client) => {
         await client.query('INSERT INTO docs (id, title, kind, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)', [
@@ -77,6 +82,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
     close() {
       closed ??= (async () => {
         await events.close();
+        await asideChannel.close();
         await pool.end();
       })();
       return closed;

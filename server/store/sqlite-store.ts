@@ -6,6 +6,7 @@ import { sqliteRunStore } from './sqlite-runs.ts';
 import { sqliteAnnotationDocIndex } from './sqlite-annotation-docs.ts';
 import { sqliteRevocationList } from './sqlite-revocations.ts';
 import { sqliteAuditLog } from './sqlite-audit.ts';
+import { memoryAsideBoard } from './aside-board.ts';
 import { ensurePrivateFile, restrictFiles } from '../private-files.ts';
 import { sqliteUpdateLog } from './sqlite-update-log.ts';
 import { migrate } from './sqlite-migrations.ts';
@@ -83,6 +84,8 @@ export function openSqliteStore(dataDir: string): SyncStore {
     annotationDocs,
     revocations,
     audit,
+    // One process uses a SQLite store: its asides need no table.
+    asides: memoryAsideBoard(),
     updates,
     async createDoc(record, states) {
       createDoc(record, states);

@@ -1,5 +1,6 @@
 import type { DocKind } from '../../shared/model/doc-layout.ts';
 import type { AnnotationDocIndex, RunStore } from './run-store.ts';
+import type { AsideBoard } from './aside-board.ts';
 import type { AuditLog } from './sqlite-audit.ts';
 import type { RevocationList } from './sqlite-revocations.ts';
 import type { AsyncUpdateLog, UpdateLog } from './update-log.ts';
@@ -42,6 +43,8 @@ export interface Store {
   readonly revocations: RevocationList;
   /** Who did what to which document. */
   readonly audit: AuditLog;
+  /** The asides of claimed runs (ASIDE8): in memory for SQLite, in the database for PostgreSQL (SCALE5). */
+  readonly asides: AsideBoard;
   /**
    * Calls `listener(docId)` when another instance sharing this store changed a run of `docId`
    * (SCALE3); a store only one process uses never calls it. Returns the unsubscribe.

@@ -1,0 +1,104 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { BoardAside } from '../../server/store/aside-board.ts';
+import type { Store } from '../../server/store/store.ts';
+import type { AsideRecord } from '../../shared/wire/asides.ts';
+import { storeBackends, type TestStore } from '../helpers/store-backends.ts';
+
+/*
+ * The asides board (server/store/aside-board.ts) behaves alike in memory (SQLite's store) and in
+ * PostgreSQL: the AsideService relies on the same limits, hand-outs and changes from both.
+ */
+
+let sequence = 0;
+function aside(runId: string, kind: AsideRecord['kind'] = 'question', mirrored = true): BoardAside {
+  sequence += 1;
+  return {
+    docId: 'doc1',
+    mirrored,
+    record: {
+      asideId: `aside-${sequence}`,
+      runId,
+      kind,
+      text: `Text ${sequence}`,
+      askedBy: { id: 'ed', name: 'Ed' },
+      askedAt: '2026-12-01T12:00:00.000Z',
+      route: kind === 'steer' ? 'agent' : null,
+      answer: '',
+      handoff: null,
+      done: false,
+      note: null,
+      cachedShare: null,
+    },
+  };
+}
+
+const limits = { total: 5, openQuestions: 2 };
+
+describe.each(storeBackends)('the asides board in $name', (backend) => {
+  let opened: TestStore;
+  let store: Store;
+
+  beforeAll(() => backend.setUp());
+  afterAll(() => backend.tearDown());
+  beforeEach(async () => {
+    opened = await backend.open();
+    store = opened.store;
+    for (const [runId, docId] of [['r1', 'doc1'], ['r2', 'doc2']]) {
+      await store.createDoc({ id: docId, title: docId, kind: 'text', createdAt: 1, updatedAt: 1 }, new Map());
+      const created = await store.runs.createRun({ id: runId, docId, createdBy: { id: 'ed', name: 'Ed' }, createdAt: 1, contextMarkdown: '', items: [] });
+      expect(created.ok).toBe(true);
+    }
+  });
+  afterEach(() => opened.dispose());
+
+  it('hands out each aside of a run once, oldest first, and only that run’s', async () => {
+    const first = aside('r1');
+    const second = aside('r1', 'steer', false);
+    const other = aside('r2', 'steer');
+    for (const added of [first, second, other]) expect(await store.asides.add(added, limits)).toBe('added');
+    expect(await store.asides.takeUndelivered('r1')).toEqual([first, second]);
+    expect(await store.asides.takeUndelivered('r1')).toEqual([]);
+    const third = aside('r1', 'steer');
+    await store.asides.add(third, limits);
+    expect(await store.asides.takeUndelivered('r1')).toEqual([third]);
+    expect(await store.asides.takeUndelivered('r2')).toEqual([other]);
+  });
+
+  it('refuses an aside over the run’s total, and a question over its open questions', async () => {
+    expect(await store.asides.add(aside('r1'), limits)).toBe('added');
+    expect(await store.asides.add(aside('r1'), limits)).toBe('added');
+    expect(await store.asides.add(aside('r1'), limits)).toBe('too-many-open');
+    // A steer is no open question; another run has limits of its own.
+    expect(await store.asides.add(aside('r1', 'steer'), limits)).toBe('added');
+    expect(await store.asides.add(aside('r2'), limits)).toBe('added');
+    expect(await store.asides.add(aside('r1', 'steer'), limits)).toBe('added');
+    expect(await store.asides.add(aside('r1', 'steer'), limits)).toBe('added');
+    expect(await store.asides.add(aside('r1', 'steer'), limits)).toBe('too-many');
+  });
+
+  it('frees an open question’s place once its answer is done', async () => {
+    const asked = [aside('r1'), aside('r1')];
+    for (const question of asked) await store.asides.add(question, limits);
+    const done = await store.asides.update(asked[0].record.asideId, (record) => ({ ...record, answer: 'Yes.', route: 'side', done: true }));
+    expect(done).toEqual({ aside: { ...asked[0], record: { ...asked[0].record, answer: 'Yes.', route: 'side', done: true } }, changed: true });
+    expect(await store.asides.add(aside('r1'), limits)).toBe('added');
+  });
+
+  it('changes an aside only as `change` says, tells the listeners, and forgets a run’s asides', async () => {
+    const told: string[] = [];
+    const stop = store.asides.onChanged((runId, asideId) => told.push(`${runId} ${asideId}`));
+    const question = aside('r1');
+    await store.asides.add(question, limits);
+    const { asideId } = question.record;
+    expect(await store.asides.update(asideId, () => null)).toEqual({ aside: question, changed: false });
+    await store.asides.update(asideId, (record) => ({ ...record, answer: 'Partly' }));
+    expect((await store.asides.get(asideId))?.record.answer).toBe('Partly');
+    expect(told).toEqual([`r1 ${asideId}`, `r1 ${asideId}`]);
+    stop();
+
+    await store.asides.dropRun('r1');
+    expect(await store.asides.get(asideId)).toBeNull();
+    expect(await store.asides.update(asideId, (record) => record)).toBeNull();
+    expect(await store.asides.takeUndelivered('r1')).toEqual([]);
+  });
+});

@@ -1,0 +1,164 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { docName } from '../../shared/model/doc-layout.ts';
+import { readAsides } from '../../shared/protocol/aside-records.ts';
+import type { AsideRecord } from '../../shared/wire/asides.ts';
+import { ask, asideAgent } from '../helpers/asides.ts';
+import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
+import { postgresSchemas } from '../helpers/pg-schema.ts';
+import { agentApi, sentRun } from '../helpers/runs.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useRedis, type Service } from '../helpers/services.ts';
+
+/*
+ * SCALE5: asides across two instances on one PostgreSQL database and one Redis. A load balancer
+ * sends each request to any instance, so the person asking and the agent answering may each
+ * reach a different one. Both instances run in this process, on the real database and Redis.
+ */
+
+const postgres = postgresSchemas();
+let redis: Service;
+let dataDir: string;
+let databaseUrl: string;
+let a: TestServer;
+let b: TestServer;
+const peers: Peer[] = [];
+
+/** How long a question waits on instance A before it goes to the run as a steer. */
+const timeoutOnA = 2_000;
+
+beforeAll(async () => {
+  await postgres.setUp();
+  redis = await useRedis();
+  dataDir = mkdtempSync(join(tmpdir(), 'tandem-scale-asides-'));
+  databaseUrl = await postgres.fresh();
+  // A first, so that B finds the keys A made in the shared data directory.
+  a = await startTestServer({ dataDir, databaseUrl, redisUrl: redis.url, asideTimeoutMs: timeoutOnA });
+  b = await startTestServer({ dataDir, databaseUrl, redisUrl: redis.url, asideTimeoutMs: 60_000 });
+});
+afterAll(async () => {
+  await Promise.all([a?.stop(), b?.stop()]);
+  rmSync(dataDir, { recursive: true, force: true });
+  await postgres.tearDown();
+  await redis.stop();
+});
+afterEach(() => {
+  for (const peer of peers.splice(0)) peer.destroy();
+});
+
+/** A run sent on A and claimed by an agent whose requests go to `agentOn`. */
+async function claimedRun(agentOn: TestServer) {
+  const run = await sentRun(a, 'alpha\n\nbeta', ['Make it louder']);
+  const token = agentOn.token('agent');
+  expect((await agentApi(agentOn, token).claim(run.runId)).status).toBe(200);
+  return { ...run, token, agent: { ...agentApi(agentOn, token), ...asideAgent(agentOn, token) } };
+}
+
+/** The asides a person on `server` sees in the document's runs mirror, once `until` holds. */
+async function mirroredOn(server: TestServer, docId: string, until: (asides: AsideRecord[]) => boolean): Promise<AsideRecord[]> {
+  const peer = connectPeer({ wsUrl: server.wsUrl, name: docName(docId, 'runs'), token: server.token('viewer') });
+  peers.push(peer);
+  await peer.synced;
+  await waitFor(() => until(readAsides(peer.ydoc)), 10_000);
+  return readAsides(peer.ydoc);
+}
+
+async function boardRows(runId: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ count: number }>('SELECT count(*)::int AS count FROM asides WHERE run_id = $1', [runId]);
+    return rows[0].count;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('asides across two instances', { timeout: 60_000 }, () => {
+  it('[SCALE5] [ASIDE5] hands a question asked on one instance to the agent polling the other, and its streamed answer back', async () => {
+    const run = await claimedRun(b);
+    const asked = ask(a, run.runId, a.token('commenter', { name: 'Cora' }), { text: 'What are you doing now?' });
+
+    const polled = await run.agent.poll(run.runId, 10);
+    expect(polled.status).toBe(200);
+    expect(polled.body).toEqual([{ asideId: expect.any(String), kind: 'question', text: 'What are you doing now?', askedBy: { id: expect.any(String), name: 'Cora' } }]);
+    const { asideId } = polled.body[0];
+    // Handed out once, whichever instance the agent asks.
+    expect((await asideAgent(a, run.token).poll(run.runId)).body).toEqual([]);
+    expect((await run.agent.poll(run.runId)).body).toEqual([]);
+
+    expect((await run.agent.answer(run.runId, asideId, { chunk: 'Working on ' })).body).toEqual({ open: true });
+    const streaming = await mirroredOn(a, run.docId, (asides) => asides[0]?.answer === 'Working on ');
+    expect(streaming[0]).toMatchObject({ asideId, route: null, done: false });
+
+    expect((await run.agent.answer(run.runId, asideId, { chunk: 'item 1 of 1.', done: true, handoff: 'Shorten the intro' })).body).toEqual({ open: false });
+    const answer = await asked;
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ route: 'side', answer: 'Working on item 1 of 1.', handoff: 'Shorten the intro' });
+    const final = await mirroredOn(a, run.docId, (asides) => asides[0]?.done === true);
+    expect(final[0]).toMatchObject({ asideId, route: 'side', answer: 'Working on item 1 of 1.', handoff: 'Shorten the intro', done: true });
+    // A late answer, on either instance, changes nothing.
+    expect((await run.agent.answer(run.runId, asideId, { answer: 'Something else', done: true })).body).toEqual({ open: false });
+  });
+
+  it('[SCALE5] [ASIDE4] wakes the agent’s long poll on one instance with a steer taken by the other', async () => {
+    const run = await claimedRun(a);
+    const polling = run.agent.poll(run.runId, 20);
+    // The poll is waiting on A before the steer reaches B.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const steered = await ask(b, run.runId, b.token('editor', { name: 'Eda' }), { text: 'Keep it short.' });
+    expect(steered.body).toEqual({ route: 'agent' });
+    const started = Date.now();
+    const polled = await polling;
+    expect(polled.body).toEqual([{ asideId: expect.any(String), kind: 'steer', text: 'Keep it short.', askedBy: { id: expect.any(String), name: 'Eda' } }]);
+    // Woken, not found by the poll's end (20 s).
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('[SCALE5] [ASIDE7] sends a question unanswered on one instance to the agent on the other as a steer, and says so', async () => {
+    const run = await claimedRun(b);
+    const asked = ask(a, run.runId, a.token('editor', { name: 'Eda' }), { text: 'Any news?' });
+    const [{ asideId }] = (await run.agent.poll(run.runId, 10)).body;
+
+    const answer = await asked;
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ route: 'agent', note: expect.stringContaining('did not answer within 2 s') });
+    const steer = await run.agent.poll(run.runId, 10);
+    expect(steer.body).toEqual([{ asideId: expect.any(String), kind: 'steer', text: 'Any news?', askedBy: { id: expect.any(String), name: 'Eda' } }]);
+    expect((await run.agent.answer(run.runId, asideId, { answer: 'Too late', done: true })).body).toEqual({ open: false });
+    const mirrored = await mirroredOn(b, run.docId, (asides) => asides.some((aside) => aside.asideId === asideId && aside.done));
+    // The question says where it went; its fallback steer is the agent's only.
+    expect(mirrored).toEqual([expect.objectContaining({ asideId, route: 'agent', done: true, answer: '', note: expect.stringContaining('went to the run as a steer') })]);
+  });
+
+  it('[SCALE5] [ASIDE8] ends a question waiting on one instance when the run is completed on the other, and forgets its asides', async () => {
+    const run = await claimedRun(b);
+    const asked = ask(a, run.runId, a.token('editor'), { text: 'Still there?' });
+    expect((await run.agent.poll(run.runId, 10)).body).toHaveLength(1);
+    expect(await boardRows(run.runId)).toBe(1);
+
+    expect((await run.agent.complete(run.runId, { summary: 'Done.' })).status).toBe(200);
+    const answer = await asked;
+    expect(answer.status).toBe(409);
+    expect(answer.body.error.code).toBe('RUN_NOT_ACTIVE');
+    await waitFor(async () => (await boardRows(run.runId)) === 0, 5_000);
+  });
+
+  it('[SCALE5] [ASIDE3] counts a run’s open questions over both instances', async () => {
+    const run = await claimedRun(a);
+    const waiting = [a, b, a, b].map((server, index) => ask(server, run.runId, server.token('editor'), { text: `Question ${index}?` }));
+    await waitFor(async () => (await boardRows(run.runId)) === 4, 5_000);
+    for (const server of [a, b]) {
+      const fifth = await ask(server, run.runId, server.token('editor'), { text: 'One more?' });
+      expect(fifth.status).toBe(429);
+      expect(fifth.body.error.code).toBe('TOO_MANY_ASIDES');
+    }
+    // A steer still goes through.
+    expect((await ask(b, run.runId, b.token('editor'), { text: 'Carry on.' })).body).toEqual({ route: 'agent' });
+    expect((await run.agent.fail(run.runId, 'Stopping here')).status).toBe(200);
+    for (const answer of await Promise.all(waiting)) expect(answer.body.error.code).toBe('RUN_NOT_ACTIVE');
+  });
+});
