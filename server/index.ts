@@ -123,7 +123,7 @@ export async function startServer(
   store.runs.onRunChanged((_runId, docId) => mirror.refresh(docId));
   store.runs.onRunChanged(() => runs.notifier.notify());
   // Asides live while their run is claimed (ASIDE8).
-  const asides = new AsideService({ store, mirror: new AsideMirror(hocuspocus, log), now: options.leaseClock, timeoutMs: options.asideTimeoutMs });
+  const asides = new AsideService({ store, mirror: new AsideMirror(hocuspocus, log), now: options.leaseClock, timeoutMs: options.asideTimeoutMs, onError: log });
   // A failure to forget the asides of an ended run is not the run write's: it is logged.
   store.runs.onRunChanged((runId) => asides.runChanged(runId).catch(log));
   // SCALE3: a run another instance changed wakes this instance's long polls too, and ends the

@@ -23,6 +23,23 @@ export class AsideMirror {
     return this.enqueue(docId, (ydoc) => runsParts(ydoc).asides.set(value.asideId, value));
   }
 
+  /**
+   * Puts the ended `record` back under its id when the map holds another value there: with
+   * several instances, an answer's chunk mirrored on one and the question's end (its timeout,
+   * or the answer's last chunk) on another may reach the map as concurrent sets, which Yjs
+   * orders by client id, not by time, so the earlier one may win. Written again once both have
+   * arrived, the ended record is the last set on every replica. Nothing is written when the id
+   * is no longer in the map (the run ended, ASIDE6) or already holds the record.
+   */
+  settle(docId: string, record: AsideRecord): Promise<void> {
+    const value = { ...record, askedBy: { ...record.askedBy } };
+    return this.enqueue(docId, (ydoc) => {
+      const asides = runsParts(ydoc).asides;
+      if (!asides.has(value.asideId) || sameJson(asides.get(value.asideId), value)) return;
+      asides.set(value.asideId, value);
+    });
+  }
+
   private enqueue(docId: string, change: (ydoc: Y.Doc) => void): Promise<void> {
     const previous = this.turns.get(docId) ?? Promise.resolve();
     const turn = previous.then(async () => {
@@ -40,6 +57,10 @@ export class AsideMirror {
     });
     return turn;
   }
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** Drops from a runs Y.Doc the asides of every run not in `claimedRunIds` (ASIDE6: asides live while their run is claimed). */

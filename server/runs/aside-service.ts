@@ -27,6 +27,8 @@ const limits: AsideLimits = { total: 200, openQuestions: 4 };
 const noLimits: AsideLimits = { total: Number.POSITIVE_INFINITY, openQuestions: Number.POSITIVE_INFINITY };
 /** How often a long poll looks at the board again without being woken (a notice from another instance may be missed). */
 const pollLookMs = 1000;
+/** How long after an aside ended its mirrored record is checked, when other instances share the board (AsideMirror.settle). */
+const settleMirrorMs = 1000;
 
 /** A person's question whose request waits on this instance. */
 interface HeldQuestion {
@@ -49,6 +51,8 @@ export interface AsideServiceDeps {
   now: () => number;
   /** How long a person's question waits for the agent's answer before it goes to the run as a steer. */
   timeoutMs: number;
+  /** Told of a failure nobody waits for (reading an aside the board said changed). */
+  onError: (error: unknown) => void;
 }
 
 /**
@@ -65,9 +69,10 @@ export interface AsideServiceDeps {
 export class AsideService {
   private readonly held = new Map<string, HeldQuestion>();
   private readonly polls = new Map<string, RunPolls>();
+  private readonly settling = new Set<NodeJS.Timeout>();
 
   constructor(private readonly deps: AsideServiceDeps) {
-    deps.store.asides.onChanged((runId, asideId) => this.changed(runId, asideId));
+    deps.store.asides.onChanged((runId, asideId) => void this.changed(runId, asideId).catch(deps.onError));
   }
 
   private get board(): AsideBoard {
@@ -104,10 +109,14 @@ export class AsideService {
       });
     });
     answered.catch(() => {});
-    // The answer may have come before the request began to wait here, and the run may have left
-    // `claimed` since it was read: then the question ends at once.
-    await this.changed(run.id, record.asideId);
-    await this.runChanged(run.id);
+    try {
+      // The answer may have come before the request began to wait here, and the run may have
+      // left `claimed` since it was read: then the question ends at once.
+      await this.changed(run.id, record.asideId);
+      await this.runChanged(run.id);
+    } catch (error) {
+      this.held.get(record.asideId)?.settle(error instanceof Error ? error : new Error(String(error)));
+    }
     return answered;
   }
 
@@ -178,6 +187,8 @@ export class AsideService {
 
   /** Ends what waits on this instance (server shutdown); the asides stay on the board for the other instances. */
   close(): void {
+    for (const timer of this.settling) clearTimeout(timer);
+    this.settling.clear();
     const runIds = new Set([...this.polls.keys(), ...[...this.held.values()].map((question) => question.runId)]);
     for (const runId of runIds) this.endHere(runId);
   }
@@ -226,6 +237,13 @@ export class AsideService {
 
   private mirror(docId: string, record: AsideRecord): void {
     void this.deps.mirror.write(docId, record);
+    if (!record.done || !this.board.shared) return;
+    const timer = setTimeout(() => {
+      this.settling.delete(timer);
+      void this.deps.mirror.settle(docId, record);
+    }, settleMirrorMs);
+    timer.unref();
+    this.settling.add(timer);
   }
 
   /** The run, when `principal` is the agent holding its claim now; else 403, 404 or 409 `NOT_CLAIMED`. */

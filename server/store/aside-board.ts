@@ -24,6 +24,8 @@ export type AddOutcome = 'added' | 'too-many' | 'too-many-open';
  * its record is not `done`.
  */
 export interface AsideBoard {
+  /** Whether other instances may change the asides too (then their mirror writes may race this one's). */
+  readonly shared: boolean;
   /** Adds `aside` unless its run holds `limits.total` asides, or (a question) `limits.openQuestions` open ones. */
   add(aside: BoardAside, limits: AsideLimits): Promise<AddOutcome>;
   /** The asides of `runId` not yet handed out, oldest first; each is handed out once. */
@@ -52,6 +54,7 @@ export function memoryAsideBoard(): AsideBoard {
   const copy = (aside: BoardAside): BoardAside => ({ ...aside, record: { ...aside.record, askedBy: { ...aside.record.askedBy } } });
 
   return {
+    shared: false,
     async add(aside, limits) {
       const { runId, asideId } = aside.record;
       let run = runs.get(runId);

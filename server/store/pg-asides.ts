@@ -26,7 +26,9 @@ export function pgAsideBoard(pool: pg.Pool, channel: PgChannel): AsideBoard {
   const listeners = new Set<(runId: string, asideId: string) => void>();
   const changed = async (runId: string, asideId: string) => {
     for (const listener of listeners) listener(runId, asideId);
-    await channel.notify(`${runId} ${asideId}`);
+    // The change is committed; a notice that cannot be sent is made up for by the other
+    // instances' own looks at the table (SCALE5), so it fails nothing.
+    await channel.notify(`${runId} ${asideId}`).catch(() => {});
   };
   channel.onRemote((message) => {
     const [runId, asideId] = message.split(' ');
@@ -35,6 +37,7 @@ export function pgAsideBoard(pool: pg.Pool, channel: PgChannel): AsideBoard {
   });
 
   return {
+    shared: true,
     async add(aside, limits) {
       const { runId, asideId, kind } = aside.record;
       const outcome = await transaction(pool, async (client): Promise<AddOutcome> => {

@@ -42,7 +42,7 @@ export function notesParts(ydoc: Y.Doc) {
 export function runsParts(ydoc: Y.Doc) {
   return {
     runs: ydoc.getMap<unknown>('runs'),
-    /** The asides of the run an agent holds, by aside id (ASIDE6); gone with the server's memory. */
+    /** The asides of the run an agent holds, by aside id (ASIDE6); dropped once the run is no longer claimed. */
     asides: ydoc.getMap<unknown>('asides'),
   };
 }
