@@ -29,6 +29,8 @@ const noLimits: AsideLimits = { total: Number.POSITIVE_INFINITY, openQuestions: 
 const pollLookMs = 1000;
 /** How long after an aside ended its mirrored record is checked, when other instances share the board (AsideMirror.settle). */
 const settleMirrorMs = 1000;
+/** How long past its timeout an open question must be before another instance than its asker's ends it. */
+const orphanGraceMs = 5000;
 
 /** A person's question whose request waits on this instance. */
 interface HeldQuestion {
@@ -88,6 +90,7 @@ export class AsideService {
     if (run.state !== 'claimed') throw runNotActive(run.state);
     const kind = asideRoute(input.text, input.steer) === 'side' ? 'question' : 'steer';
     const record = newRecord(run.id, kind, input.text, { id: principal.sub, name: principal.name });
+    if (kind === 'question') await this.endOrphanedQuestions(run.id);
     const outcome = await this.board.add({ record, docId: run.docId, mirrored: true }, limits);
     if (outcome === 'too-many') throw new Rejection(429, 'TOO_MANY_ASIDES', 'This run has had as many asides as it may.', { retryAfter: 60 });
     if (outcome === 'too-many-open') {
@@ -123,6 +126,7 @@ export class AsideService {
   /** ASIDE4: the asides of a run the agent holds that it has not yet received; waits up to `waitMs` for one. */
   async pending(principal: Claims, runId: string, waitMs: number, signal?: AbortSignal): Promise<AgentAside[]> {
     const deadline = Date.now() + waitMs;
+    await this.endOrphanedQuestions((await this.agentRun(principal, runId)).id);
     for (;;) {
       const run = await this.agentRun(principal, runId);
       let polls = this.polls.get(run.id);
@@ -218,20 +222,45 @@ export class AsideService {
   private async timedOut(asideId: string): Promise<void> {
     const question = this.held.get(asideId);
     if (!question) return;
-    const note = `The agent did not answer within ${duration(this.deps.timeoutMs)}: the question went to the run as a steer.`;
     try {
-      const result = await this.board.update(asideId, (record) => (record.done ? null : { ...record, done: true, route: 'agent', note }));
-      if (!result) return question.settle(new Rejection(409, 'RUN_NOT_ACTIVE', 'The run ended before the agent answered.'));
-      if (!result.changed) return void (await this.changed(question.runId, asideId));
-      const { record } = result.aside;
-      this.mirror(question.docId, record);
-      const steer = newRecord(record.runId, 'steer', record.text, record.askedBy);
-      await this.board.add({ record: steer, docId: question.docId, mirrored: false }, noLimits);
-      question.settle({ route: 'agent', note });
-      // A steer added after the run ended would stay on the board: look at the run again.
-      await this.runChanged(question.runId);
+      const ended = await this.sendOnAsSteer(asideId, question.runId, question.docId);
+      if (ended === 'gone') question.settle(new Rejection(409, 'RUN_NOT_ACTIVE', 'The run ended before the agent answered.'));
+      else if (ended === 'answered') await this.changed(question.runId, asideId);
+      else question.settle({ route: 'agent', note: ended.note ?? undefined });
     } catch (error) {
       question.settle(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /**
+   * Ends an unanswered question as timed out and queues it for the agent as a steer (ASIDE7);
+   * 'answered' when the agent's answer ended it first, 'gone' when the run's asides are gone.
+   */
+  private async sendOnAsSteer(asideId: string, runId: string, docId: string): Promise<AsideRecord | 'answered' | 'gone'> {
+    const note = `The agent did not answer within ${duration(this.deps.timeoutMs)}: the question went to the run as a steer.`;
+    const result = await this.board.update(asideId, (record) => (record.done ? null : { ...record, done: true, route: 'agent', note }));
+    if (!result) return 'gone';
+    if (!result.changed) return 'answered';
+    const { record } = result.aside;
+    this.mirror(docId, record);
+    const steer = newRecord(record.runId, 'steer', record.text, record.askedBy);
+    await this.board.add({ record: steer, docId, mirrored: false }, noLimits);
+    // A steer added after the run ended would stay on the board: look at the run again.
+    await this.runChanged(runId);
+    return record;
+  }
+
+  /**
+   * SCALE5: ends the open questions of the run that the instance that took them did not end in
+   * time: it stopped (a crash, a restart) with their timers, and on a shared board they outlive
+   * it. Without this they would count against the run's open questions until it ends.
+   */
+  private async endOrphanedQuestions(runId: string): Promise<void> {
+    if (!this.board.shared) return;
+    const cutoff = Date.now() - this.deps.timeoutMs - orphanGraceMs;
+    for (const question of await this.board.openQuestions(runId)) {
+      if (this.held.has(question.record.asideId) || Date.parse(question.record.askedAt) > cutoff) continue;
+      await this.sendOnAsSteer(question.record.asideId, runId, question.docId);
     }
   }
 

@@ -31,6 +31,8 @@ export interface AsideBoard {
   /** The asides of `runId` not yet handed out, oldest first; each is handed out once. */
   takeUndelivered(runId: string): Promise<BoardAside[]>;
   get(asideId: string): Promise<BoardAside | null>;
+  /** The run's questions whose answer is not done, oldest first. */
+  openQuestions(runId: string): Promise<BoardAside[]>;
   /**
    * Changes an aside at one time for all instances: `change` receives its record as it is now
    * and returns the new record, or null to leave it. Null when there is no such aside.
@@ -80,6 +82,9 @@ export function memoryAsideBoard(): AsideBoard {
     async get(asideId) {
       const entry = entryOf(asideId);
       return entry ? copy(entry.aside) : null;
+    },
+    async openQuestions(runId) {
+      return [...(runs.get(runId)?.values() ?? [])].filter((entry) => isOpenQuestion(entry.aside)).map((entry) => copy(entry.aside));
     },
     async update(asideId, change) {
       const entry = entryOf(asideId);

@@ -72,6 +72,10 @@ export function pgAsideBoard(pool: pg.Pool, channel: PgChannel): AsideBoard {
       const { rows } = await pool.query<AsideRow>('SELECT seq, doc_id, record, mirrored FROM asides WHERE aside_id = $1', [asideId]);
       return rows[0] ? toAside(rows[0]) : null;
     },
+    async openQuestions(runId) {
+      const { rows } = await pool.query<AsideRow>('SELECT seq, doc_id, record, mirrored FROM asides WHERE run_id = $1 AND open_question ORDER BY seq', [runId]);
+      return rows.map(toAside);
+    },
     async update(asideId, change) {
       const result = await transaction(pool, async (client) => {
         const { rows } = await client.query<AsideRow>('SELECT seq, doc_id, record, mirrored FROM asides WHERE aside_id = $1 FOR UPDATE', [asideId]);

@@ -79,8 +79,11 @@ describe.each(storeBackends)('the asides board in $name', (backend) => {
   it('frees an open question’s place once its answer is done', async () => {
     const asked = [aside('r1'), aside('r1')];
     for (const question of asked) await store.asides.add(question, limits);
+    await store.asides.add(aside('r1', 'steer'), limits);
+    expect(await store.asides.openQuestions('r1')).toEqual(asked);
     const done = await store.asides.update(asked[0].record.asideId, (record) => ({ ...record, answer: 'Yes.', route: 'side', done: true }));
     expect(done).toEqual({ aside: { ...asked[0], record: { ...asked[0].record, answer: 'Yes.', route: 'side', done: true } }, changed: true });
+    expect(await store.asides.openQuestions('r1')).toEqual([asked[1]]);
     expect(await store.asides.add(aside('r1'), limits)).toBe('added');
   });
 

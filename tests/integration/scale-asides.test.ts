@@ -66,15 +66,19 @@ async function mirroredOn(server: TestServer, docId: string, until: (asides: Asi
   return readAsides(peer.ydoc);
 }
 
-async function boardRows(runId: string): Promise<number> {
+async function query<Row extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<Row[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ count: number }>('SELECT count(*)::int AS count FROM asides WHERE run_id = $1', [runId]);
-    return rows[0].count;
+    return (await client.query<Row>(sql, params)).rows;
   } finally {
     await client.end();
   }
+}
+
+async function boardRows(runId: string): Promise<number> {
+  const [{ count }] = await query<{ count: number }>('SELECT count(*)::int AS count FROM asides WHERE run_id = $1', [runId]);
+  return count;
 }
 
 describe('asides across two instances', { timeout: 60_000 }, () => {
@@ -145,6 +149,40 @@ describe('asides across two instances', { timeout: 60_000 }, () => {
     expect(answer.status).toBe(409);
     expect(answer.body.error.code).toBe('RUN_NOT_ACTIVE');
     await waitFor(async () => (await boardRows(run.runId)) === 0, 5_000);
+  });
+
+  it('[SCALE5] [ASIDE7] ends a question whose instance stopped before its timeout, when the agent next polls another', async () => {
+    const run = await claimedRun(b);
+    // As an instance that took a question, handed it to the agent and then died leaves it:
+    // open, with nobody's timer on it, asked long before B's timeout.
+    const orphan = {
+      asideId: 'orphan-question-1',
+      runId: run.runId,
+      kind: 'question',
+      text: 'Are you still there?',
+      askedBy: { id: 'editor-gone', name: 'Gone' },
+      askedAt: new Date(Date.now() - 10 * 60_000).toISOString(),
+      route: null,
+      answer: '',
+      handoff: null,
+      done: false,
+      note: null,
+      cachedShare: null,
+    };
+    await query('INSERT INTO asides (aside_id, run_id, doc_id, record, mirrored, delivered, open_question) VALUES ($1, $2, $3, $4, TRUE, TRUE, TRUE)', [
+      orphan.asideId,
+      run.runId,
+      run.docId,
+      JSON.stringify(orphan),
+    ]);
+
+    const polled = await run.agent.poll(run.runId);
+    expect(polled.body).toEqual([{ asideId: expect.any(String), kind: 'steer', text: 'Are you still there?', askedBy: { id: 'editor-gone', name: 'Gone' } }]);
+    const [row] = await query<{ record: string; open_question: boolean }>('SELECT record, open_question FROM asides WHERE aside_id = $1', [orphan.asideId]);
+    expect(row.open_question).toBe(false);
+    expect(JSON.parse(row.record)).toMatchObject({ done: true, route: 'agent', note: expect.stringContaining('went to the run as a steer') });
+    const mirrored = await mirroredOn(a, run.docId, (asides) => asides.some((aside) => aside.asideId === orphan.asideId));
+    expect(mirrored).toEqual([expect.objectContaining({ asideId: orphan.asideId, done: true, route: 'agent' })]);
   });
 
   it('[SCALE5] [ASIDE3] counts a run’s open questions over both instances', async () => {
