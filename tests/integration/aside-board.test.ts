@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { BoardAside } from '../../server/store/aside-board.ts';
 import type { Store } from '../../server/store/store.ts';
 import type { AsideRecord } from '../../shared/wire/asides.ts';
+import { asideRecord } from '../helpers/asides.ts';
 import { storeBackends, type TestStore } from '../helpers/store-backends.ts';
 
 /*
@@ -12,24 +13,8 @@ import { storeBackends, type TestStore } from '../helpers/store-backends.ts';
 let sequence = 0;
 function aside(runId: string, kind: AsideRecord['kind'] = 'question', mirrored = true): BoardAside {
   sequence += 1;
-  return {
-    docId: 'doc1',
-    mirrored,
-    record: {
-      asideId: `aside-${sequence}`,
-      runId,
-      kind,
-      text: `Text ${sequence}`,
-      askedBy: { id: 'ed', name: 'Ed' },
-      askedAt: '2026-12-01T12:00:00.000Z',
-      route: kind === 'steer' ? 'agent' : null,
-      answer: '',
-      handoff: null,
-      done: false,
-      note: null,
-      cachedShare: null,
-    },
-  };
+  const record = asideRecord({ asideId: `aside-${sequence}`, runId, kind, text: `Text ${sequence}`, route: kind === 'steer' ? 'agent' : null });
+  return { docId: 'doc1', mirrored, record };
 }
 
 const limits = { total: 5, openQuestions: 2 };

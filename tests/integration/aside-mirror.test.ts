@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { AsideMirror } from '../../server/runs/aside-mirror.ts';
 import { docName, runsParts } from '../../shared/model/doc-layout.ts';
-import type { AsideRecord } from '../../shared/wire/asides.ts';
+import { asideRecord } from '../helpers/asides.ts';
 
 /*
  * AsideMirror.settle: with several instances, a chunk of an answer mirrored by one instance and
@@ -14,21 +14,7 @@ import type { AsideRecord } from '../../shared/wire/asides.ts';
  */
 
 const docId = 'doc1';
-const record = (changes: Partial<AsideRecord>): AsideRecord => ({
-  asideId: 'aside-1',
-  runId: 'run-1',
-  kind: 'question',
-  text: 'Any news?',
-  askedBy: { id: 'ed', name: 'Ed' },
-  askedAt: '2026-12-01T12:00:00.000Z',
-  route: null,
-  answer: '',
-  handoff: null,
-  done: false,
-  note: null,
-  cachedShare: null,
-  ...changes,
-});
+const record = asideRecord;
 
 let hocuspocus: Hocuspocus;
 let mirror: AsideMirror;

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { docName } from '../../shared/model/doc-layout.ts';
 import { readAsides } from '../../shared/protocol/aside-records.ts';
 import type { AsideRecord } from '../../shared/wire/asides.ts';
-import { ask, asideAgent } from '../helpers/asides.ts';
+import { ask, asideAgent, asideRecord } from '../helpers/asides.ts';
 import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
 import { postgresSchemas } from '../helpers/pg-schema.ts';
 import { agentApi, sentRun } from '../helpers/runs.ts';
@@ -155,20 +155,13 @@ describe('asides across two instances', { timeout: 60_000 }, () => {
     const run = await claimedRun(b);
     // As an instance that took a question, handed it to the agent and then died leaves it:
     // open, with nobody's timer on it, asked long before B's timeout.
-    const orphan = {
+    const orphan = asideRecord({
       asideId: 'orphan-question-1',
       runId: run.runId,
-      kind: 'question',
       text: 'Are you still there?',
       askedBy: { id: 'editor-gone', name: 'Gone' },
       askedAt: new Date(Date.now() - 10 * 60_000).toISOString(),
-      route: null,
-      answer: '',
-      handoff: null,
-      done: false,
-      note: null,
-      cachedShare: null,
-    };
+    });
     await query('INSERT INTO asides (aside_id, run_id, doc_id, record, mirrored, delivered, open_question) VALUES ($1, $2, $3, $4, TRUE, TRUE, TRUE)', [
       orphan.asideId,
       run.runId,
