@@ -99,6 +99,14 @@ export function pgAsideBoard(pool: pg.Pool, channel: PgChannel): AsideBoard {
   };
 }
 
+/**
+ * Forgets the asides of runs that are no longer claimed: their instances may have stopped
+ * before they could (ASIDE8). Called when a store opens; several instances may call it at once.
+ */
+export async function forgetEndedRunsAsides(pool: pg.Pool): Promise<void> {
+  await pool.query("DELETE FROM asides WHERE run_id NOT IN (SELECT id FROM runs WHERE state = 'claimed')");
+}
+
 function isOpen(record: AsideRecord): boolean {
   return record.kind === 'question' && !record.done;
 }

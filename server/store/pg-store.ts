@@ -7,7 +7,7 @@ import { pgRunStore } from './pg-runs.ts';
 import { pgAnnotationDocIndex, pgAuditLog, pgRevocationList } from './pg-records.ts';
 import { pgRunEvents } from './pg-run-events.ts';
 import { pgChannel } from './pg-channel.ts';
-import { pgAsideBoard } from './pg-asides.ts';
+import { forgetEndedRunsAsides, pgAsideBoard } from './pg-asides.ts';
 import { mergeStored } from './update-log.ts';
 
 interface DocRow {
@@ -29,6 +29,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
   const pool = openPool(url);
   try {
     await migratePostgres(pool);
+    await forgetEndedRunsAsides(pool);
   } catch (error) {
     await pool.end();
     throw error;

@@ -72,6 +72,14 @@ describe.each(storeBackends)('the asides board in $name', (backend) => {
     expect(await store.asides.add(aside('r1'), limits)).toBe('added');
   });
 
+  it('does not keep the asides of a run that is not claimed past a restart', async () => {
+    const asked = aside('r1');
+    await store.asides.add(asked, limits);
+    store = await opened.reopen();
+    expect(await store.asides.get(asked.record.asideId)).toBeNull();
+    expect(await store.asides.takeUndelivered('r1')).toEqual([]);
+  });
+
   it('changes an aside only as `change` says, tells the listeners, and forgets a run’s asides', async () => {
     const told: string[] = [];
     const stop = store.asides.onChanged((runId, asideId) => told.push(`${runId} ${asideId}`));
