@@ -126,9 +126,9 @@ export class AsideService {
   /** ASIDE4: the asides of a run the agent holds that it has not yet received; waits up to `waitMs` for one. */
   async pending(principal: Claims, runId: string, waitMs: number, signal?: AbortSignal): Promise<AgentAside[]> {
     const deadline = Date.now() + waitMs;
-    await this.endOrphanedQuestions((await this.agentRun(principal, runId)).id);
-    for (;;) {
+    for (let look = 0; ; look++) {
       const run = await this.agentRun(principal, runId);
+      if (look === 0) await this.endOrphanedQuestions(run.id);
       let polls = this.polls.get(run.id);
       if (!polls) this.polls.set(run.id, (polls = { docId: run.docId, notifier: new QueueNotifier() }));
       const { notifier } = polls;
