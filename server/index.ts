@@ -89,7 +89,7 @@ export async function startServer(
   const auth = new Auth({ verifyToken: verify, store });
   const freshSync = new FreshSync();
   const asyncLog = store.updates.appendsAsynchronously
-    ? new AsyncPersistence(store.updates, log, (document) => notesGuard.forget(document), undefined, freshSync)
+    ? new AsyncPersistence(store.updates, log, (document) => notesGuard.forget(document), undefined, freshSync, notesGuard)
     : null;
   const hocuspocus = new SafeUnloadHocuspocus({
     quiet: true,

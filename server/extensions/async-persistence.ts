@@ -1,7 +1,9 @@
 import * as Y from 'yjs';
 import { messageYjsSyncStep2, messageYjsUpdate } from 'y-protocols/sync';
 import type {
+  afterHandleMessagePayload,
   beforeSyncPayload,
+  Connection,
   beforeUnloadDocumentPayload,
   Document,
   Extension,
@@ -11,9 +13,20 @@ import type {
 import { isTransactionOrigin } from '@hocuspocus/server';
 import { applyStored, type AsyncUpdateLog } from '../store/update-log.ts';
 import { defaultCompactionLimits, withoutUpdateListeners, type CompactionLimits } from './persistence.ts';
+import { Outbox } from '../outbox.ts';
 
 /** Hocuspocus's "reconnect and sync afresh": the provider sends its update again on a new socket. */
 const resetCode = 4205;
+
+/** A client's update whose append waits for the write-back the server makes once it is applied (NOTES13). */
+interface HeldForWriteBack {
+  connection: Connection;
+  outbox: Outbox;
+  /** The client's update, then every server write made to the document until its message is handled. */
+  updates: Uint8Array[];
+  /** Settles the promise `settled()` waits for. */
+  done(): void;
+}
 
 interface LogTail {
   lastSeq: number;
@@ -38,13 +51,19 @@ interface LogTail {
  *   once each of them is on disk, and the API awaits it before it answers;
  * - compaction merges the stored state, the live state and the log entries it deletes
  *   (AsyncUpdateLog.compact), so an entry of another instance, or one appended but not yet
- *   applied here, is never lost.
+ *   applied here, is never lost;
+ * - a client's update after which the server must write an instruction's state back (NOTES13,
+ *   `writeBacks`) is not appended before it is applied: its socket's Outbox holds the
+ *   acknowledgement, and once the message is handled the update and the write-back (with any
+ *   other server write of that stretch) are appended as one entry. Apart, a crash between the
+ *   two appends would leave the forged state in the log without its write-back.
  */
 export class AsyncPersistence implements Extension {
   extensionName = 'TandemAsyncPersistence';
 
   private readonly tails = new WeakMap<Document, LogTail>();
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly heldForWriteBack = new WeakMap<Document, HeldForWriteBack>();
   private failure: unknown = null;
 
   constructor(
@@ -54,6 +73,8 @@ export class AsyncPersistence implements Extension {
     private readonly limits: CompactionLimits = defaultCompactionLimits,
     /** Told of a document loaded from its stored state alone, which a fresh peer may then be sent as it is (DUR6). */
     private readonly fresh?: { loaded(document: Document, state: Uint8Array): void },
+    /** Says whether the server will write back after applying the message `connection` is sending (NotesGuard). */
+    private readonly writeBacks?: { pendingFor(connection: Connection): boolean },
   ) {}
 
   async onLoadDocument({ documentName, document }: onLoadDocumentPayload): Promise<void> {
@@ -76,6 +97,10 @@ export class AsyncPersistence implements Extension {
     const tail = this.tails.get(document);
     // Never acknowledge what was not logged: a document this extension did not load takes no update.
     if (!tail) throw new Error(`${document.name} was not loaded through the update log`);
+    if (this.writeBacks?.pendingFor(connection) && connection.webSocket instanceof Outbox && !this.heldForWriteBack.has(document)) {
+      this.holdForWriteBack(document, connection, connection.webSocket, payload);
+      return;
+    }
     try {
       this.logged(document, tail, await this.log.append(document.name, payload), payload.byteLength);
     } catch (error) {
@@ -105,8 +130,44 @@ export class AsyncPersistence implements Extension {
     if (tail && tail.updates > 0) await document.saveMutex.runExclusive(() => this.compact(document));
   }
 
+  /** Appends a held client update with the write-back made after it, as one entry, then lets its acknowledgement go. */
+  async afterHandleMessage({ connection, document }: afterHandleMessagePayload): Promise<void> {
+    const held = this.heldForWriteBack.get(document);
+    const tail = this.tails.get(document);
+    if (!held || held.connection !== connection || !tail) return;
+    this.heldForWriteBack.delete(document);
+    const update = held.updates.length === 1 ? held.updates[0] : Y.mergeUpdates(held.updates);
+    try {
+      this.logged(document, tail, await this.log.append(document.name, update), update.byteLength);
+      held.outbox.release();
+    } catch (error) {
+      // Applied but not logged: the next compaction writes it with the state. The client has no
+      // acknowledgement and sends its update again on a new socket.
+      tail.updates += 1;
+      this.failure = error;
+      this.onError(error);
+      held.outbox.discard(resetCode, 'Update not stored');
+    } finally {
+      held.done();
+    }
+  }
+
+  private holdForWriteBack(document: Document, connection: Connection, outbox: Outbox, update: Uint8Array): void {
+    outbox.hold();
+    let done = () => {};
+    const settled = new Promise<void>((resolve) => (done = resolve));
+    this.inFlight.add(settled);
+    void settled.finally(() => this.inFlight.delete(settled));
+    this.heldForWriteBack.set(document, { connection, outbox, updates: [update], done });
+  }
+
   private appendServerWrite(document: Document, tail: LogTail, update: Uint8Array, origin: unknown): void {
     if (isTransactionOrigin(origin) && (origin.source === 'connection' || origin.source === 'redis')) return;
+    const held = this.heldForWriteBack.get(document);
+    if (held) {
+      held.updates.push(update);
+      return;
+    }
     const write = this.log.append(document.name, update).then(
       (seq) => this.logged(document, tail, seq, update.byteLength),
       (error: unknown) => {

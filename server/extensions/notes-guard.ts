@@ -109,6 +109,11 @@ export class NotesGuard implements Extension {
     this.shadows.delete(document);
   }
 
+  /** Whether the server will write an instruction's state back once the message `connection` is sending is applied. */
+  pendingFor(connection: Connection): boolean {
+    return this.pending.has(connection);
+  }
+
   /** Drops a write-back whose update was never applied (Hocuspocus failed to apply the message). */
   async afterHandleMessage({ connection }: afterHandleMessagePayload): Promise<void> {
     this.pending.get(connection)?.();

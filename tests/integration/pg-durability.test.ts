@@ -1,14 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
+import { docName, notesParts } from '../../shared/model/doc-layout.ts';
+import { readAnnotation } from '../../shared/notes/annotations.ts';
 import { readBlocks } from '../../shared/model/doc-content.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
 import { connectPeer, roundTrip, waitFor, type Peer } from '../helpers/peer.ts';
 import { recordIncoming } from '../helpers/frames.ts';
 import { CountingWriter, keepWriting } from '../helpers/counting-writer.ts';
-import { agentApi, blocksOf, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
+import { agentApi, blocksOf, createDoc, instruct, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 import { postgresSchemas } from '../helpers/pg-schema.ts';
 
@@ -51,6 +54,37 @@ function peer(name: string, token: string): Peer {
 }
 
 const textOf = (ydoc: Y.Doc) => readBlocks(ydoc).map((block) => block.markdown).join('\n');
+
+/** An instruction as a replica holds it: `state runId`. */
+function stateOf(ydoc: Y.Doc, id: string): string {
+  const read = readAnnotation(ydoc, id);
+  return read.ok && read.annotation.kind === 'instruction' ? `${read.annotation.state} ${read.annotation.runId}` : 'unreadable';
+}
+
+/**
+ * Every state a crash could leave of the Hocuspocus document `name`: its stored state, then
+ * each entry of its update log added in order (an entry is one commit).
+ */
+async function storedPrefixes(name: string): Promise<Y.Doc[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const state = await client.query<{ data: Buffer }>('SELECT data FROM documents WHERE name = $1', [name]);
+    const log = await client.query<{ data: Buffer }>('SELECT data FROM update_log WHERE name = $1 ORDER BY seq', [name]);
+    const prefixes: Y.Doc[] = [];
+    const replica = new Y.Doc();
+    if (state.rows[0]) Y.applyUpdate(replica, state.rows[0].data);
+    for (const { data } of log.rows) {
+      Y.applyUpdate(replica, data);
+      const prefix = new Y.Doc();
+      Y.applyUpdate(prefix, Y.encodeStateAsUpdate(replica));
+      prefixes.push(prefix);
+    }
+    return prefixes;
+  } finally {
+    await client.end();
+  }
+}
 
 describe('durability on PostgreSQL', { timeout: 90_000 }, () => {
   it('[SCALE2] keeps every edit the server acknowledged from 10 concurrent writers when its process is killed', async () => {
@@ -104,6 +138,37 @@ describe('durability on PostgreSQL', { timeout: 90_000 }, () => {
     await later.synced;
     expect(textOf(later.ydoc)).toBe(textOf(reader.ydoc));
     expect(textOf(later.ydoc)).toContain('changed');
+  });
+
+  it('[SCALE2] [NOTES13] logs a forged state of a sent instruction only with its write-back, so no crash can keep the forgery', async () => {
+    await fresh();
+    const doc = await createDoc(server!, 'first block\n\nsecond block');
+    const instructionId = await instruct(server!, doc.id, doc.blocks[0].id, 'uppercase');
+    const sent = await server!.api(`/api/docs/${doc.id}/runs`, { method: 'POST' });
+    expect(sent.status).toBe(201);
+    const held = `sent ${sent.body.runId}`;
+    // The forger's sets win every tie of client ids, as a replica's may.
+    const forger = new Y.Doc();
+    forger.clientID = 0xffffffff;
+    const notes = connectPeer({ wsUrl: server!.wsUrl, name: docName(doc.id, 'notes'), token: server!.token('editor', { sub: 'ed', name: 'Ed' }), ydoc: forger });
+    peers.push(notes);
+    await notes.synced;
+    await waitFor(() => stateOf(forger, instructionId) === held);
+
+    const record = notesParts(forger).annotations.get(instructionId) as Y.Map<unknown>;
+    forger.transact(() => (record.set('state', 'queued'), record.set('runId', null)));
+    await waitFor(() => notes.provider.unsyncedChanges === 0 && stateOf(forger, instructionId) === held, 10_000);
+
+    const prefixes = await storedPrefixes(docName(doc.id, 'notes'));
+    expect(prefixes.length).toBeGreaterThan(0);
+    expect(prefixes.map((prefix) => stateOf(prefix, instructionId))).toEqual(prefixes.map(() => held));
+
+    await server!.kill();
+    const restarted = await start();
+    const viewer = connectPeer({ wsUrl: restarted.wsUrl, name: docName(doc.id, 'notes'), token: restarted.token('viewer') });
+    peers.push(viewer);
+    await viewer.synced;
+    expect(stateOf(viewer.ydoc, instructionId)).toBe(held);
   });
 
   it('[SCALE2] keeps a change the applier made once the ops route has answered, when the process is killed right after', async () => {
