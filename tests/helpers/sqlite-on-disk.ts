@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import * as Y from 'yjs';
 import { applyStored } from '../../server/store/update-log.ts';
+import { logPrefixes } from './log-prefixes.ts';
 
 export interface OnDiskReader {
   /** The document `name` as the file holds it at this moment (state and log read in one transaction). */
@@ -39,5 +40,17 @@ export function docOnDisk(dataDir: string, name: string): Y.Doc {
     return reader.docOf(name);
   } finally {
     reader.close();
+  }
+}
+
+/** Every state of the document `name` that a crash could leave in `dataDir`'s file as it is now (see log-prefixes.ts). */
+export function prefixesOnDisk(dataDir: string, name: string): Y.Doc[] {
+  const db = new Database(join(dataDir, 'tandem.sqlite'), { readonly: true });
+  try {
+    const state = db.prepare<[string], { data: Buffer }>('SELECT data FROM documents WHERE name = ?').get(name)?.data ?? null;
+    const log = db.prepare<[string], { data: Buffer }>('SELECT data FROM update_log WHERE name = ? ORDER BY seq').all(name);
+    return logPrefixes(state, log.map((row) => row.data));
+  } finally {
+    db.close();
   }
 }

@@ -7,6 +7,7 @@ import { connectPeer, waitFor } from '../helpers/peer.ts';
 import { notesPeer, type Principal } from '../helpers/notes-peers.ts';
 import { createDoc, getRun, instruct } from '../helpers/runs.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
+import { prefixesOnDisk } from '../helpers/sqlite-on-disk.ts';
 
 const server = useTestServer();
 
@@ -98,5 +99,26 @@ describe('instructions the server has sent', () => {
     expect(await serverView(docId, instructionId)).toBe(expected);
     await server.restart();
     expect(await serverView(docId, instructionId)).toBe(expected);
+  });
+
+  // Yjs encodes the update of the transaction that applied the forgery with the write-back made
+  // in its afterTransaction, and that update is what SQLite's log takes: one entry holds both.
+  it('[NOTES13] [DUR1] logs a forged state only with its write-back: no state a crash could leave holds the forgery', async () => {
+    const { docId, instructionId } = await queuedInstruction();
+    const runId = await send(docId);
+    const forger = new Y.Doc();
+    forger.clientID = winningClientId;
+    const a = notesPeer(server, docId, ed, forger);
+    await a.synced;
+    const expected = `sent ${runId} · uppercase`;
+    await waitFor(() => view(a.ydoc, instructionId) === expected);
+
+    const record = notesParts(a.ydoc).annotations.get(instructionId) as Y.Map<unknown>;
+    a.ydoc.transact(() => (record.set('state', 'queued'), record.set('runId', null)));
+    await waitFor(() => a.provider.unsyncedChanges === 0 && view(a.ydoc, instructionId) === expected);
+
+    const prefixes = prefixesOnDisk(server.dataDir, docName(docId, 'notes'));
+    expect(prefixes.length).toBeGreaterThan(0);
+    expect(prefixes.map((prefix) => view(prefix, instructionId))).toEqual(prefixes.map(() => expected));
   });
 });

@@ -14,6 +14,7 @@ import { CountingWriter, keepWriting } from '../helpers/counting-writer.ts';
 import { agentApi, blocksOf, createDoc, instruct, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 import { postgresSchemas } from '../helpers/pg-schema.ts';
+import { logPrefixes } from '../helpers/log-prefixes.ts';
 
 /*
  * SCALE2: DUR1 and DUR2 on PostgreSQL, whose appends are asynchronous. The server runs in its
@@ -61,26 +62,14 @@ function stateOf(ydoc: Y.Doc, id: string): string {
   return read.ok && read.annotation.kind === 'instruction' ? `${read.annotation.state} ${read.annotation.runId}` : 'unreadable';
 }
 
-/**
- * Every state a crash could leave of the Hocuspocus document `name`: its stored state, then
- * each entry of its update log added in order (an entry is one commit).
- */
+/** Every state a crash could leave of the Hocuspocus document `name` in the database (see log-prefixes.ts). */
 async function storedPrefixes(name: string): Promise<Y.Doc[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     const state = await client.query<{ data: Buffer }>('SELECT data FROM documents WHERE name = $1', [name]);
     const log = await client.query<{ data: Buffer }>('SELECT data FROM update_log WHERE name = $1 ORDER BY seq', [name]);
-    const prefixes: Y.Doc[] = [];
-    const replica = new Y.Doc();
-    if (state.rows[0]) Y.applyUpdate(replica, state.rows[0].data);
-    for (const { data } of log.rows) {
-      Y.applyUpdate(replica, data);
-      const prefix = new Y.Doc();
-      Y.applyUpdate(prefix, Y.encodeStateAsUpdate(replica));
-      prefixes.push(prefix);
-    }
-    return prefixes;
+    return logPrefixes(state.rows[0]?.data ?? null, log.rows.map((row) => row.data));
   } finally {
     await client.end();
   }
