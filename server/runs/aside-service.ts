@@ -23,8 +23,6 @@ import type { AsideMirror } from './aside-mirror.ts';
 
 /** Asides one run may hold in all, and questions waiting for an answer at once. */
 const limits: AsideLimits = { total: 200, openQuestions: 4 };
-/** A fallback steer is added whatever the run holds. */
-const noLimits: AsideLimits = { total: Number.POSITIVE_INFINITY, openQuestions: Number.POSITIVE_INFINITY };
 /** How often a long poll looks at the board again without being woken (a notice from another instance may be missed). */
 const pollLookMs = 1000;
 /** How long after an aside ended its mirrored record is checked, when other instances share the board (AsideMirror.settle). */
@@ -238,13 +236,16 @@ export class AsideService {
    */
   private async sendOnAsSteer(asideId: string, runId: string, docId: string): Promise<AsideRecord | 'answered' | 'gone'> {
     const note = `The agent did not answer within ${duration(this.deps.timeoutMs)}: the question went to the run as a steer.`;
-    const result = await this.board.update(asideId, (record) => (record.done ? null : { ...record, done: true, route: 'agent', note }));
+    // The steer is on the board in the same step: whoever is told the question ended finds it there.
+    const result = await this.board.update(
+      asideId,
+      (record) => (record.done ? null : { ...record, done: true, route: 'agent', note }),
+      (record) => ({ record: newRecord(record.runId, 'steer', record.text, record.askedBy), docId, mirrored: false }),
+    );
     if (!result) return 'gone';
     if (!result.changed) return 'answered';
     const { record } = result.aside;
     this.mirror(docId, record);
-    const steer = newRecord(record.runId, 'steer', record.text, record.askedBy);
-    await this.board.add({ record: steer, docId, mirrored: false }, noLimits);
     // A steer added after the run ended would stay on the board: look at the run again.
     await this.runChanged(runId);
     return record;

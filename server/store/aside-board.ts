@@ -35,9 +35,15 @@ export interface AsideBoard {
   openQuestions(runId: string): Promise<BoardAside[]>;
   /**
    * Changes an aside at one time for all instances: `change` receives its record as it is now
-   * and returns the new record, or null to leave it. Null when there is no such aside.
+   * and returns the new record, or null to leave it. When it changes, `follow` (if given) makes
+   * an aside that is added in the same step, whatever the run's limits, so that nobody told of
+   * the change finds the board without it. Null when there is no such aside.
    */
-  update(asideId: string, change: (record: AsideRecord) => AsideRecord | null): Promise<{ aside: BoardAside; changed: boolean } | null>;
+  update(
+    asideId: string,
+    change: (record: AsideRecord) => AsideRecord | null,
+    follow?: (record: AsideRecord) => BoardAside,
+  ): Promise<{ aside: BoardAside; changed: boolean } | null>;
   /** Forgets every aside of `runId` (its run left `claimed`). */
   dropRun(runId: string): Promise<void>;
   /** Calls `listener(runId, asideId)` once an aside was added or changed, on this instance or another. Returns the unsubscribe. */
@@ -86,13 +92,19 @@ export function memoryAsideBoard(): AsideBoard {
     async openQuestions(runId) {
       return [...(runs.get(runId)?.values() ?? [])].filter((entry) => isOpenQuestion(entry.aside)).map((entry) => copy(entry.aside));
     },
-    async update(asideId, change) {
+    async update(asideId, change, follow) {
       const entry = entryOf(asideId);
       if (!entry) return null;
       const next = change(copy(entry.aside).record);
       if (next === null) return { aside: copy(entry.aside), changed: false };
       entry.aside = { ...entry.aside, record: next };
+      const followed = follow?.(next);
+      if (followed) {
+        runs.get(next.runId)?.set(followed.record.asideId, { aside: copy(followed), delivered: false });
+        byId.set(followed.record.asideId, next.runId);
+      }
       changed(next.runId, asideId);
+      if (followed) changed(next.runId, followed.record.asideId);
       return { aside: copy(entry.aside), changed: true };
     },
     async dropRun(runId) {

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { AsideRecord } from '../../shared/wire/asides.ts';
 import type { AddOutcome, AsideBoard, BoardAside } from './aside-board.ts';
-import { transaction } from './pg-db.ts';
+import { transaction, type Queryable } from './pg-db.ts';
 import type { PgChannel } from './pg-channel.ts';
 
 interface AsideRow {
@@ -48,14 +48,7 @@ export function pgAsideBoard(pool: pg.Pool, channel: PgChannel): AsideBoard {
         );
         if (rows[0].total >= limits.total) return 'too-many';
         if (kind === 'question' && rows[0].open >= limits.openQuestions) return 'too-many-open';
-        await client.query('INSERT INTO asides (aside_id, run_id, doc_id, record, mirrored, open_question) VALUES ($1, $2, $3, $4, $5, $6)', [
-          asideId,
-          runId,
-          aside.docId,
-          JSON.stringify(aside.record),
-          aside.mirrored,
-          isOpen(aside.record),
-        ]);
+        await insert(client, aside);
         return 'added';
       });
       if (outcome === 'added') await changed(runId, asideId);
@@ -76,7 +69,8 @@ export function pgAsideBoard(pool: pg.Pool, channel: PgChannel): AsideBoard {
       const { rows } = await pool.query<AsideRow>('SELECT seq, doc_id, record, mirrored FROM asides WHERE run_id = $1 AND open_question ORDER BY seq', [runId]);
       return rows.map(toAside);
     },
-    async update(asideId, change) {
+    async update(asideId, change, follow) {
+      let followed: BoardAside | undefined;
       const result = await transaction(pool, async (client) => {
         const { rows } = await client.query<AsideRow>('SELECT seq, doc_id, record, mirrored FROM asides WHERE aside_id = $1 FOR UPDATE', [asideId]);
         if (!rows[0]) return null;
@@ -84,9 +78,14 @@ export function pgAsideBoard(pool: pg.Pool, channel: PgChannel): AsideBoard {
         const next = change(aside.record);
         if (next === null) return { aside, changed: false };
         await client.query('UPDATE asides SET record = $2, open_question = $3 WHERE aside_id = $1', [asideId, JSON.stringify(next), isOpen(next)]);
+        followed = follow?.(next);
+        if (followed) await insert(client, followed);
         return { aside: { ...aside, record: next }, changed: true };
       });
-      if (result?.changed) await changed(result.aside.record.runId, asideId);
+      if (result?.changed) {
+        await changed(result.aside.record.runId, asideId);
+        if (followed) await changed(followed.record.runId, followed.record.asideId);
+      }
       return result;
     },
     async dropRun(runId) {
@@ -105,6 +104,17 @@ export function pgAsideBoard(pool: pg.Pool, channel: PgChannel): AsideBoard {
  */
 export async function forgetEndedRunsAsides(pool: pg.Pool): Promise<void> {
   await pool.query("DELETE FROM asides WHERE run_id NOT IN (SELECT id FROM runs WHERE state = 'claimed')");
+}
+
+function insert(client: Queryable, aside: BoardAside): Promise<unknown> {
+  return client.query('INSERT INTO asides (aside_id, run_id, doc_id, record, mirrored, open_question) VALUES ($1, $2, $3, $4, $5, $6)', [
+    aside.record.asideId,
+    aside.record.runId,
+    aside.docId,
+    JSON.stringify(aside.record),
+    aside.mirrored,
+    isOpen(aside.record),
+  ]);
 }
 
 function isOpen(record: AsideRecord): boolean {

@@ -72,6 +72,23 @@ describe.each(storeBackends)('the asides board in $name', (backend) => {
     expect(await store.asides.add(aside('r1'), limits)).toBe('added');
   });
 
+  it('adds the aside a change is followed by in the same step, and none when nothing changes', async () => {
+    const told: string[] = [];
+    const question = aside('r1');
+    for (let open = 0; open < limits.total; open++) await store.asides.add(open === 0 ? question : aside('r1', 'steer'), limits);
+    const steer = aside('r1', 'steer', false);
+    const stop = store.asides.onChanged((_runId, asideId) => told.push(asideId));
+    expect(await store.asides.update(question.record.asideId, () => null, () => steer)).toEqual({ aside: question, changed: false });
+    expect(told).toEqual([]);
+    // Whatever the run's limits: it already holds as many asides as it may.
+    const ended = await store.asides.update(question.record.asideId, (record) => ({ ...record, done: true, route: 'agent' }), () => steer);
+    expect(ended?.changed).toBe(true);
+    expect(told).toEqual([question.record.asideId, steer.record.asideId]);
+    stop();
+    expect((await store.asides.takeUndelivered('r1')).map((taken) => taken.record.asideId)).toContain(steer.record.asideId);
+    expect(await store.asides.get(steer.record.asideId)).toEqual(steer);
+  });
+
   it('does not keep the asides of a run that is not claimed past a restart', async () => {
     const asked = aside('r1');
     await store.asides.add(asked, limits);
