@@ -1,6 +1,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { EditorState, type Command, type Transaction } from 'prosemirror-state';
 import { EditorView } from 'prosemirror-view';
+import { initProseMirrorDoc } from 'y-prosemirror';
 import { schema } from '../shared/model/schema.ts';
 import { docParts } from '../shared/model/doc-layout.ts';
 import type { DocConnection } from './doc-connection.ts';
@@ -121,9 +122,14 @@ export class EditorController implements ReactiveController {
       this.placer = new AnnotationPlacer(connection.ydoc);
       host.requestUpdate();
     });
+    // The first state holds the text Yjs has now, with the binding's mapping: the binding then
+    // has nothing to render when its view starts (a forced render would select position 0 of a
+    // document that may have no text block yet).
+    const yfragment = docParts(connection.ydoc).content;
+    const { doc, mapping } = initProseMirrorDoc(yfragment, schema);
     const state = EditorState.create({
-      schema,
-      plugins: editorPlugins(docParts(connection.ydoc).content, connection.awareness, {
+      doc,
+      plugins: editorPlugins(yfragment, mapping, connection.awareness, {
         allows: (kind) => host.kinds.includes(kind),
         resolve: (current, anchors) => this.placer?.resolve(current, anchors) ?? anchors.map(() => notSynced),
         pin: this.pin,
@@ -144,6 +150,9 @@ export class EditorController implements ReactiveController {
       // (the binding's first render dispatches from there). Text from Yjs and new annotations
       // get their placements here, as meta, before the state applies them.
       dispatchTransaction(this: EditorView, tr: Transaction) {
+        // y-prosemirror 1.3 dispatches cursor updates on a timer it does not cancel when the
+        // view is destroyed (its binding never sets the `isDestroyed` it checks).
+        if (this.isDestroyed) return;
         this.updateState(this.state.apply(placed(tr, this.state)));
         host.requestUpdate();
       },

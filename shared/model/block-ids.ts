@@ -47,14 +47,28 @@ export function withBlockIds(doc: Node, makeId: () => string = newBlockId): Node
 
 export const blockIdsKey = new PluginKey('tandem-block-ids');
 
-/** Keeps block ids unique after every change, local or remote. */
+/**
+ * Keeps block ids unique after every change, local or remote. The new ids belong to the step that
+ * needed them: after a person's change (a split, a paste) they join that change's undo step, so
+ * that undo takes back the split and its id at once; after a change that is not the person's
+ * own (from Yjs, or marked `addToHistory: false`) they stay out of the person's history.
+ */
 export function blockIdsPlugin(makeId: () => string = newBlockId): Plugin {
   return new Plugin({
     key: blockIdsKey,
     appendTransaction(transactions: readonly Transaction[], _old: EditorState, state: EditorState) {
       if (!transactions.some((tr) => tr.docChanged)) return null;
       if (blocksNeedingIds(state.doc).length === 0) return null;
-      return assignBlockIds(state.tr, makeId).setMeta('addToHistory', false);
+      const tr = assignBlockIds(state.tr, makeId);
+      return transactions.some(isOwnChange) ? tr : tr.setMeta('addToHistory', false);
     },
   });
 }
+
+/**
+ * Whether `tr` is a change of the person's own that belongs in their history. y-prosemirror
+ * writes a batch of transactions (one dispatch and those appended to it) to Yjs as one change,
+ * kept out of the undo history when the last of them says `addToHistory: false`: an appended
+ * transaction must say so only when every change before it did.
+ */
+export const isOwnChange = (tr: Transaction): boolean => tr.docChanged && tr.getMeta('addToHistory') !== false;

@@ -1,0 +1,122 @@
+import type { Attrs, NodeType } from 'prosemirror-model';
+import { AllSelection, Plugin, Selection, TextSelection, type Command, type Transaction } from 'prosemirror-state';
+import { Decoration, DecorationSet, type EditorView } from 'prosemirror-view';
+import { keymap } from 'prosemirror-keymap';
+import { baseKeymap, chainCommands, exitCode } from 'prosemirror-commands';
+import { splitListItem, sinkListItem, liftListItem } from 'prosemirror-schema-list';
+import { InputRule, inputRules, wrappingInputRule, undoInputRule } from 'prosemirror-inputrules';
+import { undoCommand, redoCommand } from 'y-prosemirror';
+import { schema } from '../shared/model/schema.ts';
+import { isOwnChange } from '../shared/model/block-ids.ts';
+import { toolbarItems, setBlockKeepingId } from './editor-commands.ts';
+
+const { nodes } = schema;
+
+/**
+ * How the text is edited, apart from Yjs, presence and Tandem's own layers: the keymaps from the
+ * most specific to the base one, the Markdown shortcuts and the empty-document rule. The editor
+ * puts them after its binding and layers (editor-plugins.ts); the plain y-prosemirror editor the
+ * browser tests compare it with (tests/e2e/oracle-editor/) uses them alone.
+ */
+export function editingPlugins(): Plugin[] {
+  return [
+    keymap(editingKeys()),
+    keymap({
+      Enter: splitListItem(nodes.list_item),
+      Tab: sinkListItem(nodes.list_item),
+      'Shift-Tab': liftListItem(nodes.list_item),
+    }),
+    keymap(baseKeymap),
+    inputRules({ rules: markdownRules() }),
+    firstParagraphPlugin(),
+  ];
+}
+
+function editingKeys(): Record<string, Command> {
+  const keys: Record<string, Command> = {
+    'Mod-z': undoCommand,
+    'Mod-y': redoCommand,
+    'Mod-Shift-z': redoCommand,
+    'Mod-Alt-0': setBlockKeepingId(nodes.paragraph),
+    'Shift-Enter': chainCommands(exitCode, insertHardBreak),
+    Backspace: undoInputRule,
+  };
+  for (const item of toolbarItems) if (item && !(item.shortcut in keys)) keys[item.shortcut] = item.command;
+  return keys;
+}
+
+const insertHardBreak: Command = (state, dispatch) => {
+  dispatch?.(state.tr.replaceSelectionWith(nodes.hard_break.create()).scrollIntoView());
+  return true;
+};
+
+/** Markdown shortcuts typed at the start of a block: `# `, `- `, `1. `, `> `, three backticks. */
+function markdownRules(): InputRule[] {
+  return [
+    blockTypeRule(/^(#{1,3})\s$/, nodes.heading, (match) => ({ level: match[1].length })),
+    blockTypeRule(/^```$/, nodes.code_block),
+    wrappingInputRule(/^\s*([-+*])\s$/, nodes.bullet_list),
+    wrappingInputRule(
+      /^(\d+)\.\s$/,
+      nodes.ordered_list,
+      (match) => ({ order: Number(match[1]) || 1 }),
+      (match, node) => node.childCount + node.attrs.order === Number(match[1]),
+    ),
+    wrappingInputRule(/^\s*>\s$/, nodes.blockquote),
+  ];
+}
+
+/** Like `textblockTypeInputRule`, but the block keeps its id. */
+function blockTypeRule(pattern: RegExp, type: NodeType, attrs: (match: RegExpMatchArray) => Attrs = () => ({})): InputRule {
+  return new InputRule(pattern, (state, match, start, end) => {
+    const $start = state.doc.resolve(start);
+    if (!$start.node(-1).canReplaceWith($start.index(-1), $start.indexAfter(-1), type)) return null;
+    return state.tr
+      .delete(start, end)
+      .setBlockType(start, start, type, (old) => ({ ...attrs(match), id: old.attrs.id }));
+  });
+}
+
+/**
+ * The schema allows an empty document (concurrent deletes can produce one), but an empty
+ * document has no place for the caret. A person's own change that empties the text (select all,
+ * Delete) leaves one empty paragraph with the caret in it, as part of that change; text that
+ * arrives in an empty document puts the caret at its start; an empty document from elsewhere (a new document, another peer's deletes) gets its paragraph when the
+ * person focuses or clicks it, before any key reaches the text. A hint shows while the document
+ * is a single empty paragraph.
+ */
+function firstParagraphPlugin(): Plugin {
+  const ensure = (view: EditorView) => {
+    if (!view.editable || view.state.doc.childCount > 0) return false;
+    view.dispatch(withFirstParagraph(view.state.tr).setMeta('addToHistory', false));
+    return false;
+  };
+  return new Plugin({
+    appendTransaction(transactions, old, state) {
+      if (state.doc.childCount === 0) return transactions.some(isOwnChange) ? withFirstParagraph(state.tr) : null;
+      // The selection of an empty document selects all of it; the binding keeps that kind of
+      // selection when text arrives from Yjs, and the next key would replace all of the text.
+      if (old.doc.childCount === 0 && state.selection instanceof AllSelection) {
+        return state.tr.setSelection(Selection.atStart(state.doc)).setMeta('addToHistory', false);
+      }
+      return null;
+    },
+    props: {
+      handleDOMEvents: { focus: ensure, mousedown: ensure },
+      handleKeyDown: ensure,
+      decorations(state) {
+        const first = state.doc.firstChild;
+        if (state.doc.childCount !== 1 || !first || first.type !== nodes.paragraph || first.content.size > 0) return null;
+        return DecorationSet.create(state.doc, [
+          Decoration.node(0, first.nodeSize, { class: 'placeholder', 'data-placeholder': 'Start writing…' }),
+        ]);
+      },
+    },
+  });
+}
+
+/** `tr` with one empty paragraph inserted into its empty document and the caret in it. */
+function withFirstParagraph(tr: Transaction): Transaction {
+  tr.insert(0, nodes.paragraph.create());
+  return tr.setSelection(TextSelection.create(tr.doc, 1));
+}
