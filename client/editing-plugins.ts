@@ -28,8 +28,32 @@ export function editingPlugins(): Plugin[] {
     }),
     keymap(baseKeymap),
     inputRules({ rules: markdownRules() }),
+    caretAfterTypedTextPlugin(),
     firstParagraphPlugin(),
   ];
+}
+
+/**
+ * Chromium sometimes leaves its caret in front of a character typed into a text block it has
+ * just been given (an empty paragraph made by Enter or by clearing the document, typed into
+ * before the next frame), and ProseMirror takes the selection it reads from the DOM: the next
+ * key then lands before the first one ("ello worldH"). Typed text always leaves the caret after
+ * it, so a caret read back at the start of what was just typed is put after it. Composition is
+ * left alone: an input method may place its caret inside the text it composes.
+ */
+function caretAfterTypedTextPlugin(): Plugin {
+  return new Plugin({
+    props: {
+      handleTextInput(view, from, _to, text, deflt) {
+        if (view.composing || text.length === 0) return false;
+        const tr = deflt();
+        const { selection } = tr;
+        if (!selection.empty || selection.head !== from) return false;
+        view.dispatch(tr.setSelection(TextSelection.create(tr.doc, from + text.length)));
+        return true;
+      },
+    },
+  });
 }
 
 function editingKeys(): Record<string, Command> {

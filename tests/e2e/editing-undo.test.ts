@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { documentText, readText, useBrowser } from '../helpers/browser.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
 
 const server = useTestServer();
 const people = useBrowser(server);
@@ -87,6 +88,20 @@ describe('[EDIT2] a keystroke lands where the caret is', () => {
       await expect.poll(() => readText(page)).toBe('Hello world');
       await expect.poll(() => serverMarkdown(id)).toBe('Hello world');
     }
+  });
+
+  it('types in order into a document another peer has just emptied', async () => {
+    const id = await server.createDoc('Emptied', 'Some text.');
+    const { page } = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    await documentText(page).focus();
+    const peer = server.connect(id);
+    await peer.synced;
+    const content = docParts(peer.ydoc).content;
+    peer.ydoc.transact(() => content.delete(0, content.length));
+    await expect.poll(() => documentText(page).evaluate((editor) => editor.childElementCount)).toBe(0);
+    await typeSlowly(page, 'Hello world');
+    await expect.poll(() => readText(page)).toBe('Hello world');
+    await expect.poll(() => serverMarkdown(id)).toBe('Hello world');
   });
 
   it('types a key pressed right after Enter into the new paragraph', async () => {

@@ -41,21 +41,70 @@ export async function openAs(
 }
 
 /**
+ * Console messages of the app's pages that are understood and harmless, each with its reason.
+ * Anything else the page logs as an error fails the test that opened it.
+ */
+export const harmlessConsoleErrors: readonly { pattern: RegExp; why: string }[] = [
+  {
+    pattern: /^Failed to load resource: the server responded with a status of (401|403|404|409|410|413|415|422|429)\b/,
+    why: 'Chromium logs every answered request with an error status; the app handles these answers (refusals the tests provoke)',
+  },
+  {
+    pattern: /^Failed to load resource: net::ERR_CONNECTION_REFUSED$/,
+    why: 'a request while the test has stopped the server; the app shows it is offline',
+  },
+  {
+    pattern: /^WebSocket connection to '.*' failed/,
+    why: 'Chromium logs a refused or dropped WebSocket; the provider reconnects (tests that stop the server)',
+  },
+];
+
+/**
+ * Collects the uncaught errors and console errors of every page of `context` (and console
+ * warnings from ProseMirror, which says there when it was handed an invalid selection).
+ */
+function watchPageErrors(context: BrowserContext, errors: string[]): void {
+  const watch = (page: Page) => {
+    page.on('pageerror', (error) => errors.push(`uncaught: ${error.stack ?? error.message}`));
+    page.on('console', (message) => {
+      const text = message.text();
+      if (message.type() === 'error' && !harmlessConsoleErrors.some(({ pattern }) => pattern.test(text))) {
+        errors.push(`console error: ${text}`);
+      }
+      if (message.type() === 'warning' && /TextSelection endpoint/.test(text)) errors.push(`console warning: ${text}`);
+    });
+  };
+  context.pages().forEach(watch);
+  context.on('page', watch);
+}
+
+/**
  * One Chromium for the tests of a file, launched before them and closed after them; `open`
  * makes a person (a fresh context) who opens `path` on `server` with `token`; `openDoc`, one
- * who opens document `docId` and is connected. The people a test opened are closed after it.
+ * who opens document `docId` and is connected. The people a test opened are closed after it,
+ * and the test fails if any of their pages threw or logged an error (see harmlessConsoleErrors);
+ * a test that provokes one on purpose names it with `allowPageError`.
  */
 export function useBrowser(server: { readonly url: string }): {
   open(path: string, token: string, prepare?: (person: Person) => Promise<void>): Promise<Person>;
   openDoc(docId: string, token: string): Promise<Person>;
+  /** Lets page errors matching `pattern` pass in the current test. */
+  allowPageError(pattern: RegExp): void;
+  /** A person whose fresh context has one blank page (to open another app than Tandem's). */
+  blank(): Promise<Person>;
 } {
   let browser: Browser | undefined;
   const opened: Person[] = [];
+  const errors: string[] = [];
+  const allowed: RegExp[] = [];
   beforeAll(async () => {
     browser = await launchBrowser();
   });
   afterEach(async () => {
     for (const person of opened.splice(0)) await person.context.close();
+    const unexpected = errors.splice(0).filter((error) => !allowed.some((pattern) => pattern.test(error)));
+    allowed.splice(0);
+    if (unexpected.length > 0) throw new Error(`The page reported errors:\n${unexpected.join('\n')}`);
   });
   afterAll(async () => {
     await browser?.close();
@@ -63,9 +112,23 @@ export function useBrowser(server: { readonly url: string }): {
   return {
     async open(path, token, prepare) {
       if (!browser) throw new Error('The browser starts in beforeAll: open people inside tests.');
-      const person = await openAs(browser, server.url, path, token, prepare);
+      const person = await openAs(browser, server.url, path, token, async (person) => {
+        watchPageErrors(person.context, errors);
+        await prepare?.(person);
+      });
       opened.push(person);
       return person;
+    },
+    async blank() {
+      if (!browser) throw new Error('The browser starts in beforeAll: open people inside tests.');
+      const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+      watchPageErrors(context, errors);
+      const person = { context, page: await context.newPage() };
+      opened.push(person);
+      return person;
+    },
+    allowPageError(pattern) {
+      allowed.push(pattern);
     },
     async openDoc(docId, token) {
       const person = await this.open(`/d/${docId}`, token);
