@@ -3,6 +3,7 @@ import { CreatedDoc, DocList, type DocSummary, type NewDocBody } from '../shared
 import { ErrorEnvelope } from '../shared/wire/errors.ts';
 import { readWire } from '../shared/wire/parse.ts';
 import { AsideAnswer, type AsideBody } from '../shared/wire/asides.ts';
+import { SessionView } from '../shared/wire/session.ts';
 import { DiscardUndone, RunDecision as RunDecisionAnswer, RunReverted, SentRun, type DiscardBody } from '../shared/wire/runs.ts';
 
 export type { CreatedDoc, DocSummary, SentRun };
@@ -50,6 +51,11 @@ async function request<S extends v.GenericSchema>(
   const read = readWire(answer, payload);
   if (!read.ok) throw new ApiError('BAD_ANSWER', 'The server answered something this app does not understand.', response.status);
   return read.value;
+}
+
+/** Whom `token` signs in, as the server verifies it (TOKEN6); a refused token throws its 401 code. */
+export function readSession(token: string): Promise<SessionView> {
+  return request(SessionView, token, 'GET', '/api/session');
 }
 
 export function listDocs(token: string): Promise<DocSummary[]> {

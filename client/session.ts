@@ -80,28 +80,51 @@ export function sessionExpired(session: Session): boolean {
 }
 
 /**
- * The session of this device: a readable, unexpired token from the address bar replaces the
- * stored one. Returns null when no readable token is known; the stored token may have expired
- * (see `sessionExpired`).
+ * The session of this device, and the token of the address bar when it would replace another
+ * sign-in. A readable, unexpired token from the address bar signs in a device that has no
+ * unexpired token of its own; a device already signed in keeps its token, and a different one
+ * from the address bar comes back as `offered`, for the person to accept once the server has
+ * checked it (TOKEN6, client/tandem-switch-prompt.ts): a link must not silently sign someone in
+ * as whoever made it. `session` is null when no readable token is known; the stored token may
+ * have expired (see `sessionExpired`).
  */
-export async function openSession(fromAddress: string | null): Promise<Session | null> {
+export async function openSession(fromAddress: string | null): Promise<{ session: Session | null; offered: string | null }> {
   const linked = fromAddress !== null && linkProblem(fromAddress) === null ? fromAddress : null;
   // One read and at most one write transaction: each is a round trip before the first paint.
   const [storedToken, storedColor, storedName] = await readDevices([deviceKeys.token, deviceKeys.color, deviceKeys.name]);
-  const token = linked ?? (typeof storedToken === 'string' ? storedToken : null);
+  const stored = typeof storedToken === 'string' ? storedToken : null;
+  const storedClaims = stored ? decodeClaims(stored) : null;
+  const signedIn = storedClaims !== null && !hasExpired(storedClaims, Date.now());
+  const offered = signedIn && linked !== null && linked !== stored ? linked : null;
+  const token = offered || !linked ? stored : linked;
   const claims = token ? decodeClaims(token) : null;
-  if (!token || !claims) return null;
+  if (!token || !claims) return { session: null, offered: null };
 
   const writes: [DeviceKey, unknown][] = [];
-  if (linked && linked !== storedToken) writes.push([deviceKeys.token, linked]);
+  const samePerson = storedClaims?.sub === claims.sub;
+  if (token !== stored) writes.push([deviceKeys.token, token]);
+  // Another person starts with their token's name, not the name the previous one chose here.
+  if (!samePerson) writes.push([deviceKeys.name, '']);
   let color = typeof storedColor === 'string' && /^#[0-9a-f]{6}$/i.test(storedColor) ? storedColor : null;
   if (!color) {
     color = palette[Math.floor(Math.random() * palette.length)];
     writes.push([deviceKeys.color, color]);
   }
   if (writes.length > 0) await writeDevices(writes);
-  const name = (typeof storedName === 'string' ? storedName : '') || claims.name || claims.sub;
-  return { token, claims, name, color };
+  const chosen = samePerson && typeof storedName === 'string' ? storedName : '';
+  const name = chosen || claims.name || claims.sub;
+  return { session: { token, claims, name, color }, offered };
+}
+
+/** Makes `token` this device's sign-in (the person accepted a link's token); another person's starts with the token's name. */
+export async function switchSession(session: Session, token: string): Promise<void> {
+  await writeDevices(samePrincipal(session, token) ? [[deviceKeys.token, token]] : [[deviceKeys.token, token], [deviceKeys.name, '']]);
+}
+
+/** Whether `token` signs in the same principal as `session` does: the same id, role and document. */
+export function samePrincipal(session: Session, token: string): boolean {
+  const claims = decodeClaims(token);
+  return claims !== null && claims.sub === session.claims.sub && claims.role === session.claims.role && claims.doc === session.claims.doc;
 }
 
 /** Keeps the name a person chose on this device; an empty name returns to the token's. */

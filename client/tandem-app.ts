@@ -5,7 +5,7 @@ import { repeat } from 'lit/directives/repeat.js';
 import { styleMap } from 'lit/directives/style-map.js';
 import { announceEvent } from './run-announcer.ts';
 import { RouterController, docPath, navigate } from './router.ts';
-import { linkProblem, openSession, saveName, sessionExpired, takeTokenFromAddress, type Session } from './session.ts';
+import { linkProblem, openSession, saveName, sessionExpired, switchSession, takeTokenFromAddress, type Session } from './session.ts';
 import { sessionContext, sessionInfo } from './session-context.ts';
 import { registerServiceWorker } from './sw-register.ts';
 import './tandem-doc-view.ts';
@@ -24,12 +24,15 @@ export class TandemApp extends LightElement {
     session: { state: true },
     ready: { state: true },
     badLink: { state: true },
+    offered: { state: true },
     announcements: { state: true },
   };
   declare session: Session | null;
   declare ready: boolean;
   /** What was wrong with the token of the address bar, if anything. */
   declare badLink: 'unreadable' | 'expired' | null;
+  /** A link's token that would replace this device's sign-in, until the person decides (TOKEN6). */
+  declare offered: string | null;
   /** The latest sentences for the live region, each with its own key so that each is new to it. */
   declare announcements: readonly { key: number; text: string }[];
   private announced = 0;
@@ -42,6 +45,7 @@ export class TandemApp extends LightElement {
     this.session = null;
     this.ready = false;
     this.badLink = null;
+    this.offered = null;
     this.announcements = [];
     this.addEventListener(announceEvent, (event) => this.announce((event as CustomEvent<string>).detail));
   }
@@ -56,8 +60,11 @@ export class TandemApp extends LightElement {
     const fromAddress = takeTokenFromAddress();
     this.badLink = linkProblem(fromAddress);
     openSession(fromAddress)
-      .then((session) => {
+      .then(({ session, offered }) => {
         this.session = session;
+        this.offered = offered;
+        // The prompt (and the API client it checks the token with) loads only when a link asks.
+        if (offered) void import('./tandem-switch-prompt.ts');
         const doc = session?.claims.doc;
         if (doc && this.router.route.name === 'list') navigate(docPath(doc), { replace: true });
       })
@@ -92,7 +99,22 @@ export class TandemApp extends LightElement {
             </span>`
           : ''}
       </div>
+      ${this.offered
+        ? html`<tandem-switch-prompt
+            .current=${this.session}
+            .offered=${this.offered}
+            @switch-account=${this.onSwitch}
+            @keep-account=${() => (this.offered = null)}
+          ></tandem-switch-prompt>`
+        : ''}
       ${this.renderPage()}`;
+  }
+
+  /** The person took the link's sign-in: the page starts again under it, as a fresh load would. */
+  private async onSwitch(event: CustomEvent<string>) {
+    if (!this.session) return;
+    await switchSession(this.session, event.detail);
+    location.reload();
   }
 
   private renderPage() {

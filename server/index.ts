@@ -43,6 +43,7 @@ import { addRunRoutes } from './http/runs-routes.ts';
 import { addAgentRoutes } from './http/agent-routes.ts';
 import { addAsideRoutes } from './http/aside-routes.ts';
 import { addAuditRoutes } from './http/audit-routes.ts';
+import { addSessionRoutes } from './http/session-routes.ts';
 import { createStaticHandler } from './http/static-files.ts';
 import { createRequestHandler } from './http/app.ts';
 import { attachCollabSocket } from './collab-socket.ts';
@@ -140,6 +141,7 @@ export async function startServer(
   addAgentRoutes(router, runs.agents);
   addAsideRoutes(router, asides);
   addAuditRoutes(router, store);
+  addSessionRoutes(router);
 
   const httpServer = createServer(
     createRequestHandler({

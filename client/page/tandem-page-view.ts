@@ -211,11 +211,13 @@ export class TandemPageView extends LightElement {
     this.frameDoc = frameDoc;
     frameDoc.addEventListener('mouseover', this.onHover);
     frameDoc.addEventListener('click', this.onFrameClick, true);
+    for (const type of unfollowedEvents) frameDoc.addEventListener(type, cancel, true);
   }
 
   private detachFrame() {
     this.frameDoc?.removeEventListener('mouseover', this.onHover);
     this.frameDoc?.removeEventListener('click', this.onFrameClick, true);
+    for (const type of unfollowedEvents) this.frameDoc?.removeEventListener(type, cancel, true);
     this.frameDoc = null;
   }
 
@@ -226,7 +228,7 @@ export class TandemPageView extends LightElement {
     if (id) this.frameDoc?.querySelector(`[data-tandem-id="${CSS.escape(id)}"]`)?.setAttribute('data-tandem-hover', '');
   };
 
-  /** A click in the frame never follows a link; while picking it chooses the element. */
+  /** A click in the frame (a link's Enter key included) never follows a link; while picking it chooses the element. */
   private readonly onFrameClick = (event: Event) => {
     event.preventDefault();
     if (!this.picking) return;
@@ -243,6 +245,15 @@ export class TandemPageView extends LightElement {
     for (const element of Array.from(this.frameDoc?.querySelectorAll('[data-tandem-hover]') ?? [])) element.removeAttribute('data-tandem-hover');
   }
 }
+
+/**
+ * The frame's events besides `click` whose default action navigates (PAGE9): a middle click
+ * (`auxclick`, which opens a link in a new tab) and a form's submission. A link's Enter key
+ * reaches it as a `click`. Cancelled in the capture phase, before anything in the frame sees them.
+ */
+const unfollowedEvents = ['auxclick', 'submit'] as const;
+
+const cancel = (event: Event) => event.preventDefault();
 
 function describe(element: PageElement): string {
   const text = element.text.length > 60 ? element.text.slice(0, 59) + '…' : element.text;

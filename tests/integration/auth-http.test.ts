@@ -73,6 +73,14 @@ describe('HTTP access by role', () => {
     expect(response.status).toBe(401);
   });
 
+  it('[TOKEN6] says whom a token signs in at GET /api/session, and refuses a bad one there as everywhere', async () => {
+    const token = server.token('commenter', { name: 'Cleo', sub: 'cleo', doc: docId });
+    expect(await server.api('/api/session', { token })).toMatchObject({ status: 200, body: { id: 'cleo', name: 'Cleo', role: 'commenter', doc: docId } });
+    expect((await server.api('/api/session', { token: server.token('viewer', { name: 'Vic', sub: 'vic' }) })).body).toEqual({ id: 'vic', name: 'Vic', role: 'viewer', doc: null });
+    const forged = token.slice(0, -4) + (token.endsWith('AAAA') ? 'BBBB' : 'AAAA');
+    expect(await server.api('/api/session', { token: forged })).toMatchObject({ status: 401, body: { error: { code: 'UNAUTHORIZED' } } });
+  });
+
   it('needs no token for /healthz', async () => {
     const response = await server.api('/healthz', { token: null });
     expect(response).toMatchObject({ status: 200, body: { ok: true } });
