@@ -70,4 +70,38 @@ describe('the model agent on a page', () => {
     const preview = ((await server.api(`/api/runs/${run.runId}/preview`)).body.html as string).replace(/ data-tandem-id="[^"]+"/g, '');
     expect(preview).toBe('<h1>Short</h1><p><a href="https://new.test/">link</a></p><p>Sub</p><h3>Keep</h3>');
   });
+
+  it('[MODEL8] tells each page tool in the activity: elements by number and tag, instructions by number', async () => {
+    const run = await sentPageRun(server, '<h1>Headline</h1><p><a href="http://old.test/">link</a></p><h2>Sub</h2><h3>Keep</h3>', [
+      ['h1', 'shorter'],
+      ['a', 'fix the link'],
+      ['h2', 'make it a paragraph'],
+      ['h3', 'leave it'],
+    ]);
+    const [h1, a, h2] = ['h1', 'a', 'h2'].map((tag) => byTag(run.elements, tag).id);
+    const [first, second, third, fourth] = run.instructionIds;
+    await startAgent([
+      { toolCalls: [{ name: 'read_page', arguments: {} }] },
+      {
+        toolCalls: [
+          { name: 'set_text', arguments: { instructionId: first, elementId: h1, text: 'Short' } },
+          { name: 'set_attribute', arguments: { instructionId: second, elementId: a, name: 'href', value: 'https://new.test/' } },
+          { name: 'replace_element', arguments: { instructionId: third, elementId: h2, html: '<p>Sub</p>' } },
+          { name: 'refuse', arguments: { instructionId: fourth, reason: 'Nothing to do.' } },
+        ],
+      },
+      { text: 'Done.' },
+    ]);
+    const record = await waitForState(server, run.runId, 'review', 15_000);
+    const number = (id: string) => run.elements.findIndex((element) => element.id === id) + 1;
+    expect(record.activity.map((line) => line.text)).toEqual([
+      'working on 4 instructions',
+      'reading the page',
+      `changing the text of element ${number(h1)} <h1> for instruction 1`,
+      `setting "href" of element ${number(a)} <a> for instruction 2`,
+      `replacing element ${number(h2)} <h2> for instruction 3`,
+      'refused 4: Nothing to do.',
+      'done: the run is ready for review',
+    ]);
+  });
 });
