@@ -21,7 +21,13 @@ import { notClaimed, runNotFound } from './run-error.ts';
 import { QueueNotifier } from './queue-notifier.ts';
 import type { AsideMirror } from './aside-mirror.ts';
 
-/** Asides one run may hold in all, and questions waiting for an answer at once. */
+/**
+ * Asides one person may send on one run in all, and their questions waiting for an answer at
+ * once (ASIDE3). Per person only: a cap on the run as a whole is one that a single commenter can
+ * fill, blocking everyone else's questions, an editor's too. What a run holds stays bounded
+ * without one: these caps times the people who hold a token for the document, each of them
+ * rate-limited (LIMIT7).
+ */
 const limits: AsideLimits = { total: 200, openQuestions: 4 };
 /** How often a long poll looks at the board again without being woken (a notice from another instance may be missed). */
 const pollLookMs = 1000;
@@ -90,9 +96,9 @@ export class AsideService {
     const record = newRecord(run.id, kind, input.text, { id: principal.sub, name: principal.name });
     if (kind === 'question') await this.endOrphanedQuestions(run.id);
     const outcome = await this.board.add({ record, docId: run.docId, mirrored: true }, limits);
-    if (outcome === 'too-many') throw new Rejection(429, 'TOO_MANY_ASIDES', 'This run has had as many asides as it may.', { retryAfter: 60 });
+    if (outcome === 'too-many') throw new Rejection(429, 'TOO_MANY_ASIDES', 'You have sent as many asides on this run as one person may.', { retryAfter: 60 });
     if (outcome === 'too-many-open') {
-      throw new Rejection(429, 'TOO_MANY_ASIDES', 'The agent has questions to answer already; wait for its answers.', { retryAfter: 5 });
+      throw new Rejection(429, 'TOO_MANY_ASIDES', 'The agent has your questions to answer already; wait for its answers.', { retryAfter: 5 });
     }
     this.mirror(run.docId, record);
     if (kind === 'steer') return { route: 'agent' };

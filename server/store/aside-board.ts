@@ -8,7 +8,11 @@ export interface BoardAside {
   mirrored: boolean;
 }
 
-/** What one run may hold: asides in all, and questions not yet answered at once (ASIDE3). */
+/**
+ * What one person (the asker's token subject, `askedBy.id`) may hold on one run: asides in all,
+ * and questions not yet answered at once (ASIDE3). Nothing counts across people, so nobody's
+ * asides can use up another's.
+ */
 export interface AsideLimits {
   total: number;
   openQuestions: number;
@@ -26,7 +30,7 @@ export type AddOutcome = 'added' | 'too-many' | 'too-many-open';
 export interface AsideBoard {
   /** Whether other instances may change the asides too (then their mirror writes may race this one's). */
   readonly shared: boolean;
-  /** Adds `aside` unless its run holds `limits.total` asides, or (a question) `limits.openQuestions` open ones. */
+  /** Adds `aside` unless its asker holds `limits.total` asides on its run, or (a question) `limits.openQuestions` open ones. */
   add(aside: BoardAside, limits: AsideLimits): Promise<AddOutcome>;
   /** The asides of `runId` not yet handed out, oldest first; each is handed out once. */
   takeUndelivered(runId: string): Promise<BoardAside[]>;
@@ -64,12 +68,11 @@ export function memoryAsideBoard(): AsideBoard {
   return {
     shared: false,
     async add(aside, limits) {
-      const { runId, asideId } = aside.record;
+      const { runId, asideId, askedBy } = aside.record;
       let run = runs.get(runId);
-      if (run && run.size >= limits.total) return 'too-many';
-      if (run && aside.record.kind === 'question' && [...run.values()].filter(({ aside: kept }) => isOpenQuestion(kept)).length >= limits.openQuestions) {
-        return 'too-many-open';
-      }
+      const theirs = [...(run?.values() ?? [])].filter((entry) => entry.aside.record.askedBy.id === askedBy.id);
+      if (theirs.length >= limits.total) return 'too-many';
+      if (aside.record.kind === 'question' && theirs.filter((entry) => isOpenQuestion(entry.aside)).length >= limits.openQuestions) return 'too-many-open';
       if (!run) runs.set(runId, (run = new Map()));
       run.set(asideId, { aside: copy(aside), delivered: false });
       byId.set(asideId, runId);

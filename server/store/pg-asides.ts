@@ -19,7 +19,7 @@ const addLockClass = 74_063;
  * database sees the same ones (SCALE5): a person's question taken by one instance is handed to
  * the agent polling another, and the answer that instance takes reaches the person's request
  * on the first. Each change is told to the other instances on `channel` as "<runId> <asideId>".
- * Adding to one run is serialised by an advisory lock, so its limits hold across instances;
+ * Adding to one run is serialised by an advisory lock, so its per-person limits hold across instances;
  * handing out and changing an aside lock its row.
  */
 export function pgAsideBoard(pool: pg.Pool, channel: PgChannel): AsideBoard {
@@ -39,12 +39,12 @@ export function pgAsideBoard(pool: pg.Pool, channel: PgChannel): AsideBoard {
   return {
     shared: true,
     async add(aside, limits) {
-      const { runId, asideId, kind } = aside.record;
+      const { runId, asideId, kind, askedBy } = aside.record;
       const outcome = await transaction(pool, async (client): Promise<AddOutcome> => {
         await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [addLockClass, runId]);
         const { rows } = await client.query<{ total: number; open: number }>(
-          'SELECT count(*)::int AS total, count(*) FILTER (WHERE open_question)::int AS open FROM asides WHERE run_id = $1',
-          [runId],
+          "SELECT count(*)::int AS total, count(*) FILTER (WHERE open_question)::int AS open FROM asides WHERE run_id = $1 AND record::jsonb -> 'askedBy' ->> 'id' = $2",
+          [runId, askedBy.id],
         );
         if (rows[0].total >= limits.total) return 'too-many';
         if (kind === 'question' && rows[0].open >= limits.openQuestions) return 'too-many-open';

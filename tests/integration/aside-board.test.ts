@@ -11,9 +11,9 @@ import { storeBackends, type TestStore } from '../helpers/store-backends.ts';
  */
 
 let sequence = 0;
-function aside(runId: string, kind: AsideRecord['kind'] = 'question', mirrored = true): BoardAside {
+function aside(runId: string, kind: AsideRecord['kind'] = 'question', mirrored = true, askedBy = { id: 'ed', name: 'Ed' }): BoardAside {
   sequence += 1;
-  const record = asideRecord({ asideId: `aside-${sequence}`, runId, kind, text: `Text ${sequence}`, route: kind === 'steer' ? 'agent' : null });
+  const record = asideRecord({ asideId: `aside-${sequence}`, runId, kind, text: `Text ${sequence}`, route: kind === 'steer' ? 'agent' : null, askedBy });
   return { docId: 'doc1', mirrored, record };
 }
 
@@ -49,7 +49,7 @@ describe.each(storeBackends)('the asides board in $name', (backend) => {
     expect(await store.asides.takeUndelivered('r2')).toEqual([other]);
   });
 
-  it('refuses an aside over the run’s total, and a question over its open questions', async () => {
+  it('refuses an aside over the person’s total on the run, and a question over their open questions', async () => {
     expect(await store.asides.add(aside('r1'), limits)).toBe('added');
     expect(await store.asides.add(aside('r1'), limits)).toBe('added');
     expect(await store.asides.add(aside('r1'), limits)).toBe('too-many-open');
@@ -59,6 +59,19 @@ describe.each(storeBackends)('the asides board in $name', (backend) => {
     expect(await store.asides.add(aside('r1', 'steer'), limits)).toBe('added');
     expect(await store.asides.add(aside('r1', 'steer'), limits)).toBe('added');
     expect(await store.asides.add(aside('r1', 'steer'), limits)).toBe('too-many');
+  });
+
+  it('[ASIDE3] counts each person’s asides apart: one who used up their share blocks nobody else', async () => {
+    const cleo = { id: 'cleo', name: 'Cleo' };
+    expect(await store.asides.add(aside('r1', 'question', true, cleo), limits)).toBe('added');
+    expect(await store.asides.add(aside('r1', 'question', true, cleo), limits)).toBe('added');
+    expect(await store.asides.add(aside('r1', 'question', true, cleo), limits)).toBe('too-many-open');
+    expect(await store.asides.add(aside('r1'), limits)).toBe('added');
+    expect(await store.asides.add(aside('r1'), limits)).toBe('added');
+    for (let i = 0; i < 3; i += 1) expect(await store.asides.add(aside('r1', 'steer', true, cleo), limits)).toBe('added');
+    expect(await store.asides.add(aside('r1', 'steer', true, cleo), limits)).toBe('too-many');
+    // Cleo holds 5 and the run 7, over the limit of one person; Ed still has room.
+    expect(await store.asides.add(aside('r1', 'steer'), limits)).toBe('added');
   });
 
   it('frees an open question’s place once its answer is done', async () => {

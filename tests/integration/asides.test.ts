@@ -195,6 +195,33 @@ describe('asides the agent does not answer', () => {
   });
 });
 
+describe('the limits of asides', () => {
+  it('[ASIDE3] counts open questions per person: a commenter’s four waiting questions block nobody else’s', async () => {
+    const run = await claimedRun();
+    const commenter = server.token('commenter', { name: 'Cleo' });
+    const waiting = [0, 1, 2, 3].map((index) => ask(server, run.runId, commenter, { text: `Question ${index}?` }));
+    await mirrored(run.docId, (asides) => asides.length === 4);
+    expect((await run.agent.poll(run.runId)).body).toHaveLength(4);
+    const fifth = await ask(server, run.runId, commenter, { text: 'One more?' });
+    expect(fifth.status).toBe(429);
+    expect(fifth.body.error).toEqual({ code: 'TOO_MANY_ASIDES', message: 'The agent has your questions to answer already; wait for its answers.', retryAfter: 5 });
+
+    // Another person, an editor or a commenter, still asks, and the agent's answer reaches them.
+    const questions = [
+      ask(server, run.runId, editor(), { text: 'How far along are you?' }),
+      ask(server, run.runId, server.token('commenter', { name: 'Dee' }), { text: 'Anything for me?' }),
+    ];
+    await mirrored(run.docId, (asides) => asides.length === 6);
+    const handed = (await run.agent.poll(run.runId)).body as { asideId: string; text: string }[];
+    expect(handed.map((aside) => aside.text)).toEqual(['How far along are you?', 'Anything for me?']);
+    for (const aside of handed) expect((await run.agent.answer(run.runId, aside.asideId, { answer: 'Half way.', done: true })).status).toBe(200);
+    for (const answer of await Promise.all(questions)) expect(answer.body).toEqual({ route: 'side', answer: 'Half way.' });
+
+    expect((await run.agent.fail(run.runId, 'Stopping here')).status).toBe(200);
+    for (const answer of await Promise.all(waiting)) expect(answer.body.error.code).toBe('RUN_NOT_ACTIVE');
+  });
+});
+
 describe('the rate of asides', () => {
   it('[LIMIT7] refuses asides beyond the rate with 429 RATE_LIMITED', async () => {
     const own = await startTestServer({ limits: { asides: { burst: 2, perSecond: 0.01 } } });

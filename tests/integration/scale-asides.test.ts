@@ -175,17 +175,20 @@ describe('asides across two instances', { timeout: 60_000 }, () => {
     expect(mirrored).toEqual([expect.objectContaining({ asideId: orphan.asideId, done: true, route: 'agent' })]);
   });
 
-  it('[SCALE5] [ASIDE3] counts a run’s open questions over both instances', async () => {
+  it('[SCALE5] [ASIDE3] counts a person’s open questions over both instances', async () => {
     const run = await claimedRun(a);
-    const waiting = [a, b, a, b].map((server, index) => ask(server, run.runId, server.token('editor'), { text: `Question ${index}?` }));
+    const asker = a.token('editor', { sub: 'asker', name: 'Asker' });
+    const waiting = [a, b, a, b].map((server, index) => ask(server, run.runId, asker, { text: `Question ${index}?` }));
     await waitFor(async () => (await boardRows(run.runId)) === 4, 5_000);
     for (const server of [a, b]) {
-      const fifth = await ask(server, run.runId, server.token('editor'), { text: 'One more?' });
+      const fifth = await ask(server, run.runId, asker, { text: 'One more?' });
       expect(fifth.status).toBe(429);
       expect(fifth.body.error.code).toBe('TOO_MANY_ASIDES');
     }
-    // A steer still goes through.
-    expect((await ask(b, run.runId, b.token('editor'), { text: 'Carry on.' })).body).toEqual({ route: 'agent' });
+    // A steer still goes through, and so does another person's question.
+    expect((await ask(b, run.runId, asker, { text: 'Carry on.' })).body).toEqual({ route: 'agent' });
+    waiting.push(ask(b, run.runId, b.token('editor'), { text: 'And mine?' }));
+    await waitFor(async () => (await boardRows(run.runId)) === 6, 5_000);
     expect((await run.agent.fail(run.runId, 'Stopping here')).status).toBe(200);
     for (const answer of await Promise.all(waiting)) expect(answer.body.error.code).toBe('RUN_NOT_ACTIVE');
   });
