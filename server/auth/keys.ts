@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSecret, secretLength } from './secret.ts';
+import { ensurePrivateDir } from '../private-files.ts';
 
 /**
  * TOKEN5: the token signing keys of a data directory. The first key is `<dataDir>/secret` (so data
@@ -97,7 +98,7 @@ export function fixedKeyRing(keys: SigningKey[]): KeyRing {
 /** Adds a new newest key to `dataDir`; returns its id. */
 export function addKey(dataDir: string): string {
   readKeys(dataDir);
-  mkdirSync(join(dataDir, keysDir), { recursive: true, mode: 0o700 });
+  ensurePrivateDir(join(dataDir, keysDir), keyFile);
   const last = keyFileNames(dataDir).map((name) => Number(keyFile.exec(name)![1])).at(-1) ?? 0;
   const secret = randomBytes(secretLength);
   writeFileSync(join(dataDir, keysDir, `${String(last + 1).padStart(4, '0')}.key`), secret, { mode: 0o600, flag: 'wx' });

@@ -1,10 +1,10 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeClaims, isTokenId, type Claims } from '../../shared/protocol/claims.ts';
 import { sqliteAuditLog } from '../store/sqlite-audit.ts';
 import { sqliteRevocationList } from '../store/sqlite-revocations.ts';
 import { openPostgresStore } from '../store/pg-store.ts';
+import { ensurePrivateDir, ensurePrivateFile, restrictFiles } from '../private-files.ts';
 
 /** Who revokes: the person at the command line of the server's machine. */
 export const commandLineActor = { id: 'command-line', name: 'Command line', role: 'operator' };
@@ -25,11 +25,16 @@ export function tokenIdOf(tokenOrId: string): { jti: string; claims: Claims | nu
  * (SQLite WAL; a busy database is waited for). False when it was revoked before.
  */
 export async function revokeInDataDir(dataDir: string, jti: string, doc: string | null): Promise<boolean> {
-  mkdirSync(dataDir, { recursive: true });
-  const db = new Database(join(dataDir, 'tandem.sqlite'));
+  // The first command run on a data directory may be this one: it makes the directory and the
+  // database as private as the server would.
+  ensurePrivateDir(dataDir);
+  const file = join(dataDir, 'tandem.sqlite');
+  ensurePrivateFile(file);
+  const db = new Database(file);
   try {
     db.pragma('busy_timeout = 5000');
     db.pragma('journal_mode = WAL');
+    restrictFiles([`${file}-wal`, `${file}-shm`]);
     const now = Date.now();
     const added = await sqliteRevocationList(db).revoke(jti, now);
     if (added) await sqliteAuditLog(db).record({ action: 'token.revoked', docId: doc, actor: commandLineActor, tokenId: jti, at: now });

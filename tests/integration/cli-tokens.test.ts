@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { decodeClaims } from '../../shared/protocol/claims.ts';
@@ -8,14 +11,16 @@ import { useTestServer } from '../helpers/use-test-server.ts';
 const run = promisify(execFile);
 const server = useTestServer();
 
-/** Runs `npx tandem ARGS` as a child process against the test server's data directory. */
-async function tandem(...args: string[]): Promise<string> {
+/** Runs `npx tandem ARGS` as a child process against `dataDir` (the test server's data directory by default). */
+async function tandemIn(dataDir: string, ...args: string[]): Promise<string> {
   const { stdout } = await run('npx', ['--offline', 'tandem', ...args], {
     cwd: new URL('../..', import.meta.url).pathname,
-    env: { ...process.env, DATA_DIR: server.dataDir },
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
   });
   return stdout.trim();
 }
+
+const tandem = (...args: string[]) => tandemIn(server.dataDir, ...args);
 
 const status = async (token: string) => (await server.api('/api/docs', { token })).body?.error?.code ?? 'OK';
 
@@ -54,5 +59,32 @@ describe('tandem token and tandem revoke against a running server', { timeout: 1
     const after = await tandem('token', '--role', 'viewer');
     expect(after.split('.')[0]).not.toBe(before.split('.')[0]);
     expect([await status(before), await status(after)]).toEqual(['OK', 'OK']);
+  });
+});
+
+describe('the commands on a data directory that does not exist yet', { timeout: 120_000 }, () => {
+  const mode = (path: string) => statSync(path).mode & 0o777;
+
+  it('[TOKEN3] [TOKEN5] make it 0700 and its files 0600: tandem revoke, tandem token and tandem rotate-key alike', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'tandem-cli-'));
+    try {
+      const dirs = ['revoke', 'token', 'rotate'].map((name) => join(parent, name, 'data'));
+      await Promise.all([
+        tandemIn(dirs[0], 'revoke', 'abcdefghij0123456789'),
+        tandemIn(dirs[1], 'token', '--role', 'viewer'),
+        tandemIn(dirs[2], 'rotate-key'),
+      ]);
+      for (const dir of dirs) {
+        expect([dir, mode(dir)]).toEqual([dir, 0o700]);
+        for (const entry of readdirSync(dir, { recursive: true }) as string[]) {
+          const path = join(dir, entry);
+          expect([path, mode(path)]).toEqual([path, statSync(path).isDirectory() ? 0o700 : 0o600]);
+        }
+      }
+      expect(readdirSync(dirs[0])).toEqual(expect.arrayContaining(['tandem.sqlite']));
+      expect(readdirSync(dirs[2]).sort()).toEqual(['keys', 'secret']);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
   });
 });

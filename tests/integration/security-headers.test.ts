@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -102,7 +102,7 @@ describe('the data directory', () => {
     }
   });
 
-  it('tightens files left readable by others and leaves the mode of a directory it did not create', async () => {
+  it('tightens files left readable by others, and a directory that holds only its own files', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tandem-loose-'));
     try {
       const first = await startTestServer({ dataDir });
@@ -114,10 +114,29 @@ describe('the data directory', () => {
 
       const second = await startTestServer({ dataDir });
       try {
-        expect(mode(dataDir)).toBe(0o755);
+        expect(mode(dataDir)).toBe(0o700);
         for (const file of readdirSync(dataDir)) expect([file, mode(join(dataDir, file))]).toEqual([file, 0o600]);
       } finally {
         await second.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('leaves the mode of a directory that holds other things too (DATA_DIR may be shared)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tandem-shared-'));
+    try {
+      chmodSync(dataDir, 0o755);
+      writeFileSync(join(dataDir, 'notes.txt'), 'not Tandem’s');
+      const started = await startTestServer({ dataDir });
+      try {
+        await started.createDoc('Shared', 'Text.');
+        expect(mode(dataDir)).toBe(0o755);
+        expect(mode(join(dataDir, 'tandem.sqlite'))).toBe(0o600);
+        expect(mode(join(dataDir, 'secret'))).toBe(0o600);
+      } finally {
+        await started.stop();
       }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
