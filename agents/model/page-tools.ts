@@ -4,6 +4,7 @@ import { Rejection } from '../../shared/protocol/rejection.ts';
 import { opKinds } from '../../shared/applier/op-kinds.ts';
 import { pageOpKinds, settableAttributes, type PageOpKind } from '../../shared/page/page-ops.ts';
 import { LeaseLost } from './lease-lost.ts';
+import { alreadyRefused } from './run-state.ts';
 import type { ToolAnswer, ToolContext, ToolDefinition } from './tools.ts';
 
 /**
@@ -66,6 +67,7 @@ export async function runPageTool(name: 'read_page' | PageOpKind, args: Record<s
     for (const element of page.elements) state.remember(element.id, element.hash);
     return { html: page.html, elements: page.elements.map(({ id, tag, text }) => ({ id, tag, text })) };
   }
+  if (state.isRefused(args.instructionId)) return alreadyRefused(args.instructionId);
   const expectHash = state.hashOf(args.elementId);
   if (expectHash === undefined) return error('READ_FIRST', `Read the page (read_page) in this run before you change element "${args.elementId}".`);
   const target = { elementId: args.elementId, expectHash, instructionId: args.instructionId };
@@ -87,6 +89,7 @@ export async function runPageTool(name: 'read_page' | PageOpKind, args: Record<s
     if (failure.status >= 500) throw failure;
     return error(failure.code, failure.message);
   }
+  state.markChanged(args.instructionId);
   return { ok: true };
 }
 

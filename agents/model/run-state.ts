@@ -2,12 +2,14 @@ import type { Refusal } from '../agent-api-client.ts';
 
 /**
  * What the model agent remembers within one run: the hash of each block as a read tool last
- * showed it, and the refusals the model gave. The model never sees a hash: a write names a
- * block, and the hash it is sent with is the one read here [MODEL2].
+ * showed it, the refusals the model gave and the instructions a write of this run answered. The
+ * model never sees a hash: a write names a block, and the hash it is sent with is the one read
+ * here [MODEL2]. An instruction is either changed or refused, never both [MODEL3].
  */
 export class RunState {
   private readonly hashes = new Map<string, string>();
   private readonly refused = new Map<string, string>();
+  private readonly changed = new Set<string>();
   private batches = 0;
 
   constructor(
@@ -35,6 +37,19 @@ export class RunState {
     this.refused.set(instructionId, reason);
   }
 
+  isRefused(instructionId: string): boolean {
+    return this.refused.has(instructionId);
+  }
+
+  /** A batch answering `instructionId` was applied. */
+  markChanged(instructionId: string): void {
+    this.changed.add(instructionId);
+  }
+
+  hasChanged(instructionId: string): boolean {
+    return this.changed.has(instructionId);
+  }
+
   refusals(): Refusal[] {
     return [...this.refused].map(([instructionId, reason]) => ({ instructionId, reason }));
   }
@@ -43,4 +58,16 @@ export class RunState {
   nextBatchKey(): string {
     return `${this.runId}:model:${++this.batches}`;
   }
+}
+
+/** MODEL3: the answer to a write for an instruction the model refused; nothing is sent. */
+export function alreadyRefused(id: string): { error: { code: string; message: string } } {
+  return { error: { code: 'ALREADY_REFUSED', message: `You refused instruction "${id}" in this run: it cannot be changed as well.` } };
+}
+
+/** MODEL3: the answer to `refuse` for an instruction a write of this run answered. */
+export function alreadyChanged(id: string): { error: { code: string; message: string } } {
+  return {
+    error: { code: 'ALREADY_CHANGED', message: `Instruction "${id}" has a change in this run: it cannot be refused as well. Say in your summary what is left undone.` },
+  };
 }

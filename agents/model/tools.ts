@@ -2,7 +2,7 @@ import type { AgentApiClient } from '../agent-api-client.ts';
 import type { PlannedOp } from '../reference/plan.ts';
 import { Rejection } from '../../shared/protocol/rejection.ts';
 import { opKinds, type OpKind } from '../../shared/applier/op-kinds.ts';
-import type { RunState } from './run-state.ts';
+import { alreadyChanged, alreadyRefused, type RunState } from './run-state.ts';
 import type { PageOpKind } from '../../shared/page/page-ops.ts';
 import { isPageTool, runPageTool } from './page-tools.ts';
 import { LeaseLost } from './lease-lost.ts';
@@ -147,6 +147,7 @@ export async function runTool(name: string, rawArguments: string, context: ToolC
     case 'refuse': {
       if (!state.instructionIds.has(args.instructionId)) return noSuchInstruction(args.instructionId);
       if (args.reason.trim() === '') return error('BAD_ARGUMENTS', 'Give a reason.');
+      if (state.hasChanged(args.instructionId)) return alreadyChanged(args.instructionId);
       state.refuse(args.instructionId, args.reason.trim().slice(0, 2000));
       return { ok: true };
     }
@@ -166,6 +167,7 @@ export async function runTool(name: string, rawArguments: string, context: ToolC
 async function rewrite(args: Record<string, string>, context: ToolContext): Promise<ToolAnswer> {
   const { client, state } = context;
   if (!state.instructionIds.has(args.instructionId)) return noSuchInstruction(args.instructionId);
+  if (state.isRefused(args.instructionId)) return alreadyRefused(args.instructionId);
   const readHash = state.hashOf(args.blockId);
   if (readHash === undefined) {
     return error('READ_FIRST', `Read block "${args.blockId}" (read_block or read_document) in this run before you change it.`);
@@ -197,6 +199,7 @@ function withoutFence(text: string): string {
 }
 
 async function write(kind: OpKind, args: Record<string, string>, { client, state }: ToolContext): Promise<ToolAnswer> {
+  if (state.isRefused(args.instructionId)) return alreadyRefused(args.instructionId);
   const expectHash = state.hashOf(args.blockId);
   if (expectHash === undefined) {
     return error('READ_FIRST', `Read block "${args.blockId}" (read_block or read_document) in this run before you change it.`);
@@ -224,6 +227,7 @@ async function send(op: PlannedOp, { client, state }: Pick<ToolContext, 'client'
     if (failure.status >= 500) throw failure;
     return error(failure.code, failure.message);
   }
+  state.markChanged(op.instructionId);
   // A replaced or deleted block is not what was read any more; the block an insert follows is.
   if (op.op !== 'insert_after') state.forget(op.blockId);
   return { ok: true };

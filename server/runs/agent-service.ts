@@ -13,7 +13,7 @@ import { readDocState } from '../docs/read-doc.ts';
 import type { StoredRun } from '../store/store.ts';
 import { parseActivityInput, parseCompleteInput, parseFailInput, parseOpsInput } from './agent-input.ts';
 import type { ActivityAnswer } from '../../shared/wire/activity.ts';
-import { invalidInput, notClaimed, runNotFound } from './run-error.ts';
+import { alreadyChanged, invalidInput, notClaimed, runNotFound } from './run-error.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { applyBatch, takeBack } from './run-text.ts';
 import type { RunChange } from '../../shared/protocol/run-record.ts';
@@ -135,7 +135,11 @@ export class AgentService {
     return { ok: true };
   }
 
-  /** CLAIM4: claimed → review, with what the agent says of each instruction it did not change. */
+  /**
+   * CLAIM4: claimed → review, with what the agent says of each instruction it did not change. An
+   * item is either changed or refused: a refusal of an instruction that a batch of this claim
+   * answered is `409 ALREADY_CHANGED` (with `instructionId`), and the run stays claimed.
+   */
   async complete(principal: Claims, runId: string, body: unknown): Promise<RunStateAnswer & { state: 'review' }> {
     const run = await this.agentRun(principal, runId);
     const input = parseCompleteInput(body);
@@ -147,6 +151,8 @@ export class AgentService {
     await locks.run(run.id, async () => {
       const current = await store.runs.getRun(run.id);
       if (!current || !holdsClaim(current, principal, this.deps.now())) throw notClaimed();
+      const changed = current.items.find((item) => item.outcome === 'changed' && refusals.has(item.instructionId));
+      if (changed) throw alreadyChanged(changed.instructionId);
       if (!(await store.runs.completeRun(run.id, principal.sub, this.deps.now(), { summary: input.summary, refusals }))) throw notClaimed();
     });
     await recordAudit(store.audit, principal, 'run.completed', run.docId, run.id);

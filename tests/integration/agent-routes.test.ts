@@ -333,6 +333,21 @@ describe('POST /api/agent/runs/:runId/complete', () => {
     expect((await bot.complete(runId)).body.error.code).toBe('NOT_CLAIMED');
   });
 
+  it('[CLAIM4] refuses a refusal of an instruction a batch changed with 409 ALREADY_CHANGED, leaving the run claimed', async () => {
+    const { runId, blocks, instructionIds } = await sentRun(server, markdown, ['uppercase', 'sing']);
+    const bot = agent();
+    await bot.claim(runId);
+    await bot.ops(runId, 'k', [replaceOp(blocks[0], 'ALPHA ONE', instructionIds[0])]);
+    const answer = await bot.complete(runId, { refusals: [{ instructionId: instructionIds[0], reason: 'Changed my mind.' }] });
+    expect(answer).toMatchObject({ status: 409, body: { error: { code: 'ALREADY_CHANGED', instructionId: instructionIds[0] } } });
+    expect((await getRun(server, runId)).state).toBe('claimed');
+    expect((await bot.complete(runId, { refusals: [{ instructionId: instructionIds[1], reason: 'I cannot sing.' }] })).status).toBe(200);
+    expect((await getRun(server, runId)).items.map(({ outcome, reason }) => [outcome, reason])).toEqual([
+      ['changed', null],
+      ['refused', 'I cannot sing.'],
+    ]);
+  });
+
   it('refuses a refusal of an instruction that is not in the run with 422, leaving the run claimed', async () => {
     const { runId } = await sentRun(server, markdown, ['uppercase']);
     const bot = agent();

@@ -85,6 +85,37 @@ describe('the model agent', () => {
     expect(toolAnswers(fake.requests[2].body)[1]).toEqual({ ok: true });
   });
 
+  it('[MODEL3] keeps an instruction either changed or refused: a refuse after a change, and a change after a refuse, answer an error', async () => {
+    const doc = await sentRun(server, markdown, ['Make it louder', 'Leave it']);
+    const [first, second] = doc.instructionIds;
+    const fake = await startAgent([
+      { toolCalls: [{ name: 'read_document', arguments: {} }] },
+      {
+        toolCalls: [
+          { name: 'replace_block', arguments: { instructionId: first, blockId: doc.blocks[0].id, markdown: 'ALPHA!' } },
+          { name: 'refuse', arguments: { instructionId: first, reason: 'Actually no.' } },
+          { name: 'refuse', arguments: { instructionId: second, reason: 'Nothing to do.' } },
+          { name: 'replace_block', arguments: { instructionId: second, blockId: doc.blocks[1].id, markdown: 'BETA!' } },
+          { name: 'delete_block', arguments: { instructionId: second, blockId: doc.blocks[1].id } },
+        ],
+      },
+      { text: 'Louder, and left the rest.' },
+    ]);
+    const run = await waitForState(server, doc.runId, 'review', 15_000);
+    expect(toolAnswers(fake.requests[2].body).slice(1)).toEqual([
+      { ok: true },
+      { error: { code: 'ALREADY_CHANGED', message: expect.stringContaining(first) } },
+      { ok: true },
+      { error: { code: 'ALREADY_REFUSED', message: expect.stringContaining(second) } },
+      { error: { code: 'ALREADY_REFUSED', message: expect.stringContaining(second) } },
+    ]);
+    expect(await markdownOf(server, doc.docId)).toBe('ALPHA!\n\nbeta\n\ngamma');
+    expect(run.items.map(({ outcome, reason }) => [outcome, reason])).toEqual([
+      ['changed', null],
+      ['refused', 'Nothing to do.'],
+    ]);
+  });
+
   it('[MODEL2] answers READ_FIRST to a write on a block not read in this run, and changes nothing', async () => {
     const doc = await sentRun(server, markdown, ['Make it louder']);
     const fake = await startAgent([
