@@ -8,6 +8,7 @@ import { serverOrigin } from '../../shared/model/origins.ts';
 import { may } from '../../shared/protocol/permissions.ts';
 import { readDocState } from '../docs/read-doc.ts';
 import { withDocument } from '../docs/with-document.ts';
+import { recordAudit } from '../audit/record-audit.ts';
 import type { Store } from '../store/store.ts';
 import { forbidden, notFound } from './api-error.ts';
 import type { RouteHandler } from './api.ts';
@@ -56,6 +57,7 @@ export function addAnnotationRoutes(router: Router<RouteHandler>, deps: { store:
     );
     if (!result.ok) throw refusal(result.error);
     await store.annotationDocs.add(doc.id, [result.id]);
+    await recordAudit(store.audit, principal, 'annotation.created', doc.id);
     return json(201, { id: result.id } satisfies CreatedId);
   });
 
@@ -69,6 +71,7 @@ export function addAnnotationRoutes(router: Router<RouteHandler>, deps: { store:
     );
     if (!result.ok) throw refusal(result.error);
     await store.annotationDocs.add(doc.id, [result.id]);
+    await recordAudit(store.audit, principal, 'annotation.created', doc.id);
     return json(201, { id: result.id } satisfies CreatedId);
   });
 }

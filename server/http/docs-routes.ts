@@ -10,7 +10,7 @@ import { docMarkdown } from '../docs/doc-markdown.ts';
 import { readDocState } from '../docs/read-doc.ts';
 import { toRunRecord } from '../store/run-store.ts';
 import type { Store } from '../store/store.ts';
-import { recordAudit } from '../audit/record-audit.ts';
+import { recordAudit, recordRead } from '../audit/record-audit.ts';
 import { forbidden } from './api-error.ts';
 import type { CreatedDoc, DocSummary, DocView } from '../../shared/wire/docs.ts';
 import { readableDoc } from './doc-access.ts';
@@ -59,12 +59,14 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
       store.runs.listRuns(record.id),
     ]);
     const answer: DocView = { id: record.id, title, kind: record.kind, ...content, annotations, runs: runs.map(toRunRecord) };
+    await recordRead(store.audit, principal, record.id);
     return json(200, answer);
   });
 
   router.add('GET', '/api/docs/:id/markdown', async ({ principal, params }) => {
     const record = await readable(principal, params.id);
     const markdown = await readDocState(hocuspocus, store, docName(record.id), (ydoc) => docMarkdown(record.kind, ydoc));
+    await recordRead(store.audit, principal, record.id);
     return text(200, markdown, 'text/markdown; charset=utf-8');
   });
 }

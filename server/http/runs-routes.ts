@@ -7,7 +7,7 @@ import { parseDiscardReason, pinDiscardReason } from '../runs/discard-reason.ts'
 import { sendRun } from '../runs/send-run.ts';
 import { toRunRecord } from '../store/run-store.ts';
 import type { Store } from '../store/store.ts';
-import { recordAudit } from '../audit/record-audit.ts';
+import { recordAudit, recordRead } from '../audit/record-audit.ts';
 import { forbidden, notFound } from './api-error.ts';
 import { runItemView, type RunDecision, type RunPreview, type SentRun } from '../../shared/wire/runs.ts';
 import type { RouteHandler } from './api.ts';
@@ -54,6 +54,7 @@ export function addRunRoutes(
     const run = isRecordId(params.runId) ? await store.runs.getRun(params.runId) : null;
     if (!run) throw notFound('There is no run with this id.');
     await readableDoc(store, principal, run.docId);
+    await recordRead(store.audit, principal, run.docId);
     return json(200, toRunRecord(run));
   });
 
@@ -64,6 +65,7 @@ export function addRunRoutes(
     const doc = await readableDoc(store, principal, run.docId);
     if (doc.kind !== 'page') throw new Rejection(422, 'NOT_A_PAGE', 'Only a run over a page has a preview; read a text run with GET /api/runs/:runId.');
     const preview: RunPreview = { html: await readCandidate(deps, run) };
+    await recordRead(store.audit, principal, doc.id);
     return json(200, preview);
   });
 

@@ -1,6 +1,7 @@
 import { canTake } from '../../shared/protocol/run-states.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { takeBack } from './run-text.ts';
+import { recordAuditAs } from '../audit/record-audit.ts';
 
 /**
  * CLAIM3: gives back the claims whose lease ran out (claimed → queued): a timer looks for them every
@@ -33,10 +34,14 @@ export class LeaseExpiry {
     for (const expired of await store.runs.expiredClaims(now())) {
       const done = await locks.run(expired.id, async () => {
         const run = await store.runs.getRun(expired.id);
-        if (!run || !canTake('leaseExpired', run.state) || (run.leaseExpiresAt ?? 0) > now()) return false;
-        return takeBack(this.deps, run, () => store.runs.requeueRun(run.id, now()));
+        if (!run || !canTake('leaseExpired', run.state) || (run.leaseExpiresAt ?? 0) > now()) return null;
+        return (await takeBack(this.deps, run, () => store.runs.requeueRun(run.id, now()))) ? run : null;
       });
-      if (done) requeued++;
+      if (!done) continue;
+      requeued++;
+      // AUDIT1: the entry names the agent whose lease ran out.
+      const agent = done.claimedBy ?? { id: 'unknown', name: 'Unknown agent' };
+      await recordAuditAs(store.audit, { id: agent.id, name: agent.name, role: 'agent' }, 'run.lease-expired', done.docId, done.id);
     }
     return requeued;
   }

@@ -61,6 +61,17 @@ export function pgAuditLog(pool: pg.Pool): AuditLog {
         [event.at ?? Date.now(), event.docId, event.action, event.actor.id, event.actor.name, event.actor.role, event.runId ?? null, event.tokenId ?? null],
       );
     },
+    async recordUnlessSince(event, since) {
+      // Two instances racing at the same moment may each write one: a duplicate, never a gap.
+      const { rowCount } = await pool.query(
+        `INSERT INTO audit_log (at, doc_id, action, actor_id, actor_name, actor_role, run_id, token_id)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8
+         WHERE NOT EXISTS (SELECT 1 FROM audit_log WHERE doc_id IS NOT DISTINCT FROM $2 AND action = $3 AND actor_id = $4
+                           AND token_id IS NOT DISTINCT FROM $8 AND at >= $9)`,
+        [event.at ?? Date.now(), event.docId, event.action, event.actor.id, event.actor.name, event.actor.role, event.runId ?? null, event.tokenId ?? null, since],
+      );
+      return (rowCount ?? 0) > 0;
+    },
     async list(docId, page) {
       const { rows } = await pool.query<AuditRow>(
         'SELECT * FROM audit_log WHERE (doc_id = $1 OR doc_id IS NULL) AND id < $2 ORDER BY id DESC LIMIT $3',

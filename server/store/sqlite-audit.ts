@@ -1,15 +1,19 @@
 import type Database from 'better-sqlite3';
 
 /**
- * AUDIT1: the audit log: who opened a document, created it, sent, claimed, completed, failed, accepted,
- * discarded or reverted its runs or undid a discard, and which tokens were revoked. One row per event (a connection is one
- * row when it opens, never one per message). Entries of no document (the revocation of a token
- * good for every document) belong to every document's log.
+ * AUDIT1: the audit log: who opened a document, created it, read it over the API, annotated it over
+ * the API, sent, claimed, completed, failed, accepted, discarded or reverted its runs or undid a
+ * discard, whose lease ran out, and which tokens were revoked. One row per event (a connection is
+ * one row when it opens, never one per message; API reads one row per token, document and hour,
+ * AUDIT3). Entries of no document (the revocation of a token good for every document) belong to
+ * every document's log.
  */
 
 export const auditActions = [
   'doc.created',
   'doc.opened',
+  'doc.read',
+  'annotation.created',
   'run.sent',
   'run.claimed',
   'run.completed',
@@ -18,6 +22,7 @@ export const auditActions = [
   'run.discarded',
   'run.reverted',
   'run.discard-undone',
+  'run.lease-expired',
   'token.revoked',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
@@ -52,6 +57,11 @@ export interface AuditEntry {
 
 export interface AuditLog {
   record(event: AuditEvent): Promise<void>;
+  /**
+   * Records `event` unless the log holds an entry of the same action, document, actor and token
+   * at `since` or later; resolves with whether it wrote one (AUDIT3's coalesced reads).
+   */
+  recordUnlessSince(event: AuditEvent, since: number): Promise<boolean>;
   /** The entries of `docId`, newest first, with ids below `before` when given; at most `limit`. */
   list(docId: string, page: { before?: number; limit: number }): Promise<AuditEntry[]>;
 }
@@ -91,18 +101,33 @@ export function sqliteAuditLog(db: Database.Database): AuditLog {
   const select = db.prepare<{ docId: string; before: number; limit: number }, AuditRow>(
     `SELECT * FROM audit_log WHERE (doc_id = @docId OR doc_id IS NULL) AND id < @before ORDER BY id DESC LIMIT @limit`,
   );
+  const recent = db.prepare<{ docId: string | null; action: string; actorId: string; tokenId: string | null; since: number }, { id: number }>(
+    `SELECT id FROM audit_log WHERE doc_id IS @docId AND action = @action AND actor_id = @actorId AND token_id IS @tokenId AND at >= @since
+     ORDER BY id DESC LIMIT 1`,
+  );
+  const recordUnlessSince = db.transaction((event: AuditEvent, since: number): boolean => {
+    const params = { docId: event.docId, action: event.action, actorId: event.actor.id, tokenId: event.tokenId ?? null, since };
+    if (recent.get(params)) return false;
+    insertEvent(event);
+    return true;
+  });
+  const insertEvent = (event: AuditEvent) =>
+    insert.run({
+      at: event.at ?? Date.now(),
+      docId: event.docId,
+      action: event.action,
+      actorId: event.actor.id,
+      actorName: event.actor.name,
+      actorRole: event.actor.role,
+      runId: event.runId ?? null,
+      tokenId: event.tokenId ?? null,
+    });
   return {
     async record(event) {
-      insert.run({
-        at: event.at ?? Date.now(),
-        docId: event.docId,
-        action: event.action,
-        actorId: event.actor.id,
-        actorName: event.actor.name,
-        actorRole: event.actor.role,
-        runId: event.runId ?? null,
-        tokenId: event.tokenId ?? null,
-      });
+      insertEvent(event);
+    },
+    async recordUnlessSince(event, since) {
+      return recordUnlessSince(event, since);
     },
     async list(docId, page) {
       return select.all({ docId, before: page.before ?? Number.MAX_SAFE_INTEGER, limit: page.limit }).map(toEntry);

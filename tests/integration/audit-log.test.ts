@@ -26,7 +26,7 @@ describe('the audit log', () => {
     const doc = await createDoc(server, 'one\n\ntwo', 'Audited');
     const peer = server.track(connectPeer({ wsUrl: server.wsUrl, name: doc.id, token: server.token('viewer', { sub: 'reader', name: 'Reader' }) }));
     await peer.synced;
-    await waitFor(async () => (await audit(doc.id)).body.entries.length === 2);
+    await waitFor(async () => (await audit(doc.id)).body.entries.some((entry: { action: string }) => entry.action === 'doc.opened'));
 
     const agent = agentApi(server, server.token('agent', { sub: 'bot', name: 'Bot' }));
     await instruct(server, doc.id, doc.blocks[0].id, 'uppercase');
@@ -50,7 +50,8 @@ describe('the audit log', () => {
 
     const response = await audit(doc.id);
     expect(response.status).toBe(200);
-    const entries = response.body.entries.map(({ action, actor, runId }: { action: string; actor: unknown; runId?: string }) => ({ action, actor, runId }));
+    // The reads and annotations the helpers made over the API are AUDIT3's (below).
+    const entries = response.body.entries.filter((entry: { action: string }) => !['doc.read', 'annotation.created'].includes(entry.action)).map(({ action, actor, runId }: { action: string; actor: unknown; runId?: string }) => ({ action, actor, runId }));
     expect(entries).toEqual([
       { action: 'token.revoked', actor: { id: 'command-line', name: 'Command line', role: 'operator' }, runId: undefined },
       { action: 'run.discarded', actor: owner, runId: discarded },
@@ -110,5 +111,49 @@ describe('the audit log', () => {
     expect((await audit(id, '', server.token('editor', { doc: id }))).status).toBe(200);
     expect((await audit(id, '', server.token('editor'))).status).toBe(200);
     expect((await audit('nosuchdoc', '', server.token('editor'))).status).toBe(404);
+  });
+
+  it('[AUDIT3] records API reads once per token, document and hour, and annotations made over the API', async () => {
+    const id = await server.createDoc('Read', 'text');
+    const { body: created } = await server.api(`/api/docs/${id}`);
+    const viewer = server.token('viewer', { sub: 'reader', name: 'Reader' });
+    const other = server.token('viewer', { sub: 'reader', name: 'Reader' });
+    for (const path of [`/api/docs/${id}`, `/api/docs/${id}/markdown`, `/api/docs/${id}`]) expect((await server.api(path, { token: viewer })).status).toBe(200);
+    expect((await server.api(`/api/docs/${id}/markdown`, { token: other })).status).toBe(200);
+    const annotated = await server.api(`/api/docs/${id}/annotations`, { method: 'POST', body: { kind: 'comment', blockId: created.blocks[0].id, text: 'Hm.' } });
+    expect(annotated.status).toBe(201);
+
+    const entries = (await audit(id)).body.entries as { action: string; actor: unknown; tokenId?: string }[];
+    expect(entries.map(({ action, actor, tokenId }) => ({ action, actor, tokenId }))).toEqual([
+      { action: 'annotation.created', actor: owner, tokenId: undefined },
+      { action: 'doc.read', actor: reader, tokenId: decodeClaims(other)!.jti },
+      { action: 'doc.read', actor: reader, tokenId: decodeClaims(viewer)!.jti },
+      { action: 'doc.read', actor: owner, tokenId: decodeClaims(server.ownerToken)!.jti },
+      { action: 'doc.created', actor: owner, tokenId: undefined },
+    ]);
+  });
+
+  it('[AUDIT3] records a run read as a read of its document, and a second hour anew', async () => {
+    const doc = await createDoc(server, 'one', 'Runs read');
+    await instruct(server, doc.id, doc.blocks[0].id, 'uppercase');
+    const runId = await send(doc.id);
+    const viewer = server.token('viewer', { sub: 'reader', name: 'Reader' });
+    expect((await server.api(`/api/runs/${runId}`, { token: viewer })).status).toBe(200);
+    expect((await server.api(`/api/runs/${runId}`, { token: viewer })).status).toBe(200);
+    const reads = async () => ((await audit(doc.id)).body.entries as { action: string; actor: { id: string } }[]).filter((entry) => entry.action === 'doc.read' && entry.actor.id === 'reader');
+    expect(await reads()).toHaveLength(1);
+
+    // The hour is the log's: an entry of an hour before does not count for this one.
+    const { recordRead, readCoalesceMs } = await import('../../server/audit/record-audit.ts');
+    const { openSqliteStore } = await import('../../server/store/sqlite-store.ts');
+    const store = openSqliteStore(server.dataDir);
+    try {
+      const claims = decodeClaims(viewer)!;
+      await recordRead(store.audit, claims, doc.id, Date.now() + readCoalesceMs);
+      await recordRead(store.audit, claims, doc.id, Date.now() + readCoalesceMs + 1);
+    } finally {
+      await store.close();
+    }
+    expect(await reads()).toHaveLength(2);
   });
 });

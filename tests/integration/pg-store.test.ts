@@ -87,6 +87,12 @@ describe('the PostgreSQL store', () => {
     await store.audit.record({ action: 'token.revoked', docId: null, actor: { id: 'o', name: 'O', role: 'editor' }, tokenId: 'j1', at: 8 });
     expect((await store.audit.list('d1', { limit: 10 })).map((entry) => entry.action)).toEqual(['token.revoked', 'doc.created']);
     expect(await store.audit.list('d2', { limit: 10 })).toHaveLength(1);
+    // AUDIT3: a read is written once per token, document and hour.
+    const read = { action: 'doc.read', docId: 'd1', actor: { id: 'v', name: 'V', role: 'viewer' }, tokenId: 'j2' } as const;
+    expect(await store.audit.recordUnlessSince({ ...read, at: 3_600_001 }, 3_600_000)).toBe(true);
+    expect(await store.audit.recordUnlessSince({ ...read, at: 3_600_002 }, 3_600_000)).toBe(false);
+    expect(await store.audit.recordUnlessSince({ ...read, tokenId: 'j3', at: 3_600_003 }, 3_600_000)).toBe(true);
+    expect(await store.audit.recordUnlessSince({ ...read, at: 7_200_001 }, 7_200_000)).toBe(true);
   });
 
   it('[SCALE2] compacts a log two instances share without losing the entries of the other', async () => {

@@ -75,6 +75,17 @@ describe('a lease that runs out', () => {
     expect(notes.map((note: { state: string }) => note.state)).toEqual(['sent', 'sent']);
   });
 
+  it('[AUDIT1] [CLAIM3] writes the lease that ran out to the audit log, naming the agent that held it', async () => {
+    const doc = await sentRun(server, markdown, ['uppercase']);
+    expect((await agentApi(server, server.token('agent', { sub: 'sleepy', name: 'Sleepy' })).claim(doc.runId)).status).toBe(200);
+    clock.advance(leaseMs + 1);
+    await waitForState(server, doc.runId, 'queued', 10_000);
+    const expiries = async () =>
+      ((await server.api(`/api/docs/${doc.docId}/audit`)).body.entries as { action: string }[]).filter((entry) => entry.action === 'run.lease-expired');
+    await waitFor(async () => (await expiries()).length === 1);
+    expect(await expiries()).toEqual([{ id: expect.any(Number), at: expect.any(String), action: 'run.lease-expired', actor: { id: 'sleepy', name: 'Sleepy', role: 'agent' }, runId: doc.runId }]);
+  });
+
   it('[CLAIM3] wakes a long poll when the run is queued again', { timeout: 15_000 }, async () => {
     const doc = await sentRun(server, markdown, ['uppercase']);
     const bot = agentApi(server, server.token('agent', { doc: doc.docId }));
