@@ -3,7 +3,8 @@
  * paragraph rendered in an element `aria-label="Document"` with contenteditable=true), first
  * served by the server and then from IndexedDB with the server down; and the size of the
  * client's JavaScript. Tandem's built client against a minimal editor on the same libraries
- * (bench/minimal-editor), which loads the same document from the same Tandem server.
+ * (bench/minimal-editor), which loads the same document from the same Tandem server; and the time
+ * from a keypress at the end of that document to the frame that shows it, in both.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -56,6 +57,7 @@ export const browser: Benchmark = {
     });
     const runs = ctx.quick ? 1 : 3;
     const times = { tandemOnline: [] as number[], minimalOnline: [] as number[], tandemOffline: [] as number[], minimalOffline: [] as number[] };
+    const keypress = { tandem: [] as number[], minimal: [] as number[] };
     const contexts: BrowserContext[] = [];
     try {
       const tandemUrl = `${server.httpUrl}/d/${docId}?token=${encodeURIComponent(server.token)}`;
@@ -68,6 +70,8 @@ export const browser: Benchmark = {
           contexts.push(context);
           const page = await context.newPage();
           (app === 'tandem' ? times.tandemOnline : times.minimalOnline).push(await openUntilEditable(page, url));
+          ctx.log(`browser: ${app}, typing at the end of the document (${run + 1} of ${runs})`);
+          keypress[app].push(...(await keypressToPaint(page, ctx.quick ? 20 : 40)));
           const ready = app === 'tandem' ? 'html[data-offline-ready] tandem-doc-view[data-saved-locally="true"]' : 'html[data-saved-locally]';
           await waitForOffline(page, app, ready).catch((error) => notes.push(`browser: ${app}: ${error.message}`));
           await page.close();
@@ -93,6 +97,10 @@ export const browser: Benchmark = {
     const load = { case: label, unit: 'ms' as const, better: 'lower' as const, baselineName };
     add({ ...load, metric: 'navigation → editable, server up', tandem: percentile(times.tandemOnline, 50), baseline: percentile(times.minimalOnline, 50) });
     add({ ...load, metric: 'navigation → editable, server down', tandem: percentile(times.tandemOffline, 50), baseline: percentile(times.minimalOffline, 50) });
+    const typing = { case: label, unit: 'ms' as const, better: 'lower' as const, baselineName };
+    add({ ...typing, metric: 'keypress → painted, median', tandem: percentile(keypress.tandem, 50), baseline: percentile(keypress.minimal, 50) });
+    add({ ...typing, metric: 'keypress → painted, p95', tandem: percentile(keypress.tandem, 95), baseline: percentile(keypress.minimal, 95) });
+    notes.push('browser: keypress → painted is the page\'s own clock from a key\'s keydown to the task after the next animation frame that follows the editor\'s DOM change (the frame is painted then), one key every 60 ms at the end of the document.');
     notes.push('browser: "server down" is a second visit on the same browser profile: Tandem from its service worker and IndexedDB; the baseline page from its own static server (still up) and IndexedDB.');
     return { rows, notes };
   },
@@ -165,6 +173,35 @@ async function openUntilEditable(page: Awaited<ReturnType<BrowserContext['newPag
     { polling: 'raf', timeout: 60_000 },
   );
   return (await handle.jsonValue()) as number;
+}
+
+/**
+ * Types `count` letters at the end of the open document, one every 60 ms, and returns for each
+ * the time from its keydown to the task after the first animation frame that follows the
+ * editor's DOM change for it.
+ */
+async function keypressToPaint(page: Awaited<ReturnType<BrowserContext['newPage']>>, count: number): Promise<number[]> {
+  const editor = page.locator('[aria-label="Document"]');
+  await editor.focus();
+  await page.keyboard.press('Control+End');
+  // No named functions inside: the page runs this source as it is, without bundler helpers.
+  await editor.evaluate((root) => {
+    const probe = { pressedAt: 0, times: [] as number[] };
+    (window as unknown as { keypressProbe: typeof probe }).keypressProbe = probe;
+    document.addEventListener('keydown', () => (probe.pressedAt = performance.now()), true);
+    new MutationObserver(() => {
+      const pressedAt = probe.pressedAt;
+      if (pressedAt === 0) return;
+      probe.pressedAt = 0;
+      requestAnimationFrame(() => setTimeout(() => probe.times.push(performance.now() - pressedAt), 0));
+    }).observe(root, { childList: true, characterData: true, subtree: true });
+  });
+  for (let i = 0; i < count; i++) {
+    await page.keyboard.press(String.fromCharCode(97 + (i % 26)));
+    await page.waitForTimeout(60);
+  }
+  await page.waitForFunction((expected) => (window as unknown as { keypressProbe: { times: number[] } }).keypressProbe.times.length >= expected, count);
+  return page.evaluate(() => (window as unknown as { keypressProbe: { times: number[] } }).keypressProbe.times);
 }
 
 /** Waits until the page can open the document again without the server. */

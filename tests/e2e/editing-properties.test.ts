@@ -10,7 +10,7 @@ import { describeActions, editingActions, perform, textWithoutIds, type EditingA
 
 /**
  * Randomized editing in real Chromium. `TANDEM_EDIT_SEED` replays a seed (each run prints its
- * own), `TANDEM_EDIT_RUNS` sets how many sequences (docs/testing.md: a longer run before a
+ * own), `TANDEM_EDIT_RUNS` sets how many sequences (docs/design.md, "The editor": a longer run before a
  * release).
  */
 const seed = Number(process.env.TANDEM_EDIT_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -56,7 +56,7 @@ describe('[EDIT3] random editing in Chromium', () => {
   it('ends as the plain y-prosemirror editor ends; undo everything gives the start, redo everything the end', async () => {
     console.log(`editing properties: seed ${seed}, ${runs} sequences (TANDEM_EDIT_SEED=${seed} replays them)`);
     await fc.assert(
-      fc.asyncProperty(editingActions(), async (actions) => {
+      fc.asyncProperty(editingActions({ vertical: false }), async (actions) => {
         const [tandemId, oracleId] = [await server.createDoc('Tandem', start), await server.createDoc('Oracle', start)];
         const tandemPeer = server.connect(tandemId);
         const oraclePeer = server.connect(oracleId);
@@ -94,7 +94,7 @@ describe('[EDIT3] random editing in Chromium', () => {
 
   it('converges when two people edit and undo at once', async () => {
     await fc.assert(
-      fc.asyncProperty(editingActions(10), editingActions(10), async (alicesActions, bobsActions) => {
+      fc.asyncProperty(editingActions({ maxLength: 10 }), editingActions({ maxLength: 10 }), async (alicesActions, bobsActions) => {
         const id = await server.createDoc('Together', start);
         const peer = server.connect(id);
         await peer.synced;

@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { documentText, readText, useBrowser } from '../helpers/browser.ts';
 import { docParts } from '../../shared/model/doc-layout.ts';
+import { agentApi, replaceOp, sentRun } from '../helpers/runs.ts';
 
 const server = useTestServer();
 const people = useBrowser(server);
@@ -61,7 +62,64 @@ describe('[EDIT1] undo takes back exactly one step', () => {
   });
 });
 
+describe('[EDIT1] undo is one person\'s own', () => {
+  it('never takes back what another person wrote', async () => {
+    const id = await server.createDoc('Two writers', 'Shared start.');
+    const alice = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    const bob = await people.openDoc(id, server.token('editor', { name: 'Bob' }));
+    await documentText(alice.page).focus();
+    await alice.page.keyboard.press('Control+End');
+    await typeSlowly(alice.page, ' Alice.');
+    await expect.poll(() => readText(bob.page)).toBe('Shared start. Alice.');
+    await documentText(bob.page).focus();
+    await bob.page.keyboard.press('Control+Home');
+    await typeSlowly(bob.page, 'Bob: ');
+    await bob.page.keyboard.press('Control+End');
+    await bob.page.keyboard.press('Enter');
+    await typeSlowly(bob.page, 'Second line.');
+    await expect.poll(() => readText(alice.page)).toBe('Bob: Shared start. Alice.\nSecond line.');
+    for (let i = 0; i < 5; i++) await alice.page.keyboard.press('Control+z');
+    await expect.poll(() => serverMarkdown(id)).toBe('Bob: Shared start.\n\nSecond line.');
+    await expect.poll(() => readText(bob.page)).toBe('Bob: Shared start.\nSecond line.');
+  });
+});
+
 describe('[EDIT2] a keystroke lands where the caret is', () => {
+  it('keeps typing in place while an agent changes another block and its review appears, and undo leaves the agent\'s change', async () => {
+    const run = await sentRun(server, 'First block.\n\nSecond block.', ['rewrite it']);
+    const { page } = await people.openDoc(run.docId, server.token('editor', { name: 'Alice' }));
+    await documentText(page).focus();
+    await page.keyboard.press('Control+End');
+    const bot = agentApi(server, server.token('agent'));
+    const agentWorks = (async () => {
+      expect((await bot.claim(run.runId)).status).toBe(200);
+      expect((await bot.ops(run.runId, 'k1', [replaceOp(run.blocks[0], 'Rewritten first block.', run.instructionIds[0])])).status).toBe(200);
+      expect((await bot.complete(run.runId)).status).toBe(200);
+    })();
+    await typeSlowly(page, ' typed while');
+    await agentWorks;
+    await page.locator('sup.change-badge').waitFor();
+    await typeSlowly(page, ' the agent works');
+    await expect.poll(() => readText(page)).toMatch(/^Rewritten first block\.(1)?\nSecond block\. typed while the agent works$/);
+    for (let i = 0; i < 12; i++) await page.keyboard.press('Control+z');
+    await expect.poll(() => serverMarkdown(run.docId)).toBe('Rewritten first block.\n\nSecond block.');
+  });
+
+  it('keeps what a person types together while another types before it in the same paragraph', async () => {
+    const id = await server.createDoc('Same paragraph', 'Shared start.');
+    const alice = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    const bob = await people.openDoc(id, server.token('editor', { name: 'Bob' }));
+    await documentText(alice.page).focus();
+    await alice.page.keyboard.press('Control+End');
+    await documentText(bob.page).focus();
+    await bob.page.keyboard.press('Control+Home');
+    await Promise.all([typeSlowly(alice.page, ' and Alice at the end'), typeSlowly(bob.page, 'Bob at the start, ')]);
+    const expected = 'Bob at the start, Shared start. and Alice at the end';
+    await expect.poll(() => readText(alice.page)).toBe(expected);
+    await expect.poll(() => readText(bob.page)).toBe(expected);
+    await expect.poll(() => serverMarkdown(id)).toBe(expected);
+  });
+
   it('types at the caret of a document that has just loaded, replacing nothing', async () => {
     for (let attempt = 0; attempt < 3; attempt++) {
       const id = await server.createDoc('Just loaded', 'Alpha paragraph.');

@@ -20,8 +20,6 @@ const keys = [
   'Delete',
   'ArrowLeft',
   'ArrowRight',
-  'ArrowUp',
-  'ArrowDown',
   'Home',
   'End',
   'Shift+ArrowLeft',
@@ -36,14 +34,22 @@ const keys = [
   'Control+Shift+7',
   'Shift+Enter',
 ];
-const pastes = ['pasted', 'one\ntwo', 'line one\n\nline two\n\nline three'];
+const largePaste = Array.from({ length: 400 }, (_, i) => `Pasted line ${i} of a long text.`).join('\n\n');
+const pastes = ['pasted', 'one\ntwo', 'line one\n\nline two\n\nline three', largePaste];
 
-/** Random sequences of typing, keys (Enter, deletes, moves, marks, block types, lists), paste and IME composition. */
-export const editingActions = (maxLength = 14): fc.Arbitrary<EditingAction[]> =>
+/** Keys that move the caret by lines: where they land depends on the layout (fonts, widths). */
+const verticalKeys = ['ArrowUp', 'ArrowDown'];
+
+/**
+ * Random sequences of typing, keys (Enter, deletes, moves, marks, block types, lists), paste (a
+ * large one too) and IME composition. With `vertical: false`, no moves by line: for comparing
+ * editors whose pages are laid out differently.
+ */
+export const editingActions = ({ maxLength = 14, vertical = true } = {}): fc.Arbitrary<EditingAction[]> =>
   fc.array(
     fc.oneof(
       { weight: 4, arbitrary: fc.constantFrom(...words).map((text) => ({ kind: 'type' as const, text })) },
-      { weight: 6, arbitrary: fc.constantFrom(...keys).map((key) => ({ kind: 'press' as const, key })) },
+      { weight: 6, arbitrary: fc.constantFrom(...keys, ...(vertical ? verticalKeys : [])).map((key) => ({ kind: 'press' as const, key })) },
       { weight: 1, arbitrary: fc.constantFrom(...pastes).map((text) => ({ kind: 'paste' as const, text })) },
       { weight: 1, arbitrary: fc.constantFrom('ka', 'ni', 'ü').map((text) => ({ kind: 'compose' as const, text })) },
     ),
@@ -104,7 +110,9 @@ async function compose(page: Page, text: string): Promise<void> {
 
 /** How an action sequence reads in a failure message. */
 export const describeActions = (actions: readonly EditingAction[]): string =>
-  actions.map((action) => (action.kind === 'press' ? action.key : `${action.kind}(${JSON.stringify(action.text)})`)).join(', ');
+  actions
+    .map((action) => (action.kind === 'press' ? action.key : `${action.kind}(${JSON.stringify(action.text.length > 60 ? `${action.text.slice(0, 40)}… (${action.text.length} characters)` : action.text)})`))
+    .join(', ');
 
 /** The text of `ydoc` as ProseMirror JSON, without block ids (which differ between editors by design) and attributes at their default. */
 export function textWithoutIds(ydoc: Y.Doc): unknown {
