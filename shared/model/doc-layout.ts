@@ -47,6 +47,30 @@ export function runsParts(ydoc: Y.Doc) {
   };
 }
 
+const partsOf: Record<DocPart, (ydoc: Y.Doc) => object> = {
+  text: docParts,
+  notes: notesParts,
+  runs: runsParts,
+};
+
+const namesOf = new Map<DocPart, ReadonlySet<string>>();
+
+/**
+ * SHAPE1: the names of the top-level types of one part, read from the functions above (on a
+ * scratch Y.Doc), so that nothing else spells them.
+ */
+export function topLevelNames(part: DocPart): ReadonlySet<string> {
+  let names = namesOf.get(part);
+  if (!names) {
+    const scratch = new Y.Doc();
+    partsOf[part](scratch);
+    names = new Set(scratch.share.keys());
+    scratch.destroy();
+    namesOf.set(part, names);
+  }
+  return names;
+}
+
 export function readMeta(ydoc: Y.Doc): DocMeta {
   const meta = docParts(ydoc).meta;
   const title = meta.get('title');
