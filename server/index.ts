@@ -20,6 +20,7 @@ import { PromptBroadcast } from './extensions/prompt-broadcast.ts';
 import { FreshSync } from './extensions/fresh-sync.ts';
 import { DocMetadata } from './extensions/doc-metadata.ts';
 import { NotesGuard } from './extensions/notes-guard.ts';
+import { ShapeGuard } from './extensions/shape-guard.ts';
 import { NotesStrays } from './extensions/notes-strays.ts';
 import { PresenceGuard } from './extensions/presence-guard.ts';
 import { AnnotationIndex } from './extensions/annotation-index.ts';
@@ -101,6 +102,8 @@ export async function startServer(
       auth,
       new SocketLimits({ auth }),
       new AuditConnections({ audit: store.audit, onError: log }),
+      // Before NotesGuard and the logs: an update of the wrong shape reaches neither (SHAPE4).
+      new ShapeGuard(),
       ...(store.updates.appendsAsynchronously
         ? [notesGuard, asyncLog!]
         : // PromptBroadcast before Persistence: peers get an update before it is appended (only its acknowledgement waits).

@@ -105,10 +105,10 @@ function denialCode(reason: string): number {
 
 /**
  * Hocuspocus's close message carries a reason only. A refused write names its rule
- * (`[NOTES7] …`, NOTES12 for a size), as the /collab close codes do.
+ * (`[NOTES7] …`, `[SHAPE2] …`; NOTES12 and SHAPE3 for a size), as the /collab close codes do.
  */
 function closeCode(reason: string): number {
-  if (reason.startsWith('[NOTES12]')) return yjsCloseCodes.tooLarge;
+  if (reason.startsWith('[NOTES12]') || reason.startsWith('[SHAPE3]')) return yjsCloseCodes.tooLarge;
   if (/^\[[A-Z]+\d+\]/.test(reason)) return yjsCloseCodes.forbidden;
   if (reason === 'Reset Connection') return yjsCloseCodes.reset;
   return yjsCloseCodes.normal;

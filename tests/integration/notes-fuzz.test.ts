@@ -213,11 +213,15 @@ function makeUpdate(state: Uint8Array, ops: Op[], who: Who): Uint8Array {
   return Y.encodeStateAsUpdate(scratch, Y.encodeStateVector(docOf(state)));
 }
 
-/** Hocuspocus logs each refusal twice: `[beforeSync] <reason>`, then the error it closes the connection for. */
+/**
+ * Hocuspocus logs each refusal twice: `[beforeSync] <reason>`, then the error it closes the
+ * connection for; the shape guard (SHAPE1–SHAPE4) refuses what does not decode before the notes
+ * guard reads it.
+ */
 function isRefusalLog(args: unknown[]): boolean {
-  if (args.some((arg) => arg instanceof Error && arg.name === 'NotesWriteRefused')) return true;
+  if (args.some((arg) => arg instanceof Error && (arg.name === 'NotesWriteRefused' || arg.name === 'ShapeRefused'))) return true;
   const [hook, reason] = args;
-  return hook === '[beforeSync]' && typeof reason === 'string' && /^(\[NOTES\d+\] |The update (is malformed|depends on))/.test(reason);
+  return hook === '[beforeSync]' && typeof reason === 'string' && /^(\[(NOTES|SHAPE)\d+\] |The update (is malformed|depends on))/.test(reason);
 }
 
 function heldInstructions(ydoc: Y.Doc): Map<string, string> {

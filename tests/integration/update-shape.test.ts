@@ -1,0 +1,128 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import * as Y from 'yjs';
+import { describe, expect, it } from 'vitest';
+import { docParts } from '../../shared/model/doc-layout.ts';
+import { defaultShapeLimits } from '../../server/update-shape.ts';
+import { connectPeer, roundTrip, waitFor, type Peer } from '../helpers/peer.ts';
+import { connectYjsPeer } from '../helpers/yjs-peer.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
+
+/**
+ * The shape rules (SHAPE1–SHAPE6) against a real server: an editor limited to one document
+ * writes a value 5,000 levels deep (10 KB, which browsers cannot decode) on either entry point;
+ * the server refuses it, no peer gets it, the store never holds it, and the document loads after
+ * a restart. A value stored before the check (as an older server logged it) no longer keeps the
+ * document from loading, and `tandem repair` writes the document back without it.
+ */
+
+const server = useTestServer();
+
+/** Arrays nested `depth` deep; each level is two bytes of the update. */
+function nested(depth: number): unknown {
+  let value: unknown = [];
+  for (let level = 1; level < depth; level++) value = [value];
+  return value;
+}
+
+/** Where the bytes of a value nested deeper than SHAPE2 allows would show in a stored update. */
+const deepBytes = Buffer.from(Array.from({ length: 2 * (defaultShapeLimits.valueDepth + 1) }, (_, index) => (index % 2 === 0 ? 117 : 1)));
+
+/** Every stored row (state and log) of the document `name` that holds such bytes, read straight from the file. */
+function storedRowsWithDeepValues(name: string): number {
+  const db = new Database(join(server.dataDir, 'tandem.sqlite'), { readonly: true });
+  try {
+    const rows = [
+      ...db.prepare<[string], { data: Buffer }>('SELECT data FROM documents WHERE name = ?').all(name),
+      ...db.prepare<[string], { data: Buffer }>('SELECT data FROM update_log WHERE name = ?').all(name),
+    ];
+    return rows.filter((row) => row.data.includes(deepBytes)).length;
+  } finally {
+    db.close();
+  }
+}
+
+/** The reasons the server gave for closing `peer`'s connection, in order. */
+function closeReasons(peer: Peer): string[] {
+  const reasons: string[] = [];
+  peer.provider.on('close', ({ event }: { event: { reason: string } }) => {
+    if (event.reason) reasons.push(event.reason);
+  });
+  return reasons;
+}
+
+/** Writes a paragraph through `peer` and waits until the server has it. */
+async function writeParagraph(peer: Peer, text: string): Promise<void> {
+  const paragraph = new Y.XmlElement('paragraph');
+  paragraph.insert(0, [new Y.XmlText(text)]);
+  docParts(peer.ydoc).content.push([paragraph]);
+  await roundTrip(peer);
+}
+
+/** The document as a restarted server answers it: its JSON, its Markdown, and a fresh peer's sync. */
+async function expectLoads(id: string, text: string): Promise<void> {
+  const doc = await server.api(`/api/docs/${id}`);
+  expect(doc.status).toBe(200);
+  const markdown = await server.api(`/api/docs/${id}/markdown`);
+  expect(markdown.status).toBe(200);
+  expect(markdown.body).toContain(text);
+  const fresh = server.connect(id);
+  await fresh.synced;
+  expect(docParts(fresh.ydoc).content.toString()).toContain(text);
+  const yjs = server.track(connectYjsPeer({ wsUrl: server.wsUrl, name: id, token: server.ownerToken }));
+  await yjs.synced;
+  expect(docParts(yjs.ydoc).content.toString()).toContain(text);
+}
+
+describe('updates of the wrong shape', () => {
+  it('[SHAPE1] [SHAPE4] refuses a 5,000-level value in a new top-level map from a --doc editor on /collab: no peer sees it, the log never holds it, a restart loads the document', async () => {
+    const id = await server.createDoc('Shapes', 'first words');
+    const watcher = server.connect(id);
+    const attacker = server.connect(id, server.token('editor', { doc: id }));
+    await Promise.all([watcher.synced, attacker.synced]);
+    const reasons = closeReasons(attacker);
+
+    attacker.ydoc.getMap('stash').set('deep', nested(5_000));
+    await waitFor(() => reasons.length > 0);
+    expect(reasons[0]).toMatch(/^\[SHAPE1\] /);
+    attacker.destroy();
+
+    await writeParagraph(watcher, 'after the attempt');
+    await roundTrip(watcher);
+    expect(watcher.ydoc.share.has('stash')).toBe(false);
+    expect(storedRowsWithDeepValues(id)).toBe(0);
+    watcher.destroy();
+    await server.restart();
+    await expectLoads(id, 'after the attempt');
+    expect(storedRowsWithDeepValues(id)).toBe(0);
+  });
+
+  it('[SHAPE2] [SHAPE4] refuses a 5,000-level value in the document\'s own map on /yjs, closing with 4403 and the rule', async () => {
+    const id = await server.createDoc('Shapes on /yjs', 'first words');
+    const watcher = server.connect(id);
+    await watcher.synced;
+    const attacker = server.track(connectYjsPeer({ wsUrl: server.wsUrl, name: id, token: server.token('editor', { doc: id }) }));
+    await attacker.synced;
+
+    docParts(attacker.ydoc).meta.set('title', nested(5_000));
+    const closed = await attacker.closed;
+    expect(closed.code).toBe(4403);
+    expect(closed.reason).toMatch(/^\[SHAPE2\] /);
+
+    await writeParagraph(watcher, 'still editable');
+    expect(docParts(watcher.ydoc).meta.get('title')).toBe('Shapes on /yjs');
+    expect(storedRowsWithDeepValues(id)).toBe(0);
+    await server.restart();
+    await expectLoads(id, 'still editable');
+  });
+
+  it('[SHAPE2] takes a value exactly as deep as the limit, on both entry points', async () => {
+    const id = await server.createDoc('At the limit', 'first words');
+    const collab = server.connect(id);
+    const yjs = server.track(connectYjsPeer({ wsUrl: server.wsUrl, name: id, token: server.ownerToken }));
+    await Promise.all([collab.synced, yjs.synced]);
+    docParts(collab.ydoc).meta.set('fromCollab', nested(defaultShapeLimits.valueDepth));
+    docParts(yjs.ydoc).meta.set('fromYjs', nested(defaultShapeLimits.valueDepth));
+    await waitFor(() => docParts(collab.ydoc).meta.has('fromYjs') && docParts(yjs.ydoc).meta.has('fromCollab'));
+  });
+});
