@@ -11,7 +11,7 @@ import type {
   onStoreDocumentPayload,
 } from '@hocuspocus/server';
 import { isTransactionOrigin } from '@hocuspocus/server';
-import { applyStored, type AsyncUpdateLog } from '../store/update-log.ts';
+import { applyStored, loadedWithout, type LeftOut, type AsyncUpdateLog } from '../store/update-log.ts';
 import { defaultCompactionLimits, withoutUpdateListeners, type CompactionLimits } from './persistence.ts';
 import { Outbox } from '../outbox.ts';
 
@@ -79,9 +79,15 @@ export class AsyncPersistence implements Extension {
 
   async onLoadDocument({ documentName, document }: onLoadDocumentPayload): Promise<void> {
     const stored = await this.log.read(documentName);
+    let complete = true;
+    const onLeftOut = (leftOut: LeftOut) => {
+      complete = false;
+      this.onError(loadedWithout(leftOut));
+    };
     // DUR3: as on SQLite, the load is no change to broadcast (or to log).
-    withoutUpdateListeners(document, () => applyStored(document, stored));
-    if (stored.state && stored.updates.length === 0) this.fresh?.loaded(document, stored.state);
+    withoutUpdateListeners(document, () => applyStored(document, stored, { name: documentName, onLeftOut }));
+    // The stored bytes are what a fresh peer may be sent, unless the load left part of them out (SHAPE5).
+    if (stored.state && stored.updates.length === 0 && complete) this.fresh?.loaded(document, stored.state);
     const tail: LogTail = {
       lastSeq: stored.lastSeq,
       updates: stored.updates.length,

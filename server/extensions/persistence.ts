@@ -10,7 +10,7 @@ import type {
 } from '@hocuspocus/server';
 import { isTransactionOrigin } from '@hocuspocus/server';
 import { Outbox } from '../outbox.ts';
-import { applyStored, type UpdateLog } from '../store/update-log.ts';
+import { applyStored, loadedWithout, type LeftOut, type UpdateLog } from '../store/update-log.ts';
 
 /** When a document's log grows past either limit, it is compacted without waiting for the debounced store. */
 export interface CompactionLimits {
@@ -78,8 +78,14 @@ export class Persistence implements Extension {
 
   async onLoadDocument({ documentName, document }: onLoadDocumentPayload): Promise<void> {
     const stored = await this.log.read(documentName);
-    withoutUpdateListeners(document, () => applyStored(document, stored));
-    if (stored.state && stored.updates.length === 0) this.fresh?.loaded(document, stored.state);
+    let complete = true;
+    const onLeftOut = (leftOut: LeftOut) => {
+      complete = false;
+      this.onError(loadedWithout(leftOut));
+    };
+    withoutUpdateListeners(document, () => applyStored(document, stored, { name: documentName, onLeftOut }));
+    // The stored bytes are what a fresh peer may be sent, unless the load left part of them out (SHAPE5).
+    if (stored.state && stored.updates.length === 0 && complete) this.fresh?.loaded(document, stored.state);
     const tail: LogTail = {
       lastSeq: stored.lastSeq,
       updates: stored.updates.length,

@@ -77,7 +77,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
       await pool.query('UPDATE docs SET title = $2, updated_at = $3 WHERE id = $1', [id, changes.title, changes.updatedAt]);
     },
     async loadState(name) {
-      return mergeStored(await updates.read(name));
+      return mergeStored(await updates.read(name), { name });
     },
     onRemoteRunChanged: (listener) => events.onRemote(listener),
     close() {

@@ -44,7 +44,7 @@ export function pgUpdateLog(pool: pg.Pool): AsyncUpdateLog {
           [name, toBuffer(state), Date.now()],
         );
         const stored = await read(client, name, throughSeq, true);
-        const merged = mergeStored({ state: stored.state, updates: [state, ...stored.updates], lastSeq: stored.lastSeq })!;
+        const merged = mergeStored({ state: stored.state, updates: [state, ...stored.updates], lastSeq: stored.lastSeq }, { name })!;
         await client.query('UPDATE documents SET data = $2, updated_at = $3 WHERE name = $1', [name, toBuffer(merged), Date.now()]);
         if (stored.seqs.length > 0) await client.query('DELETE FROM update_log WHERE name = $1 AND seq = ANY($2::bigint[])', [name, stored.seqs]);
       });

@@ -104,7 +104,7 @@ export function openSqliteStore(dataDir: string): SyncStore {
       return () => {};
     },
     async loadState(name) {
-      return mergeStored(await updates.read(name));
+      return mergeStored(await updates.read(name), { name });
     },
     async close() {
       if (db.open) db.close();

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import * as Y from 'yjs';
 import { describe, expect, it } from 'vitest';
 import { docParts, notesParts, topLevelNames } from '../../shared/model/doc-layout.ts';
+import { applyStored } from '../../server/store/update-log.ts';
 import { defaultShapeLimits, inspectUpdate } from '../../server/update-shape.ts';
 
 /**
@@ -186,6 +187,23 @@ describe('the shape of an update around its limits', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('[SHAPE5] applies a stored document without what Yjs cannot read back, keeping what comes after it', () => {
+    const writer = new Y.Doc();
+    const updates = [
+      ...updatesOf(writer, (ydoc) => docParts(ydoc).meta.set('title', 'Kept')),
+      ...updatesOf(writer, (ydoc) => ydoc.getMap('stash').set('deep', nestedValue(5_000, 'array'))),
+      ...updatesOf(writer, (ydoc) => docParts(ydoc).meta.set('deep', nestedValue(valueDepth + 1, 'object'))),
+      ...updatesOf(writer, (ydoc) => docParts(ydoc).meta.set('after', 'also kept')),
+    ];
+    const left: unknown[] = [];
+    const loaded = new Y.Doc();
+    applyStored(loaded, { state: null, updates, lastSeq: updates.length }, { name: 'doc1', onLeftOut: (leftOut) => left.push(leftOut) });
+    expect(docParts(loaded).meta.toJSON()).toEqual({ title: 'Kept', after: 'also kept' });
+    expect(loaded.getMap('stash').toJSON()).toEqual({});
+    expect(left).toEqual([{ name: 'doc1', structs: 2, entries: 0, rule: 'SHAPE2', message: 'Values may nest at most 32 levels deep.' }]);
+    expect(inspectUpdate(Y.encodeStateAsUpdate(loaded), new Y.Doc(), null).problem).toBeNull();
   });
 });
 
