@@ -9,6 +9,9 @@ import { defaultTokenSeconds, parseLifetime } from './auth/expiry.ts';
 import { revokeInDatabase, revokeInDataDir, tokenIdOf } from './auth/revoke.ts';
 import { ensureClientBuilt } from './build-client.ts';
 import { dataDirFromEnv, resolveServerOptions } from './config.ts';
+import { openStore } from './store/open-store.ts';
+import { repairDoc } from './store/repair-doc.ts';
+import { describeLeftOut } from './store/update-log.ts';
 import { startServer, type TandemServer } from './index.ts';
 import { startReferenceAgent, type RunningAgent } from '../agents/reference/reference-agent.ts';
 import { startModelAgent } from '../agents/model/model-agent.ts';
@@ -28,6 +31,9 @@ Commands:
                                  or never
   revoke TOKEN_OR_ID             revoke a token (the whole token, or its id); a running server
                                  refuses it from then on and closes its open connections
+  repair DOC_ID                  rebuild a document that loads only in part (a value stored
+                                 before the server checked shapes) from what can be read, and
+                                 write it back so that it loads whole
   rotate-key                     add a new signing key to DATA_DIR/keys: new tokens are signed
                                  with it, older tokens still verify while their key file is kept
   agent --url URL --token TOKEN [--model openai:NAME | --model anthropic:NAME]
@@ -78,6 +84,7 @@ export async function main(argv: string[]): Promise<number | null> {
     }
     if (command === undefined) throw new UsageError('Name a command.');
     if (command === 'revoke') return await revoke(extra);
+    if (command === 'repair') return await repair(extra);
     if (extra.length > 0) throw new UsageError(`Unexpected argument: ${extra[0]}`);
     if (command === 'start') return await start();
     if (command === 'token') return await token(values);
@@ -125,6 +132,25 @@ async function revoke(args: string[]): Promise<number> {
   const who = target.claims ? ` (${target.claims.name}, ${target.claims.role})` : '';
   process.stdout.write(`${added ? 'Revoked' : 'Already revoked:'} token ${target.jti}${who}\n`);
   return 0;
+}
+
+/** SHAPE6: rewrites the stored parts of a document that load only in part; says what each left out. */
+async function repair(args: string[]): Promise<number> {
+  if (args.length !== 1 || !isDocId(args[0])) throw new UsageError('repair needs one document id');
+  const [docId] = args;
+  const store = await openStore({ dataDir: dataDirFromEnv(), databaseUrl: process.env.DATABASE_URL || null });
+  try {
+    if (!(await store.getDoc(docId))) {
+      process.stderr.write(`No document ${docId}\n`);
+      return 1;
+    }
+    const repaired = await repairDoc(store, docId);
+    for (const leftOut of repaired) process.stdout.write(`Repaired ${describeLeftOut(leftOut)}; it now loads whole\n`);
+    if (repaired.length === 0) process.stdout.write(`Document ${docId} loads whole; nothing to repair\n`);
+    return 0;
+  } finally {
+    await store.close();
+  }
 }
 
 function rotateKey(): number {

@@ -1,8 +1,11 @@
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import * as Y from 'yjs';
-import { describe, expect, it } from 'vitest';
-import { docParts } from '../../shared/model/doc-layout.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { docName, docParts } from '../../shared/model/doc-layout.ts';
+import { openSqliteStore } from '../../server/store/sqlite-store.ts';
 import { defaultShapeLimits } from '../../server/update-shape.ts';
 import { connectPeer, roundTrip, waitFor, type Peer } from '../helpers/peer.ts';
 import { connectYjsPeer } from '../helpers/yjs-peer.ts';
@@ -17,6 +20,7 @@ import { useTestServer } from '../helpers/use-test-server.ts';
  */
 
 const server = useTestServer();
+const run = promisify(execFile);
 
 /** Arrays nested `depth` deep; each level is two bytes of the update. */
 function nested(depth: number): unknown {
@@ -124,5 +128,48 @@ describe('updates of the wrong shape', () => {
     docParts(collab.ydoc).meta.set('fromCollab', nested(defaultShapeLimits.valueDepth));
     docParts(yjs.ydoc).meta.set('fromYjs', nested(defaultShapeLimits.valueDepth));
     await waitFor(() => docParts(collab.ydoc).meta.has('fromYjs') && docParts(yjs.ydoc).meta.has('fromCollab'));
+  });
+
+  it('[SHAPE5] [SHAPE6] loads a document whose store holds such a value from an older server, says so, and `tandem repair` writes it back without it', { timeout: 120_000 }, async () => {
+    const id = await server.createDoc('Stored before the check', 'words that stay');
+    await server.stop();
+    // As an older server compacted it: the value inside the stored state, which a load that
+    // changes nothing never writes again.
+    const store = openSqliteStore(server.dataDir);
+    const ydoc = new Y.Doc();
+    Y.applyUpdate(ydoc, (await store.loadState(id))!);
+    ydoc.getMap('stash').set('deep', nested(5_000));
+    docParts(ydoc).meta.set('deep', nested(5_000));
+    await store.updates.compact(id, Y.encodeStateAsUpdate(ydoc), (await store.updates.read(id)).lastSeq);
+    await store.close();
+    expect(storedRowsWithDeepValues(id)).toBe(1);
+
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      await server.restart();
+      await expectLoads(id, 'words that stay');
+      const lines = logged.mock.calls.map((call) => call.join(' '));
+      expect(lines.filter((line) => line.includes(`Loaded "${id}" without 2 unreadable items ([SHAPE2]`))).toHaveLength(1);
+      expect(lines.some((line) => line.includes(`npx tandem repair ${id}`))).toBe(true);
+    } finally {
+      logged.mockRestore();
+    }
+
+    await server.stop();
+    const tandem = (...args: string[]) =>
+      run('npx', ['--offline', 'tandem', ...args], { cwd: new URL('../..', import.meta.url).pathname, env: { ...process.env, DATA_DIR: server.dataDir } });
+    expect((await tandem('repair', id)).stdout).toBe(`Repaired "${id}" without 2 unreadable items ([SHAPE2] Values may nest at most 32 levels deep.); it now loads whole\n`);
+    expect(storedRowsWithDeepValues(id)).toBe(0);
+    expect((await tandem('repair', id)).stdout).toBe(`Document ${id} loads whole; nothing to repair\n`);
+    await expect(tandem('repair', 'no-such-doc')).rejects.toMatchObject({ code: 1, stderr: 'No document no-such-doc\n' });
+
+    const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      await server.restart();
+      await expectLoads(id, 'words that stay');
+      expect(quiet.mock.calls.map((call) => call.join(' ')).filter((line) => line.includes('unreadable'))).toEqual([]);
+    } finally {
+      quiet.mockRestore();
+    }
   });
 });
