@@ -116,6 +116,17 @@ describe('the shape of an update around its limits', () => {
     );
   });
 
+  it('[SHAPE3] lets a value of exactly as many entries as the limit through, and refuses one more, in a map entry or an embed', () => {
+    const { valueEntries } = defaultShapeLimits;
+    for (const place of ['meta', 'embed']) {
+      for (const extra of [0, 1]) {
+        const wide = { rows: Array.from({ length: valueEntries - 2 + extra }, (_, index) => index), end: true };
+        const rule = judgeAll(new Y.Doc(), updatesOf(new Y.Doc(), (ydoc) => places[place](ydoc, wide)));
+        expect(rule, `${place} with ${valueEntries + extra} entries`).toBe(extra === 0 ? null : 'SHAPE3');
+      }
+    }
+  });
+
   it('[SHAPE1] refuses content under a top-level type the layout does not name, also when it comes after content already there', () => {
     const writer = new Y.Doc();
     const stash = writer.getArray<number>('stash');

@@ -120,6 +120,15 @@ describe('updates of the wrong shape', () => {
     await expectLoads(id, 'still editable');
   });
 
+  it('[SHAPE3] refuses a value of more entries than the limit on /yjs, closing with 4413', async () => {
+    const id = await server.createDoc('Wide values', 'first words');
+    const attacker = server.track(connectYjsPeer({ wsUrl: server.wsUrl, name: id, token: server.token('editor', { doc: id }) }));
+    await attacker.synced;
+    docParts(attacker.ydoc).meta.set('wide', Array.from({ length: defaultShapeLimits.valueEntries + 1 }, () => 0));
+    const closed = await attacker.closed;
+    expect(closed).toEqual({ code: 4413, reason: `[SHAPE3] A value may hold at most ${defaultShapeLimits.valueEntries} entries.` });
+  });
+
   it('[SHAPE2] takes a value exactly as deep as the limit, on both entry points', async () => {
     const id = await server.createDoc('At the limit', 'first words');
     const collab = server.connect(id);
