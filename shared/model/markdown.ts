@@ -5,6 +5,7 @@ import { schema } from './schema.ts';
 import { withBlockIds } from './block-ids.ts';
 import { isSafeLinkHref } from './safe-url.ts';
 import { plainParagraph, plainParagraphMarkdown } from './plain-markdown.ts';
+import { serializeMarkdown } from './markdown-output.ts';
 
 /**
  * Markdown import and export over the Tandem schema (CommonMark plus `~~strike~~`). Raw HTML
@@ -57,7 +58,8 @@ function linkText(write: MarkText, state: MarkdownSerializerState, mark: Mark, p
   return write(state, clean, parent, index);
 }
 
-const serializer = new MarkdownSerializer(
+/** The serializer (exported for the contract test of markdown-output.ts). */
+export const serializer = new MarkdownSerializer(
   defaultMarkdownSerializer.nodes,
   {
     ...defaultMarkdownSerializer.marks,
@@ -83,7 +85,7 @@ export function markdownToDoc(markdown: string): Node {
  * without them (a mark boundary would otherwise split text nodes and could move escapes).
  */
 export function docToMarkdown(doc: Node): string {
-  return serializer.serialize(withoutChangeMarks(doc), { tightLists: false });
+  return serializeMarkdown(serializer, withoutChangeMarks(doc), { tightLists: false });
 }
 
 /**
