@@ -8,6 +8,8 @@ import type { DocRecord, Store } from '../store/store.ts';
 import { normalizePage } from '../../shared/page/page-model.ts';
 import { newElementId } from '../../shared/page/page-source.ts';
 import { serverPageTools } from '../pages/page-tools.ts';
+import { refuseShape } from '../pages/page-work.ts';
+import { workPool } from '../work/work-pool.ts';
 
 /** A document to create: a text document from Markdown, or a page from HTML. */
 export type NewDoc =
@@ -31,9 +33,15 @@ export function buildInitialState(input: NewDoc): Uint8Array {
   }
 }
 
-/** Stores a new document, content included, before anyone can connect to it. */
+/**
+ * Stores a new document, content included, before anyone can connect to it. Its state is built
+ * in the work pool (LIMIT10); a page whose HTML breaks LIMIT8 or LIMIT9 is refused (422) before
+ * that, and nothing is stored.
+ */
 export async function createDoc(store: Store, input: NewDoc, now = Date.now()): Promise<DocRecord> {
+  if (input.kind === 'page') refuseShape(input.html);
+  const state = await workPool().run('initialState', input);
   const record: DocRecord = { id: randomId(10), title: input.title, kind: input.kind, createdAt: now, updatedAt: now };
-  await store.createDoc(record, new Map([[docName(record.id), buildInitialState(input)]]));
+  await store.createDoc(record, new Map([[docName(record.id), state]]));
   return record;
 }

@@ -34,10 +34,12 @@ export function addAnnotationRoutes(router: Router<RouteHandler>, deps: { store:
     if (input.kind === 'instruction' && !may(principal.role, 'notes.instruct')) {
       throw forbidden('Only editors may create instructions; commenters may comment.');
     }
-    const pin = await readDocState(hocuspocus, store, docName(doc.id), (ydoc) => {
-      if ('elementId' in input) return isRecordId(input.elementId) ? anchorForElement(ydoc, input.elementId) : null;
-      return isRecordId(input.blockId) ? anchorForBlock(ydoc, input.blockId) : null;
-    });
+    const pin =
+      'elementId' in input
+        ? isRecordId(input.elementId)
+          ? await anchorForElement((read) => readDocState(hocuspocus, store, docName(doc.id), read), input.elementId)
+          : null
+        : await readDocState(hocuspocus, store, docName(doc.id), (ydoc) => (isRecordId(input.blockId) ? anchorForBlock(ydoc, input.blockId) : null));
     if (!pin && 'elementId' in input) throw new Rejection(422, 'UNKNOWN_ELEMENT', 'The page has no element with this elementId.');
     if (!pin) throw new Rejection(422, 'UNKNOWN_BLOCK', 'The document has no block with this blockId.');
     const result = await withDocument(hocuspocus, docName(doc.id, 'notes'), (notes) =>

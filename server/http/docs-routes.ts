@@ -1,7 +1,6 @@
 import type { Hocuspocus } from '@hocuspocus/server';
 import type { Claims } from '../../shared/protocol/claims.ts';
 import { docName, readMeta } from '../../shared/model/doc-layout.ts';
-import { readBlocks } from '../../shared/model/doc-content.ts';
 import { maxTitleLength } from '../../shared/protocol/limits.ts';
 import { coversDoc, may, mayCreateDocs } from '../../shared/protocol/permissions.ts';
 import { readAnnotationViews } from '../docs/annotation-views.ts';
@@ -16,7 +15,10 @@ import type { CreatedDoc, DocSummary, DocView } from '../../shared/wire/docs.ts'
 import { readableDoc } from './doc-access.ts';
 import type { RouteHandler } from './api.ts';
 import { parseNewDoc } from './doc-input.ts';
-import { readPageView } from '../pages/page-view.ts';
+import { pageViewOf } from '../pages/page-work.ts';
+import { pageSource } from '../../shared/page/page-source.ts';
+import { textBlocksJson, textMarkdown } from '../docs/text-views.ts';
+import { rawBlocks } from '../raw-json.ts';
 import { json, text } from './reply.ts';
 import type { Router } from './router.ts';
 
@@ -47,14 +49,12 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
 
   router.add('GET', '/api/docs/:id', async ({ principal, params }) => {
     const record = await readable(principal, params.id);
-    const view = await readDocState(hocuspocus, store, docName(record.id), (ydoc) => {
-      const title = readMeta(ydoc).title.slice(0, maxTitleLength) || record.title;
-      return record.kind === 'page'
-        ? { title, ...readPageView(ydoc) }
-        : { title, blocks: readBlocks(ydoc) };
-    });
-    const { title, ...content } = view;
-    const [annotations, runs] = await Promise.all([
+    const { title, source } = await readDocState(hocuspocus, store, docName(record.id), (ydoc) => ({
+      title: readMeta(ydoc).title.slice(0, maxTitleLength) || record.title,
+      source: record.kind === 'page' ? pageSource(ydoc) : null,
+    }));
+    const [content, annotations, runs] = await Promise.all([
+      source !== null ? pageViewOf(source) : textBlocksJson(hocuspocus, store, docName(record.id)).then((blocks) => ({ blocks: rawBlocks(blocks) })),
       readAnnotationViews(hocuspocus, store, record.id),
       store.runs.listRuns(record.id),
     ]);
@@ -65,8 +65,12 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
 
   router.add('GET', '/api/docs/:id/markdown', async ({ principal, params }) => {
     const record = await readable(principal, params.id);
-    const markdown = await readDocState(hocuspocus, store, docName(record.id), (ydoc) => docMarkdown(record.kind, ydoc));
+    const markdown =
+      record.kind === 'page'
+        ? await readDocState(hocuspocus, store, docName(record.id), (ydoc) => docMarkdown(record.kind, ydoc))
+        : await textMarkdown(hocuspocus, store, docName(record.id));
     await recordRead(store.audit, principal, record.id);
     return text(200, markdown, 'text/markdown; charset=utf-8');
   });
 }
+

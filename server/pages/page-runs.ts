@@ -10,6 +10,7 @@ import { withDocument } from '../docs/with-document.ts';
 import type { StoredRun } from '../store/run-store.ts';
 import type { RunTextDeps } from '../runs/run-text.ts';
 import { serverPageTools } from './page-tools.ts';
+import { applyPageOpsOff, pageCandidateOf, refuseShape, revertedPage } from './page-work.ts';
 
 /**
  * What a run does to a page (PAGE5–PAGE8). A page run never writes the source before Accept:
@@ -30,8 +31,23 @@ function emptyScope(): SavedRunScope {
 }
 
 /** PAGE7: the candidate of a page run over the page's current source. */
-export function readCandidate(deps: Pick<RunTextDeps, 'hocuspocus'> & { store: Parameters<typeof readDocState>[1] }, run: StoredRun): Promise<string> {
-  return readDocState(deps.hocuspocus, deps.store, docName(run.docId), (ydoc) => candidateOf(serverPageTools(), pageSource(ydoc), pageChangesOf(run)));
+export async function readCandidate(deps: Pick<RunTextDeps, 'hocuspocus'> & { store: Parameters<typeof readDocState>[1] }, run: StoredRun): Promise<string> {
+  return pageCandidateOf(await readDocState(deps.hocuspocus, deps.store, docName(run.docId), pageSource), pageChangesOf(run));
+}
+
+/**
+ * `derive(source)` for the page's source as it is when the answer comes: derived in the work
+ * pool while people may type, it is derived again if the source changed meanwhile (a few
+ * times, then on the event loop, within the limits the source was read under).
+ */
+async function overCurrentSource<T>(ydoc: Y.Doc, derive: (source: string) => Promise<T>, fallback: (source: string) => T): Promise<{ source: string; value: T }> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const source = pageSource(ydoc);
+    const value = await derive(source);
+    if (pageSource(ydoc) === source) return { source, value };
+  }
+  const source = pageSource(ydoc);
+  return { source, value: fallback(source) };
 }
 
 /**
@@ -46,13 +62,18 @@ export async function applyPageBatch(
   allowedOps: ReadonlySet<string>,
   record: (changes: RunChange[], applied: number, scope: SavedRunScope) => Promise<boolean>,
 ): Promise<PageApplyResult | { ok: 'unrecorded' }> {
+  const applier = {
+    fence: new Set(run.items.map((item) => item.blockId)),
+    instructions: new Set(run.items.map((item) => item.instructionId)),
+    allowedOps,
+  };
+  refuseOpsShape(ops);
   return withDocument(deps.hocuspocus, docName(run.docId), async (ydoc) => {
-    const result = applyPageOps(serverPageTools(), pageSource(ydoc), pageChangesOf(run), ops, {
-      fence: new Set(run.items.map((item) => item.blockId)),
-      instructions: new Set(run.items.map((item) => item.instructionId)),
-      allowedOps,
-      makeId: newElementId,
-    });
+    const { value: result } = await overCurrentSource(
+      ydoc,
+      (source) => applyPageOpsOff(source, pageChangesOf(run), ops, applier),
+      (source) => applyPageOps(serverPageTools(), source, pageChangesOf(run), ops, { ...applier, makeId: newElementId }),
+    );
     if (!result.ok) return result;
     const changes = result.changes.map(({ op, elementId, instructionId, before, after }) => ({ op, blockId: elementId, instructionId, before, after }));
     return (await record(changes, result.applied, emptyScope())) ? result : { ok: 'unrecorded' };
@@ -73,8 +94,15 @@ export async function acceptPageRun(
   const { hocuspocus, scopes } = deps;
   return withDocument(hocuspocus, docName(run.docId), (page) =>
     withDocument(hocuspocus, docName(run.docId, 'notes'), async (notes) => {
+      const changes = pageChangesOf(run);
+      await pageCandidateOf(pageSource(page), changes);
       if (!(await transition())) return false;
-      writePageSource(page, candidateOf(serverPageTools(), pageSource(page), pageChangesOf(run)), scopes.origin(run.id));
+      const { value: candidate } = await overCurrentSource(
+        page,
+        (source) => pageCandidateOf(source, changes),
+        (source) => candidateOf(serverPageTools(), source, changes),
+      );
+      writePageSource(page, candidate, scopes.origin(run.id));
       notes.transact(() => inNotes(notes), serverOrigin);
       scopes.forget(run.docId, run.id, page);
       return true;
@@ -95,10 +123,24 @@ export async function revertPageRun(
 ): Promise<NotReverted[]> {
   return withDocument(deps.hocuspocus, docName(run.docId), async (page) => {
     const changes = pageChangesOf(run);
-    const plan = revertPageChanges(serverPageTools(), pageSource(page), changes);
+    const plan = await revertedPage(pageSource(page), changes);
     if (!(await transition(plan.notReverted))) throw refused();
     // Again over the source as it is now: people may have typed while the store decided.
-    writePageSource(page, revertPageChanges(serverPageTools(), pageSource(page), changes).html, revertOrigin(run.id));
+    const { value: reverted } = await overCurrentSource(
+      page,
+      (source) => revertedPage(source, changes),
+      (source) => revertPageChanges(serverPageTools(), source, changes),
+    );
+    writePageSource(page, reverted.html, revertOrigin(run.id));
     return plan.notReverted;
   });
+}
+
+/** LIMIT8, LIMIT9 for the HTML of each `replace_element` op, before the batch goes to the pool. */
+function refuseOpsShape(ops: unknown): void {
+  if (!Array.isArray(ops)) return;
+  for (const op of ops as unknown[]) {
+    const html = typeof op === 'object' && op !== null ? (op as { html?: unknown }).html : undefined;
+    if (typeof html === 'string') refuseShape(html);
+  }
 }

@@ -3,7 +3,6 @@ import { isRecordId } from '../../shared/notes/annotations.ts';
 import { setInstructionState } from '../../shared/notes/annotations-writers.ts';
 import type { ApplyError } from '../../shared/applier/applier.ts';
 import type { Claims } from '../../shared/protocol/claims.ts';
-import { readBlocks } from '../../shared/model/doc-content.ts';
 import { docName } from '../../shared/model/doc-layout.ts';
 import { opKinds, type OpKind } from '../../shared/applier/op-kinds.ts';
 import { serverOrigin } from '../../shared/model/origins.ts';
@@ -24,7 +23,10 @@ import { runItemView } from '../../shared/wire/runs.ts';
 import type { PageApplyError } from '../../shared/page/page-applier.ts';
 import { pageOpKinds } from '../../shared/page/page-ops.ts';
 import { applyPageBatch } from '../pages/page-runs.ts';
-import { readPageView } from '../pages/page-view.ts';
+import { pageViewOf } from '../pages/page-work.ts';
+import { pageSource } from '../../shared/page/page-source.ts';
+import { textBlocksJson } from '../docs/text-views.ts';
+import { rawBlocks } from '../raw-json.ts';
 
 /** How often a long poll looks at the store itself (another process may have queued a run). */
 const storeCheckMs = 1000;
@@ -73,9 +75,9 @@ export class AgentService {
     }
     await recordAudit(store.audit, principal, 'run.claimed', run.docId, run.id);
     const page = (await store.getDoc(run.docId))?.kind === 'page';
-    const document = await readDocState(hocuspocus, store, docName(run.docId), (ydoc) =>
-      page ? { blocks: [], ...readPageView(ydoc) } : { blocks: readBlocks(ydoc) },
-    );
+    const document = page
+      ? { blocks: [], ...(await pageViewOf(await readDocState(hocuspocus, store, docName(run.docId), pageSource))) }
+      : { blocks: rawBlocks(await textBlocksJson(hocuspocus, store, docName(run.docId))) };
     return { ...queuedView(run), lease: { expiresAt: iso(now + leaseMs) }, document };
   }
 

@@ -11,6 +11,8 @@ import { readDocState } from '../docs/read-doc.ts';
 import { withDocument } from '../docs/with-document.ts';
 import type { DocRecord, Store, StoredRun } from '../store/store.ts';
 import { elementAsPinned } from '../pages/page-pin.ts';
+import { pageSource } from '../../shared/page/page-source.ts';
+import { textMarkdown } from '../docs/text-views.ts';
 
 export type SendResult = { ok: true; run: StoredRun } | { ok: false; code: 'NOTHING_TO_SEND' | 'RUN_OUTSTANDING' };
 
@@ -32,7 +34,10 @@ export async function sendRun(
   now = Date.now(),
 ): Promise<SendResult> {
   const { store, hocuspocus } = deps;
-  const contextMarkdown = await readDocState(hocuspocus, store, docName(doc.id), (ydoc) => docMarkdown(doc.kind, ydoc));
+  const contextMarkdown =
+    doc.kind === 'page'
+      ? await readDocState(hocuspocus, store, docName(doc.id), (ydoc) => docMarkdown(doc.kind, ydoc))
+      : await textMarkdown(hocuspocus, store, docName(doc.id));
   return withDocument(hocuspocus, docName(doc.id, 'notes'), async (notesYdoc): Promise<SendResult> => {
     const queued = readAnnotations(notesYdoc).annotations.filter(
       (annotation): annotation is Instruction =>
@@ -43,14 +48,17 @@ export async function sendRun(
       const outstanding = await store.runs.outstandingRun(doc.id);
       return { ok: false, code: outstanding ? 'RUN_OUTSTANDING' : 'NOTHING_TO_SEND' };
     }
-    const pinned = await readDocState(hocuspocus, store, docName(doc.id), (ydoc) =>
+    const pinned =
       doc.kind === 'page'
-        ? queued.map((instruction) => elementAsPinned(ydoc, instruction.blockId))
-        : resolveAnchors(
-            ydoc,
-            queued.map((instruction) => instruction.anchor),
-          ),
-    );
+        ? await readDocState(hocuspocus, store, docName(doc.id), pageSource).then((source) =>
+            Promise.all(queued.map((instruction) => elementAsPinned(source, instruction.blockId))),
+          )
+        : await readDocState(hocuspocus, store, docName(doc.id), (ydoc) =>
+            resolveAnchors(
+              ydoc,
+              queued.map((instruction) => instruction.anchor),
+            ),
+          );
     const created = await store.runs.createRun({
       id: 'r' + randomId(11),
       docId: doc.id,

@@ -39,6 +39,12 @@ export const maxOpsPerBatch = 200;
 /** At most this many characters of Markdown in one op. */
 export const maxOpMarkdownLength = 100_000;
 
+/**
+ * At most this many lines of Markdown in one batch, all its ops together (LIMIT11): every block
+ * takes a line at least, so this bounds the blocks one batch can write before any is parsed.
+ */
+export const maxBatchMarkdownLines = 2_000;
+
 /** Block ids, instruction ids and hashes: non-empty, at most this many characters. */
 export const maxOpIdLength = 100;
 
@@ -74,6 +80,11 @@ export function parseOps(value: unknown): ParseOpsResult {
     const problem = checkOp(value[index]);
     if (problem !== null) return invalid(index, `The op at index ${index} ${problem}`);
     ops.push(copyOp(value[index] as Op));
+  }
+  let lines = 0;
+  for (const op of ops) if (op.op !== 'delete_block') lines += lineCount(op.markdown);
+  if (lines > maxBatchMarkdownLines) {
+    return invalid(-1, `A batch writes at most ${maxBatchMarkdownLines.toLocaleString('en-US')} lines of Markdown; this one has ${lines.toLocaleString('en-US')}.`);
   }
   return { ok: true, ops };
 }
@@ -123,4 +134,10 @@ function copyOp(op: Op): Op {
 
 function invalid(index: number, message: string): ParseOpsResult {
   return { ok: false, error: { code: 'INVALID_OP', index, message } };
+}
+
+function lineCount(text: string): number {
+  let lines = 1;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) lines++;
+  return lines;
 }

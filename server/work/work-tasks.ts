@@ -1,0 +1,70 @@
+import * as Y from 'yjs';
+import { readBlocks } from '../../shared/model/doc-content.ts';
+import { applyPageOps, candidateOf, revertPageChanges, type PageChange } from '../../shared/page/page-applier.ts';
+import { normalizePage } from '../../shared/page/page-model.ts';
+import { newElementId } from '../../shared/page/page-source.ts';
+import { PageLimitError } from '../../shared/page/page-limits.ts';
+import { buildInitialState, type NewDoc } from '../docs/create-doc.ts';
+import { docMarkdown } from '../docs/doc-markdown.ts';
+import { readPageView } from '../pages/page-view.ts';
+import { serverPageTools } from '../pages/page-tools.ts';
+
+/**
+ * The work a WorkPool's threads do (server/work/work-pool.ts): everything whose cost grows with
+ * what a client wrote, so that it runs off the event loop. Each task is a pure function of
+ * structured-cloneable input; a refusal is thrown as a `TaskRefusal` (its code and message go
+ * back to the caller), anything else is a failure.
+ */
+export const workTasks = {
+  /** PAGE3: a page's source, sanitized, and its elements. */
+  pageView: (source: string) => readPageView(source),
+  /** PAGE1: the source a new page's HTML is stored as. */
+  normalizePage: (html: string) => normalizePage(serverPageTools(), html, newElementId),
+  /** PAGE7: a page run's candidate. */
+  pageCandidate: ({ source, changes }: { source: string; changes: PageChange[] }) => candidateOf(serverPageTools(), source, changes),
+  /** PAGE5–PAGE7: a batch of page ops validated and applied to the candidate. */
+  applyPageOps: ({ source, earlier, ops, fence, instructions, allowedOps }: { source: string; earlier: PageChange[]; ops: unknown; fence: string[]; instructions: string[]; allowedOps: string[] }) =>
+    applyPageOps(serverPageTools(), source, earlier, ops, {
+      fence: new Set(fence),
+      instructions: new Set(instructions),
+      allowedOps: new Set(allowedOps),
+      makeId: newElementId,
+    }),
+  /** PAGE13: a page's source with a run's changes taken back. */
+  revertPage: ({ source, changes }: { source: string; changes: PageChange[] }) => revertPageChanges(serverPageTools(), source, changes),
+  /** The stored state of a new document (Markdown parsed, or HTML normalized). */
+  initialState: (input: NewDoc) => buildInitialState(input),
+  /** The blocks of a text document's state (an update), as the JSON text of the API's `blocks`. */
+  textBlocks: (state: Uint8Array) => withDoc(state, (ydoc) => JSON.stringify(readBlocks(ydoc))),
+  /** A text document's state as Markdown. */
+  textMarkdown: (state: Uint8Array) => withDoc(state, (ydoc) => docMarkdown('text', ydoc)),
+};
+
+export type WorkTasks = typeof workTasks;
+
+/** An expected refusal of a task's input: the pool rejects with a Rejection of this code. */
+export class TaskRefusal extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What a task's failure becomes on its way back: a limit it broke, or an unexpected error. */
+export function refusalOf(error: unknown): { code: string; message: string } | null {
+  if (error instanceof PageLimitError) return error.problem;
+  if (error instanceof TaskRefusal) return { code: error.code, message: error.message };
+  return null;
+}
+
+function withDoc<T>(state: Uint8Array, read: (ydoc: Y.Doc) => T): T {
+  const ydoc = new Y.Doc({ gc: false });
+  try {
+    Y.applyUpdate(ydoc, state);
+    return read(ydoc);
+  } finally {
+    ydoc.destroy();
+  }
+}

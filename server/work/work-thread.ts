@@ -1,0 +1,20 @@
+import { parentPort } from 'node:worker_threads';
+import { refusalOf, workTasks, type WorkTasks } from './work-tasks.ts';
+
+/**
+ * The message loop of one pool thread: `{id, task, input}` in, `{id, ok: true, value}` or
+ * `{id, ok: false, refusal | message}` out. One task at a time, synchronously: the pool sends
+ * the next only after the answer.
+ */
+parentPort!.on('message', (message: { id: number; task: keyof WorkTasks; input: unknown }) => {
+  try {
+    const value = (workTasks[message.task] as (input: unknown) => unknown)(message.input);
+    parentPort!.postMessage({ id: message.id, ok: true, value });
+  } catch (error) {
+    const refusal = refusalOf(error);
+    parentPort!.postMessage(
+      refusal ? { id: message.id, ok: false, refusal } : { id: message.id, ok: false, message: error instanceof Error ? error.stack ?? error.message : String(error) },
+    );
+  }
+});
+parentPort!.postMessage({ ready: true });
