@@ -3,6 +3,7 @@ import type { Hocuspocus } from '@hocuspocus/server';
 import type { Store } from '../store/store.ts';
 import { DerivedCache, liveVersion, sha256 } from '../work/derived-cache.ts';
 import { workPool } from '../work/work-pool.ts';
+import type { WorkTasks } from '../work/work-tasks.ts';
 
 /**
  * What the API reads of a text document, its blocks and its Markdown (LIMIT10): derived in the
@@ -13,8 +14,11 @@ import { workPool } from '../work/work-pool.ts';
 
 const derived = new DerivedCache(64);
 
-/** The JSON text of the document's `blocks` (BlockView[]), as `GET /api/docs/:id` and a claim answer it. */
-export function textBlocksJson(hocuspocus: Hocuspocus, store: Store, name: string): Promise<string> {
+/**
+ * The document's title as its text Y.Doc holds it, and the JSON text of its `blocks`
+ * (BlockView[]), as `GET /api/docs/:id` and a claim answer them.
+ */
+export function textBlocksJson(hocuspocus: Hocuspocus, store: Store, name: string): Promise<{ title: string; blocks: string }> {
   return derive(hocuspocus, store, name, 'textBlocks');
 }
 
@@ -23,7 +27,10 @@ export function textMarkdown(hocuspocus: Hocuspocus, store: Store, name: string)
   return derive(hocuspocus, store, name, 'textMarkdown');
 }
 
-async function derive(hocuspocus: Hocuspocus, store: Store, name: string, task: 'textBlocks' | 'textMarkdown'): Promise<string> {
+type TextTask = 'textBlocks' | 'textMarkdown';
+type Derived<K extends TextTask> = ReturnType<WorkTasks[K]>;
+
+async function derive<K extends TextTask>(hocuspocus: Hocuspocus, store: Store, name: string, task: K): Promise<Derived<K>> {
   const live = hocuspocus.documents.get(name);
   if (live && !hocuspocus.loadingDocuments.has(name)) {
     return derived.get(`${task}:${liveVersion(live)}`, () => run(task, Y.encodeStateAsUpdate(live)));
@@ -37,6 +44,6 @@ async function derive(hocuspocus: Hocuspocus, store: Store, name: string, task: 
   }
 }
 
-function run(task: 'textBlocks' | 'textMarkdown', state: Uint8Array): Promise<string> {
-  return workPool().run(task, state);
+function run<K extends TextTask>(task: K, state: Uint8Array): Promise<Derived<K>> {
+  return workPool().run(task, state) as Promise<Derived<K>>;
 }

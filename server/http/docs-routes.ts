@@ -49,15 +49,19 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
 
   router.add('GET', '/api/docs/:id', async ({ principal, params }) => {
     const record = await readable(principal, params.id);
-    const { title, source } = await readDocState(hocuspocus, store, docName(record.id), (ydoc) => ({
-      title: readMeta(ydoc).title.slice(0, maxTitleLength) || record.title,
-      source: record.kind === 'page' ? pageSource(ydoc) : null,
-    }));
-    const [content, annotations, runs] = await Promise.all([
-      source !== null ? pageViewOf(source) : textBlocksJson(hocuspocus, store, docName(record.id)).then((blocks) => ({ blocks: rawBlocks(blocks) })),
+    // A text document's title and blocks are read in the work pool (LIMIT10): reading its Y.Doc here would cost the event loop its size.
+    const read =
+      record.kind === 'page'
+        ? readDocState(hocuspocus, store, docName(record.id), (ydoc) => ({ title: readMeta(ydoc).title, source: pageSource(ydoc) })).then(
+            async ({ title, source }) => ({ title, content: await pageViewOf(source) }),
+          )
+        : textBlocksJson(hocuspocus, store, docName(record.id)).then(({ title, blocks }) => ({ title, content: { blocks: rawBlocks(blocks) } }));
+    const [{ title: heldTitle, content }, annotations, runs] = await Promise.all([
+      read,
       readAnnotationViews(hocuspocus, store, record.id),
       store.runs.listRuns(record.id),
     ]);
+    const title = heldTitle.slice(0, maxTitleLength) || record.title;
     const answer: DocView = { id: record.id, title, kind: record.kind, ...content, annotations, runs: runs.map(toRunRecord) };
     await recordRead(store.audit, principal, record.id);
     return json(200, answer);

@@ -77,7 +77,7 @@ export class AgentService {
     const page = (await store.getDoc(run.docId))?.kind === 'page';
     const document = page
       ? { blocks: [], ...(await pageViewOf(await readDocState(hocuspocus, store, docName(run.docId), pageSource))) }
-      : { blocks: rawBlocks(await textBlocksJson(hocuspocus, store, docName(run.docId))) };
+      : { blocks: rawBlocks((await textBlocksJson(hocuspocus, store, docName(run.docId))).blocks) };
     return { ...queuedView(run), lease: { expiresAt: iso(now + leaseMs) }, document };
   }
 

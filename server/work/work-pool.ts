@@ -138,10 +138,10 @@ class PoolThread {
 let shared: WorkPool | null = null;
 
 /**
- * The process's pool, made on first use: one thread per core but one (at least two, at most 4),
- * so the event loop keeps a core; tasks stop after 20 s.
+ * The process's pool, made on first use: one thread per core but one (at least one, at most
+ * 4), so the event loop keeps a core; tasks stop after 20 s.
  */
 export function workPool(): WorkPool {
-  shared ??= new WorkPool({ size: Math.max(2, Math.min(4, availableParallelism() - 1)), timeoutMs: 20_000 });
+  shared ??= new WorkPool({ size: Math.max(1, Math.min(4, availableParallelism() - 1)), timeoutMs: 20_000 });
   return shared;
 }

@@ -1,5 +1,6 @@
 import * as Y from 'yjs';
 import { readBlocks } from '../../shared/model/doc-content.ts';
+import { readMeta } from '../../shared/model/doc-layout.ts';
 import { applyPageOps, candidateOf, revertPageChanges, type PageChange } from '../../shared/page/page-applier.ts';
 import { normalizePage } from '../../shared/page/page-model.ts';
 import { newElementId } from '../../shared/page/page-source.ts';
@@ -34,8 +35,8 @@ export const workTasks = {
   revertPage: ({ source, changes }: { source: string; changes: PageChange[] }) => revertPageChanges(serverPageTools(), source, changes),
   /** The stored state of a new document (Markdown parsed, or HTML normalized). */
   initialState: (input: NewDoc) => buildInitialState(input),
-  /** The blocks of a text document's state (an update), as the JSON text of the API's `blocks`. */
-  textBlocks: (state: Uint8Array) => withDoc(state, (ydoc) => JSON.stringify(readBlocks(ydoc))),
+  /** The title and the blocks of a text document's state (an update), the blocks as the JSON text of the API's `blocks`. */
+  textBlocks: (state: Uint8Array) => withDoc(state, (ydoc) => ({ title: readMeta(ydoc).title, blocks: JSON.stringify(readBlocks(ydoc)) })),
   /** A text document's state as Markdown. */
   textMarkdown: (state: Uint8Array) => withDoc(state, (ydoc) => docMarkdown('text', ydoc)),
 };

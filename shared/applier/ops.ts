@@ -43,7 +43,7 @@ export const maxOpMarkdownLength = 100_000;
  * At most this many lines of Markdown in one batch, all its ops together (LIMIT11): every block
  * takes a line at least, so this bounds the blocks one batch can write before any is parsed.
  */
-export const maxBatchMarkdownLines = 2_000;
+export const maxBatchMarkdownLines = 1_000;
 
 /** Block ids, instruction ids and hashes: non-empty, at most this many characters. */
 export const maxOpIdLength = 100;

@@ -35,6 +35,8 @@ const voidElements = new Set([
 ]);
 /** Elements whose content is text up to their end tag. */
 const rawTextElements = new Set(['script', 'style', 'textarea', 'title', 'xmp', 'iframe', 'noembed', 'noframes', 'noscript']);
+/** The formatting elements the HTML parser reopens after a misnested end tag. */
+const formattingElements = new Set(['a', 'b', 'big', 'code', 'em', 'font', 'i', 'nobr', 's', 'small', 'strike', 'strong', 'tt', 'u']);
 /** A start tag of one of these closes the innermost open element of its group (the parser's implied end tags). */
 const closesSameGroup: Record<string, string> = {
   p: 'p', li: 'li', dt: 'd', dd: 'd', option: 'o', optgroup: 'og', tr: 'tr', td: 't', th: 't', rb: 'r', rt: 'r', rp: 'r', a: 'a', nobr: 'nobr',
@@ -77,9 +79,7 @@ export function sourceShapeProblem(html: string): PageLimitProblem | null {
     const name = match[2].toLowerCase();
     if (match[1] === '/') {
       const index = open.lastIndexOf(name);
-      if (index >= 0) {
-        for (const closed of open.splice(index)) if (closed === 'svg' || closed === 'math') foreign--;
-      }
+      if (index >= 0) foreign -= closeAt(open, index);
       continue;
     }
     if (++elements > maxPageElements) return tooLarge();
@@ -96,13 +96,30 @@ export function sourceShapeProblem(html: string): PageLimitProblem | null {
     if (group !== undefined) {
       let index = open.length - 1;
       while (index >= 0 && closesSameGroup[open[index]] !== group) index--;
-      if (index >= 0) open.splice(index);
+      if (index >= 0) foreign -= closeAt(open, index);
     } else if (closesParagraph.has(name) && open[open.length - 1] === 'p') open.pop();
     if (name === 'svg' || name === 'math') foreign++;
     open.push(name);
     if (open.length > maxPageDepth) return tooDeep();
   }
   return null;
+}
+
+/**
+ * Closes the open element at `index` and those opened inside it, except formatting elements,
+ * which the parser opens again where the text goes on (so they still count as open). Returns
+ * how many foreign roots (svg, math) it closed.
+ */
+function closeAt(open: string[], index: number): number {
+  let foreignClosed = 0;
+  let kept = index;
+  for (let at = index; at < open.length; at++) {
+    const name = open[at];
+    if (at > index && formattingElements.has(name)) open[kept++] = name;
+    else if (name === 'svg' || name === 'math') foreignClosed++;
+  }
+  open.length = kept;
+  return foreignClosed;
 }
 
 /** Why the parsed tree under `root` breaks LIMIT8 or LIMIT9, or null. Iterative, so no depth overflows it. */
