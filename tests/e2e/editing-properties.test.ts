@@ -14,7 +14,7 @@ import { describeActions, editingActions, perform, textWithoutIds, type EditingA
  * release).
  */
 const seed = Number(process.env.TANDEM_EDIT_SEED ?? Math.floor(Math.random() * 2 ** 31));
-const runs = Number(process.env.TANDEM_EDIT_RUNS ?? 16);
+const runs = Number(process.env.TANDEM_EDIT_RUNS ?? 24);
 const start = 'Alpha paragraph.\n\nBeta **bold** and *em* text.\n\n- one\n- two\n\n## Heading';
 
 const server = useTestServer();

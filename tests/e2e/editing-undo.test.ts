@@ -174,3 +174,19 @@ describe('[EDIT2] a keystroke lands where the caret is', () => {
     await expect.poll(() => readText(page)).toBe('First.\nline 0\nline 1\nline 2');
   });
 });
+
+describe('[EDIT2] the page stays free of errors', () => {
+  it('leaves a document through All documents without an error', async () => {
+    const id = await server.createDoc('Leave me', 'Some text.');
+    const { page } = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    await documentText(page).focus();
+    await page.keyboard.press('Control+End');
+    await typeSlowly(page, ' more');
+    await page.getByRole('link', { name: 'All documents' }).click();
+    await page.getByRole('button', { name: 'New document' }).waitFor();
+    // A barrier: timers the editor's plugins queued before it was destroyed have run by the time
+    // a timer queued now runs; any error they throw is reported by the browser helper.
+    await page.evaluate(() => new Promise((resolve) => setTimeout(() => setTimeout(resolve, 0), 0)));
+  });
+});
+
