@@ -42,6 +42,8 @@ export const goals: readonly Goal[] = [
     bound: ratioAtMost(1),
   },
   { applies: (row) => row.bench === 'persistence' && row.metric === 'edits durable/s', bound: { value: 5_000 } },
+  { applies: (row) => row.bench === 'heavy' && /^(POST|GET) /.test(row.metric), bound: { value: 1_000 } },
+  { applies: (row) => row.bench === 'heavy' && row.metric === "server's longest event-loop stall", bound: { value: 50 } },
 ];
 
 /** A cold-load case of a document of about 1 MB ("985 KiB doc, cold"). */

@@ -1,0 +1,125 @@
+/**
+ * 9. Heavy input (PROTOCOL.md LIMIT8–LIMIT11). One person creates and reads a page of 20,000
+ * elements, and a text document of 60,000 paragraphs (its blocks and its Markdown), on a Tandem
+ * server of its own process, while another user asks `/healthz` every 20 ms. Printed: each
+ * request's time beside the libraries' own time for the same work in this process (DOMPurify over
+ * jsdom for one sanitize; markdown-it + prosemirror-markdown for one parse and one serialize),
+ * the server's longest event-loop stall, and the other user's slowest answer beside the slowest
+ * with the server idle.
+ */
+import { JSDOM } from 'jsdom';
+import { createPageTools } from '../shared/page/page-tools.ts';
+import { docToMarkdown, markdownToDoc } from '../shared/model/markdown.ts';
+import { launchServer, type ServerHandle } from './lib/servers.ts';
+import { rowsFor, type Benchmark } from './lib/types.ts';
+
+const pageElements = 20_000;
+const paragraphs = 60_000;
+
+export const heavyInput: Benchmark = {
+  name: 'heavy',
+  async run(ctx) {
+    const { rows, add } = rowsFor('heavy');
+    const notes: string[] = [];
+    const page = `<section>${Array.from({ length: pageElements - 1 }, (_, i) => `<p>Paragraph ${i} of a large page.</p>`).join('')}</section>`;
+    const markdown = Array.from({ length: paragraphs }, (_, i) => `Line ${i}.`).join('\n\n');
+
+    ctx.log('heavy: the libraries alone, in this process');
+    const sanitizeMs = timed(() => {
+      const tools = createPageTools(new JSDOM('<!doctype html><html><body></body></html>').window as unknown as Window & typeof globalThis, { parseAsDocument: true });
+      tools.sanitize(page);
+    });
+    let parsed: ReturnType<typeof markdownToDoc> | null = null;
+    const parseMs = timed(() => (parsed = markdownToDoc(markdown)));
+    const serializeMs = timed(() => docToMarkdown(parsed!));
+
+    const server = await launchServer({ kind: 'tandem', dataDir: ctx.tempDir('heavy') });
+    try {
+      const idle = await whileAsking(server, async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      });
+      await server.stallMs();
+      const pageCase = { case: `page of ${pageElements.toLocaleString('en-US')} elements, ${kib(page)}`, unit: 'ms' as const, better: 'lower' as const };
+      const floor = 'one DOMPurify sanitize over jsdom';
+      ctx.log('heavy: a 20,000-element page');
+      try {
+        const pageRun = await whileAsking(server, async () => {
+          const created = await request(server, 'POST', '/api/docs', { title: 'Large page', kind: 'page', html: page });
+          return { create: created.ms, read: (await request(server, 'GET', `/api/docs/${created.body.id}`)).ms };
+        });
+        add({ ...pageCase, metric: 'POST /api/docs', tandem: pageRun.result.create, baseline: sanitizeMs, baselineName: floor });
+        add({ ...pageCase, metric: 'GET /api/docs/:id, first read', tandem: pageRun.result.read, baseline: sanitizeMs, baselineName: floor });
+        add({ ...pageCase, metric: "another user's slowest /healthz", tandem: pageRun.slowestHealthMs, baseline: idle.slowestHealthMs, baselineName: 'the same server idle' });
+      } catch (error) {
+        notes.push(`heavy: the page failed: ${(error as Error).message.slice(0, 300)} (one sanitize alone took ${Math.round(sanitizeMs)} ms here)`);
+      }
+      add({ ...pageCase, metric: "server's longest event-loop stall", tandem: await server.stallMs(), baseline: null, baselineName: '—' });
+
+      const textCase = { case: `text of ${paragraphs.toLocaleString('en-US')} paragraphs, ${kib(markdown)}`, unit: 'ms' as const, better: 'lower' as const };
+      ctx.log('heavy: a 60,000-paragraph document');
+      try {
+        const textRun = await whileAsking(server, async () => {
+          const created = await request(server, 'POST', '/api/docs', { title: 'Long document', markdown });
+          const id = created.body.id;
+          const blocks = await request(server, 'GET', `/api/docs/${id}`);
+          const asMarkdown = await request(server, 'GET', `/api/docs/${id}/markdown`);
+          return { create: created.ms, read: blocks.ms, markdown: asMarkdown.ms };
+        });
+        add({ ...textCase, metric: 'POST /api/docs', tandem: textRun.result.create, baseline: parseMs, baselineName: 'one markdown-it parse to ProseMirror' });
+        add({ ...textCase, metric: 'GET /api/docs/:id, first read', tandem: textRun.result.read, baseline: serializeMs, baselineName: 'one prosemirror-markdown serialize' });
+        add({ ...textCase, metric: 'GET /api/docs/:id/markdown', tandem: textRun.result.markdown, baseline: serializeMs, baselineName: 'one prosemirror-markdown serialize' });
+        add({ ...textCase, metric: "another user's slowest /healthz", tandem: textRun.slowestHealthMs, baseline: idle.slowestHealthMs, baselineName: 'the same server idle' });
+      } catch (error) {
+        notes.push(`heavy: the text document failed: ${(error as Error).message.slice(0, 300)}`);
+      }
+      add({ ...textCase, metric: "server's longest event-loop stall", tandem: await server.stallMs(), baseline: null, baselineName: '—' });
+      notes.push('heavy: the libraries alone run once in the benchmark\'s own process; the server parses pages and reads text in its work pool (LIMIT10), off its event loop.');
+    } finally {
+      await server.stop();
+    }
+    return { rows, notes };
+  },
+};
+
+function timed(work: () => void): number {
+  const start = performance.now();
+  work();
+  return performance.now() - start;
+}
+
+const kib = (text: string) => `${Math.round(Buffer.byteLength(text) / 1024).toLocaleString('en-US')} KiB`;
+
+async function request(server: ServerHandle, method: string, path: string, body?: unknown): Promise<{ ms: number; body: any }> {
+  const start = performance.now();
+  const response = await fetch(`${server.httpUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const ms = performance.now() - start;
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
+  return { ms, body: text.startsWith('{') ? JSON.parse(text) : text };
+}
+
+/** Runs `work` while another user asks `/healthz` every 20 ms; the slowest answer it got. */
+async function whileAsking<T>(server: ServerHandle, work: () => Promise<T>): Promise<{ result: T; slowestHealthMs: number }> {
+  let running = true;
+  let slowest = 0;
+  const asking = (async () => {
+    while (running) {
+      const start = performance.now();
+      await fetch(`${server.httpUrl}/healthz`);
+      slowest = Math.max(slowest, performance.now() - start);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  let result: T;
+  try {
+    result = await work();
+  } finally {
+    running = false;
+    await asking;
+  }
+  return { result, slowestHealthMs: slowest };
+}
