@@ -2,8 +2,9 @@ import type { BlockView } from '../shared/model/doc-content.ts';
 
 /**
  * JSON text already written (a document's blocks, kept per version by server/docs/text-views.ts),
- * which the API's `sendReply` (server/http/reply.ts) puts into an answer as it is, rather than
- * parsing it and writing it again.
+ * which every answer written with `stringifyWithRaw` (the API's, server/http/reply.ts; the agent's
+ * stateless replies, server/extensions/agent-stateless.ts) carries as it is, rather than parsing
+ * it and writing it again. Anything else that serializes an answer holding one must use it too.
  */
 export class RawJson {
   constructor(readonly text: string) {}
@@ -12,4 +13,14 @@ export class RawJson {
 /** Blocks kept as JSON text, standing where an answer has its `blocks`. */
 export function rawBlocks(json: string): BlockView[] {
   return new RawJson(json) as unknown as BlockView[];
+}
+
+/** `JSON.stringify(value)`, with each RawJson in it written as its text. */
+export function stringifyWithRaw(value: unknown): string {
+  const raws: string[] = [];
+  const mark = `\u0000raw${Math.random().toString(36).slice(2)}:`;
+  const text = JSON.stringify(value, (_key, item: unknown) => (item instanceof RawJson ? `${mark}${raws.push(item.text) - 1}` : item));
+  if (raws.length === 0) return text;
+  const placeholder = new RegExp(`"${JSON.stringify(mark).slice(1, -1).replace(/\\/g, '\\\\')}(\\d+)"`, 'g');
+  return text.replace(placeholder, (_match, index: string) => raws[Number(index)]);
 }

@@ -7,6 +7,7 @@ import { errorEnvelope } from '../../shared/wire/errors.ts';
 import type { AgentService } from '../runs/agent-service.ts';
 
 import type { AuthContext } from './auth.ts';
+import { stringifyWithRaw } from '../raw-json.ts';
 
 /**
  * The agent routes as Hocuspocus stateless messages (shared/PROTOCOL.md, AGENT1–AGENT4): an
@@ -27,7 +28,7 @@ export class AgentStateless implements Extension {
   async onStateless({ payload, connection, documentName }: onStatelessPayload): Promise<void> {
     const request = parseAgentRequest(payload);
     if (request === null) return;
-    const reply = (answer: AgentReply) => connection.sendStateless(JSON.stringify(answer));
+    const reply = (answer: AgentReply) => connection.sendStateless(stringifyWithRaw(answer));
     const { requestId } = request;
     try {
       if ('problem' in request) throw new Rejection(422, 'INVALID_BODY', request.problem);
