@@ -13,10 +13,11 @@ import { toolbarItems, setBlockKeepingId } from './editor-commands.ts';
 const { nodes } = schema;
 
 /**
- * How the text is edited, apart from Yjs, presence and Tandem's own layers: the keymaps from the
- * most specific to the base one, the Markdown shortcuts and the empty-document rule. The editor
- * puts them after its binding and layers (editor-plugins.ts); the plain y-prosemirror editor the
- * browser tests compare it with (tests/e2e/oracle-editor/) uses them alone.
+ * How the text is edited (EDIT1–EDIT3), apart from Yjs, presence and Tandem's own layers: the
+ * keymaps from the most specific to the base one, the Markdown shortcuts, the caret after typed
+ * text and the empty-document rule. The editor puts them after its binding and layers
+ * (editor-plugins.ts); the plain y-prosemirror editor the browser tests compare it with
+ * (tests/e2e/oracle-editor/) uses them alone.
  */
 export function editingPlugins(): Plugin[] {
   return [
@@ -34,7 +35,7 @@ export function editingPlugins(): Plugin[] {
 }
 
 /**
- * Chromium sometimes leaves its caret in front of a character typed into a text block it has
+ * EDIT2. Chromium sometimes leaves its caret in front of a character typed into a text block it has
  * just been given (an empty paragraph made by Enter or by clearing the document, typed into
  * before the next frame), and ProseMirror takes the selection it reads from the DOM: the next
  * key then lands before the first one ("ello worldH"). Typed text always leaves the caret after
@@ -102,7 +103,7 @@ function blockTypeRule(pattern: RegExp, type: NodeType, attrs: (match: RegExpMat
 }
 
 /**
- * The schema allows an empty document (concurrent deletes can produce one), but an empty
+ * EDIT2. The schema allows an empty document (concurrent deletes can produce one), but an empty
  * document has no place for the caret. A person's own change that empties the text (select all,
  * Delete) leaves one empty paragraph with the caret in it, as part of that change; text that
  * arrives in an empty document puts the caret at its start; an empty document from elsewhere (a new document, another peer's deletes) gets its paragraph when the

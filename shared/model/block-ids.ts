@@ -49,7 +49,7 @@ export const blockIdsKey = new PluginKey('tandem-block-ids');
 
 /**
  * Keeps block ids unique after every change, local or remote. The new ids belong to the step that
- * needed them: after a person's change (a split, a paste) they join that change's undo step, so
+ * needed them (EDIT1): after a person's change (a split, a paste) they join that change's undo step, so
  * that undo takes back the split and its id at once; after a change that is not the person's
  * own (from Yjs, or marked `addToHistory: false`) they stay out of the person's history.
  */
