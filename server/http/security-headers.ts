@@ -5,13 +5,16 @@ import type { ServerResponse } from 'node:http';
  * script, no `javascript:` URLs, no event-handler attributes. `connect-src 'self'` also admits
  * the WebSocket at `/collab` on the same host and port (CSP Level 3 matches `ws:`/`wss:`
  * against `'self'`). Styles allow `'unsafe-inline'` because Lit's `styleMap` and y-prosemirror's
- * cursors write `style` attributes. `data:` images cover the page's empty icon.
+ * cursors write `style` attributes. `data:` images cover the page's empty icon. `https:` images
+ * are for web pages (PAGE9): a page's frame is a `srcdoc` document, which inherits this policy
+ * beside its own, so this `img-src` bounds what a page may show. Nothing else of the app loads
+ * an image from elsewhere, and an image runs nothing.
  */
 const contentSecurityPolicy = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
+  "img-src 'self' data: https:",
   "connect-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",
