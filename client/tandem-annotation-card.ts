@@ -37,6 +37,8 @@ export class TandemAnnotationCard extends LightElement {
     source: { attribute: false },
     derived: { attribute: false },
     sentText: { attribute: false },
+    targetName: { attribute: false },
+    discardedText: { attribute: false },
     mode: { state: true },
     error: { state: true },
   };
@@ -50,6 +52,10 @@ export class TandemAnnotationCard extends LightElement {
   declare derived: readonly Annotation[];
   /** For a sent or answered instruction: the work order its run carried, or null if unknown. */
   declare sentText: string | null;
+  /** What to call the target when the quote is empty (a page's image: `image “A cat”`), or null. */
+  declare targetName: string | null;
+  /** How to show `discardedChange` (a page's: the element's text, not its HTML), or null to show it as it is. */
+  declare discardedText: string | null;
   declare mode: 'view' | 'reply' | 'edit';
   declare error: string;
 
@@ -61,6 +67,8 @@ export class TandemAnnotationCard extends LightElement {
     this.source = null;
     this.derived = [];
     this.sentText = null;
+    this.targetName = null;
+    this.discardedText = null;
     this.mode = 'view';
     this.error = '';
   }
@@ -83,7 +91,7 @@ export class TandemAnnotationCard extends LightElement {
       class=${classMap(classes)}
       data-annotation-id=${a.id}
       data-kind=${a.kind}
-      aria-label=${`${label} on “${a.quote}”`}
+      aria-label=${`${label} on ${this.target()}`}
       aria-current=${this.active ? 'true' : nothing}
       tabindex="-1"
       @click=${this.onClick}
@@ -107,13 +115,18 @@ export class TandemAnnotationCard extends LightElement {
     </article>`;
   }
 
-  private renderQuote(orphaned: boolean) {
+  /** The quote in quotation marks, or `targetName` when the quote is empty and there is one. */
+  private target(): string {
     const quote = this.annotation.quote;
+    return quote === '' && this.targetName ? this.targetName : `“${quote}”`;
+  }
+
+  private renderQuote(orphaned: boolean) {
     if (orphaned) {
-      return html`<p class="card-quote orphaned"><span class="quote-text">“${quote}”</span>
+      return html`<p class="card-quote orphaned"><span class="quote-text">${this.target()}</span>
         <span class="orphan-note">original text deleted</span></p>`;
     }
-    return html`<button type="button" class="card-quote" title="Show in the text" @click=${this.select}>“${quote}”</button>`;
+    return html`<button type="button" class="card-quote" title="Show in the text" @click=${this.select}>${this.target()}</button>`;
   }
 
   private renderText() {
@@ -138,7 +151,8 @@ export class TandemAnnotationCard extends LightElement {
   private renderDiscarded() {
     const a = this.annotation;
     if (a.kind !== 'instruction' || a.discardedChange === undefined) return '';
-    const change = a.discardedChange === '' ? 'deleted this text' : html`<del>${a.discardedChange}</del>`;
+    const shown = this.discardedText ?? a.discardedChange;
+    const change = shown === '' ? 'deleted this text' : html`<del>${shown}</del>`;
     return html`<p class="card-discarded">Discarded change: ${change}</p>`;
   }
 

@@ -7,6 +7,8 @@ import { RunDecider } from './run-decider.ts';
 import type { RunDecision } from './api.ts';
 import { textDiff, type TextDiffPart } from '../shared/applier/text-diff.ts';
 import { notAppliedNote } from '../shared/applier/pending-delete-attr.ts';
+import { isPageOpKind } from '../shared/page/page-ops.ts';
+import { pageChangeTexts } from '../shared/page/page-change-view.ts';
 
 /** The longest reason the server takes (PROTOCOL.md REV5). */
 const maxReasonLength = 2000;
@@ -40,12 +42,15 @@ export class TandemReviewPanel extends LightElement {
     run: { attribute: false },
     blocker: {},
     notApplied: { attribute: false },
+    targetNames: { attribute: false },
   };
   declare run: RunRecord | null;
   /** Why deciding cannot happen now (`Needs a connection`), or null. */
   declare blocker: string | null;
   /** `"<runId> <blockId>"` → who changed a block the run deleted meanwhile (client/not-applied.ts). */
   declare notApplied: ReadonlyMap<string, string[]>;
+  /** Block or element id → what to call an instruction's target when its quote is empty (a page's image: `image “A cat”`, PAGE15). */
+  declare targetNames: ReadonlyMap<string, string>;
 
   private readonly sessionFrom = new ContextConsumer(this, { context: sessionContext, subscribe: true });
   private readonly decider = new RunDecider(this);
@@ -57,6 +62,7 @@ export class TandemReviewPanel extends LightElement {
     this.run = null;
     this.blocker = null;
     this.notApplied = new Map();
+    this.targetNames = new Map();
   }
 
   private get token(): string {
@@ -94,7 +100,7 @@ export class TandemReviewPanel extends LightElement {
         <span class="review-instruction">${item.instruction}</span>
         <span class="review-outcome outcome-${item.outcome}">${outcomeLabels[item.outcome]}</span>
       </div>
-      <p class="review-quote">on “${item.quote}”</p>
+      <p class="review-quote">on ${item.quote === '' && this.targetNames.has(item.blockId) ? this.targetNames.get(item.blockId) : `“${item.quote}”`}</p>
       ${item.reason
         ? html`<p class="review-reason">
             <span class="review-reason-label">${item.outcome === 'refused' ? 'Why:' : 'Agent:'}</span> ${item.reason}
@@ -185,7 +191,9 @@ function renderChange(change: RunChange) {
   if (change.op === 'insert_after' || change.before === null) {
     return html`<span class="review-op">Added</span> ${added(change.after ?? '')}`;
   }
-  const parts = textDiff(change.before, change.after ?? '');
+  // A page change's before and after are element HTML: the review diffs what a reader sees (PAGE15).
+  const { before, after } = isPageOpKind(change.op) ? pageChangeTexts(document, change.before, change.after) : { before: change.before, after: change.after ?? '' };
+  const parts = textDiff(before, after);
   return html`${parts.map((part, index) => renderPart(part, index, parts.length))}`;
 }
 

@@ -1,16 +1,20 @@
 import { html, nothing } from 'lit';
 import { LightElement } from '../light-element.ts';
 import type { DocConnection } from '../doc-connection.ts';
-import { AnnotationActions } from '../annotation-actions.ts';
+import { AnnotationActions, type AnnotationRequest } from '../annotation-actions.ts';
+import type { WriteResult } from '../../shared/notes/annotations-writers.ts';
 import type { Annotation, AnnotationKind, Author } from '../../shared/notes/annotations.ts';
 import type { RunRecord } from '../../shared/protocol/run-record.ts';
 import type { AnnotationRights } from '../session.ts';
 import { docParts } from '../../shared/model/doc-layout.ts';
-import { readElements, type PageElement } from '../../shared/page/page-model.ts';
+import { elementView, parsePage, type PageElement, type ParsedPage } from '../../shared/page/page-model.ts';
+import { elementName, pageChangeTexts } from '../../shared/page/page-change-view.ts';
 import { candidateOf, pageChangesOf } from '../../shared/page/page-applier.ts';
 import { pinElement } from '../../shared/page/page-pin.ts';
 import { browserPageTools, pageSrcdoc, pickedElementId } from './page-frame.ts';
+import { elementIdAttribute } from '../../shared/page/page-tools.ts';
 import '../tandem-review-panel.ts';
+import '../tandem-annotation-card.ts';
 import './tandem-page-source.ts';
 
 type Shown = 'source' | 'candidate';
@@ -73,10 +77,6 @@ export class TandemPageView extends LightElement {
     return this.connection ? docParts(this.connection.ydoc).html.toString() : '';
   }
 
-  private get elements(): PageElement[] {
-    return readElements(browserPageTools(), this.source);
-  }
-
   protected willUpdate(): void {
     this.watch(this.connection);
     if (!this.review && this.shown === 'candidate') this.shown = 'source';
@@ -94,8 +94,19 @@ export class TandemPageView extends LightElement {
 
   private readonly onSource = () => this.requestUpdate();
 
+  /** Element id → its name (`image “A cat”`), for each element of the source without text (PAGE15). */
+  private textlessNames(page: ParsedPage): Map<string, string> {
+    const names = new Map<string, string>();
+    for (const [id, element] of page.byId) {
+      if ((element.textContent ?? '').trim() === '') names.set(id, elementName(element));
+    }
+    return names;
+  }
+
   render() {
-    const elements = this.elements;
+    const parsed = parsePage(browserPageTools(), this.source);
+    const elements = Array.from(parsed.byId.values(), elementView);
+    const names = this.textlessNames(parsed);
     const canPin = this.rights.comment || this.rights.instruct;
     return html`<h1 class="page-title">${this.connection?.title || 'Untitled'}</h1>
       ${this.review
@@ -106,6 +117,7 @@ export class TandemPageView extends LightElement {
             <tandem-review-panel
               .run=${this.review}
               .blocker=${this.decideBlocker}
+              .targetNames=${names}
               @review-select=${() => (this.shown = 'candidate')}
             ></tandem-review-panel>`
         : ''}
@@ -119,7 +131,7 @@ export class TandemPageView extends LightElement {
         @load=${this.onFrameLoad}
       ></iframe>
       <tandem-page-source .ydoc=${this.connection?.ydoc ?? null} .readOnly=${this.connection?.readOnly ?? true}></tandem-page-source>
-      ${this.renderNotes(elements)}`;
+      ${this.renderNotes(elements, names, parsed)}`;
   }
 
   private srcdoc(): string {
@@ -161,18 +173,43 @@ export class TandemPageView extends LightElement {
     </form>`;
   }
 
-  private renderNotes(elements: PageElement[]) {
+  /** The page's notes as the text's cards, with the same actions (PAGE14). */
+  private renderNotes(elements: PageElement[], names: ReadonlyMap<string, string>, parsed: ParsedPage) {
     if (this.annotations.length === 0) return nothing;
     const tags = new Map(elements.map((element) => [element.id, element.tag]));
     return html`<ul class="page-notes" aria-label="Notes">
       ${this.annotations.map(
         (note) => html`<li class="page-note kind-${note.kind}" data-annotation-id=${note.id}>
-          <span class="muted">${note.kind === 'instruction' ? `Instruction (${note.state})` : 'Comment'} on
-            <code>&lt;${tags.get(note.blockId) ?? 'removed'}&gt;</code> «${note.quote}»</span>
-          <p>${note.turns[0]?.text ?? ''}</p>
+          <span class="muted">On <code>&lt;${tags.get(note.blockId) ?? 'removed'}&gt;</code></span>
+          <tandem-annotation-card
+            .annotation=${note}
+            .perform=${this.perform}
+            .targetName=${names.get(note.blockId) ?? null}
+            .discardedText=${note.kind === 'instruction' && note.discardedChange !== undefined ? discardedText(note.discardedChange, parsed) : null}
+          ></tandem-annotation-card>
         </li>`,
       )}
     </ul>`;
+  }
+
+  /** Carries out a card's request: `select` shows the element in the frame, the others write the notes. */
+  private readonly perform = (request: AnnotationRequest): WriteResult => {
+    if (request.type === 'select') {
+      const note = this.annotations.find((each) => each.id === request.id);
+      if (note) this.showElement(note.blockId);
+      return { ok: true };
+    }
+    const connection = this.connection;
+    if (!connection || !this.author) return { ok: false, error: { code: 'NOT_FOUND', message: 'The notes are not open.' } };
+    return new AnnotationActions(connection.notes.ydoc, this.author).apply(request);
+  };
+
+  /** Outlines the element `id` in the frame and scrolls it into view. */
+  private showElement(id: string) {
+    this.clearHover();
+    const element = this.frameDoc?.querySelector(`[data-tandem-id="${CSS.escape(id)}"]`);
+    element?.setAttribute('data-tandem-hover', '');
+    element?.scrollIntoView({ block: 'nearest' });
   }
 
   private togglePicking() {
@@ -254,6 +291,20 @@ export class TandemPageView extends LightElement {
 const unfollowedEvents = ['auxclick', 'submit'] as const;
 
 const cancel = (event: Event) => event.preventDefault();
+
+/**
+ * A discarded page change (the HTML of the elements the run wrote, server/runs/discard-reason.ts)
+ * against the elements of the source now, shown as the review shows a change (PAGE15): the
+ * text, else the start tag, else the markup; an element without any of these by its name.
+ */
+function discardedText(change: string, source: ParsedPage): string {
+  const template = document.createElement('template');
+  template.innerHTML = change;
+  return Array.from(template.content.children, (element) => {
+    const now = source.byId.get(element.getAttribute(elementIdAttribute) ?? '');
+    return pageChangeTexts(document, now?.outerHTML ?? null, element.outerHTML).after || elementName(element);
+  }).join(' · ');
+}
 
 function describe(element: PageElement): string {
   const text = element.text.length > 60 ? element.text.slice(0, 59) + '…' : element.text;

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { useTestServer } from '../helpers/use-test-server.ts';
+import { reviewPanel, useBrowser } from '../helpers/browser.ts';
+import { agentApi } from '../helpers/runs.ts';
+import { byTag, createPage, instructElement } from '../helpers/pages.ts';
+
+/*
+ * A page's review and notes as people read them (shared/PROTOCOL.md PAGE14, PAGE15): the
+ * review shows text, not element markup; an element without text is named by its kind; the
+ * draft instructions a discard leaves have the text's actions.
+ */
+
+const server = useTestServer();
+const people = useBrowser(server);
+
+const frame = (page: Page) => page.frameLocator('iframe[title="Page"]');
+
+const pixel = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+const landing =
+  `<h1>Welcome to the best landing page ever written</h1><p class="intro">Read the docs.</p>` +
+  `<img src="data:image/png;base64,${pixel}" alt="A cat">`;
+
+/**
+ * A page run in review, answered through the agent API: the heading's text set, the
+ * paragraph's class changed, the instruction on the image refused.
+ */
+async function reviewedRun() {
+  const page = await createPage(server, landing);
+  const [h1, p, img] = [byTag(page.elements, 'h1'), byTag(page.elements, 'p'), byTag(page.elements, 'img')];
+  const ids = [
+    await instructElement(server, page.id, h1.id, 'shorter'),
+    await instructElement(server, page.id, p.id, 'make it stand out'),
+    await instructElement(server, page.id, img.id, 'a dog instead'),
+  ];
+  const runId = (await server.api(`/api/docs/${page.id}/runs`, { method: 'POST' })).body.runId as string;
+  const bot = agentApi(server, server.token('agent'));
+  expect((await bot.claim(runId)).status).toBe(200);
+  const applied = await bot.ops(runId, 'k1', [
+    { op: 'set_text', elementId: h1.id, text: 'Welcome', expectHash: h1.hash, instructionId: ids[0] },
+    { op: 'set_attribute', elementId: p.id, name: 'class', value: 'lead', expectHash: p.hash, instructionId: ids[1] },
+  ]);
+  expect(applied.status).toBe(200);
+  const completed = await bot.complete(runId, { refusals: [{ instructionId: ids[2], reason: 'I only have cats.' }] });
+  expect(completed.status).toBe(200);
+  return { docId: page.id, runId };
+}
+
+/** The removed and added pieces of the review's change `n` (1-based), and its whole text. */
+async function reviewChange(page: Page, n: number): Promise<{ removed: string[]; added: string[]; text: string }> {
+  const change = reviewPanel(page).locator('.review-item').nth(n - 1).locator('.review-change');
+  return {
+    removed: await change.locator('del').allTextContents(),
+    added: await change.locator('ins').allTextContents(),
+    text: (await change.textContent()) ?? '',
+  };
+}
+
+describe('the review of a page run', () => {
+  it('[PAGE15] shows the text a change made, and an attribute change as the attribute', async () => {
+    const { docId } = await reviewedRun();
+    const alice = await people.openDoc(docId, server.token('editor', { name: 'Alice' }));
+    await reviewPanel(alice.page).waitFor();
+
+    const heading = await reviewChange(alice.page, 1);
+    expect(heading.removed).toEqual([' to the best landing page ever written']);
+    expect(heading.added).toEqual([]);
+    expect(heading.text.trim()).toBe('Welcomeremoved:  to the best landing page ever written');
+
+    const paragraph = await reviewChange(alice.page, 2);
+    expect(paragraph.removed).toEqual(['intro']);
+    expect(paragraph.added).toEqual(['lead']);
+    expect(paragraph.text).not.toContain('data-tandem-id');
+  });
+
+  it('[PAGE15] names the image of a refused instruction by its kind and alt text', async () => {
+    const { docId } = await reviewedRun();
+    const alice = await people.openDoc(docId, server.token('editor', { name: 'Alice' }));
+    await reviewPanel(alice.page).waitFor();
+    const image = reviewPanel(alice.page).locator('.review-item').nth(2);
+    expect(await image.locator('.review-outcome').textContent()).toBe('Refused');
+    expect(await image.locator('.review-quote').textContent()).toBe('on image “A cat”');
+  });
+});
+
+describe('draft instructions on a page', () => {
+  it('[PAGE14] made by a discard with a reason can be marked ready, edited and deleted, as on text', async () => {
+    const { docId } = await reviewedRun();
+    const alice = await people.openDoc(docId, server.token('editor', { name: 'Alice' }));
+    const review = reviewPanel(alice.page);
+    await review.getByLabel('Reason for discarding (optional)').click();
+    await alice.page.keyboard.type('Keep the whole sentence');
+    await review.getByRole('button', { name: 'Discard run' }).click();
+    await review.waitFor({ state: 'detached' });
+
+    const notes = alice.page.getByRole('list', { name: 'Notes' });
+    // The drafts are the cards that say what was discarded (the instructions of the run stay, answered).
+    const heading = notes.getByRole('article', { name: 'Instruction on “Welcome to the best landing page ever written”' }).filter({ hasText: 'Discarded change' });
+    const paragraph = notes.getByRole('article', { name: 'Instruction on “Read the docs.”' }).filter({ hasText: 'Discarded change' });
+    await heading.waitFor();
+    expect(await heading.locator('.card-state').textContent()).toBe('Draft');
+    // What the run had proposed, as text (the heading) and as the attribute (the paragraph).
+    expect(await heading.locator('.card-discarded').textContent()).toBe('Discarded change: Welcome');
+    expect(await paragraph.locator('.card-discarded').textContent()).toBe('Discarded change: <p class="lead">');
+
+    await heading.getByRole('button', { name: 'Mark ready' }).click();
+    await expect.poll(() => heading.locator('.card-state').textContent()).toBe('Ready');
+    await alice.page.getByRole('button', { name: 'Send 1 to agent' }).waitFor();
+
+    await paragraph.getByRole('button', { name: 'Edit' }).click();
+    const box = paragraph.getByLabel('Edit instruction');
+    await box.press('ControlOrMeta+a');
+    await box.pressSequentially('Bold instead');
+    await paragraph.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => paragraph.locator('.card-text').textContent()).toBe('Bold instead');
+
+    await paragraph.getByRole('button', { name: 'Delete' }).click();
+    await paragraph.waitFor({ state: 'detached' });
+    await expect.poll(async () => (await server.api(`/api/docs/${docId}`)).body.annotations.filter((a: { state: string }) => a.state === 'draft').length).toBe(0);
+    expect(await heading.count()).toBe(1);
+  });
+});
