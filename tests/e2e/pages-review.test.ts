@@ -104,6 +104,10 @@ describe('draft instructions on a page', () => {
     expect(await heading.locator('.card-discarded').textContent()).toBe('Discarded change: Welcome');
     expect(await paragraph.locator('.card-discarded').textContent()).toBe('Discarded change: <p class="lead">');
 
+    // The card's quote shows its element in the frame.
+    await heading.getByRole('button', { name: '“Welcome to the best landing page ever written”' }).click();
+    await expect.poll(() => frame(alice.page).locator('h1[data-tandem-hover]').count()).toBe(1);
+
     await heading.getByRole('button', { name: 'Mark ready' }).click();
     await expect.poll(() => heading.locator('.card-state').textContent()).toBe('Ready');
     await alice.page.getByRole('button', { name: 'Send 1 to agent' }).waitFor();
