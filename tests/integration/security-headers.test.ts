@@ -58,6 +58,8 @@ describe('every HTTP reply', () => {
     expect(policy.get('base-uri')).toBe("'none'");
     expect(policy.get('frame-ancestors')).toBe("'none'");
     expect(policy.get('default-src')).toBe("'self'");
+    // https: for the images of web pages (PAGE9), no wider: never http: nor *.
+    expect(policy.get('img-src')).toBe("'self' data: https:");
   });
 });
 
