@@ -75,13 +75,17 @@ async function unsafeInFrame(page: Page): Promise<string[]> {
   });
 }
 
-/** Waits until the frame's document and everything it loads are done (errors fired), then clicks what can be clicked. */
+/**
+ * Waits until the frame's document and everything it loads are done (errors fired), then clicks
+ * what can be clicked. Polled by time, not by animation frame: a frame below the fold (under a
+ * long review) gets its animation frames throttled, and a `raf` poll there may never run.
+ */
 async function loadAndClick(page: Page): Promise<void> {
   const handle = await page.locator('iframe[title="Page"]').elementHandle();
   const content = await handle!.contentFrame();
-  await content!.waitForFunction(() => document.readyState === 'complete' && document.body !== null);
+  await content!.waitForFunction(() => document.readyState === 'complete' && document.body !== null, undefined, { polling: 100 });
   for (const target of await frame(page).locator('.click').all()) await target.click();
-  await content!.waitForFunction(() => document.readyState === 'complete');
+  await content!.waitForFunction(() => document.readyState === 'complete', undefined, { polling: 100 });
 }
 
 describe('the XSS corpus', () => {
