@@ -41,8 +41,6 @@ const recorded = (page: Page) => page.evaluate(() => (window as unknown as { see
 
 describe('links in a page', () => {
   it('[PAGE9] a middle click, Enter on a focused link and a form submission in the frame go nowhere', async () => {
-    // The frame's sandbox refuses the form, which the browser reports in the console.
-    people.allowPageError(/Blocked form submission to .* because the form's frame is sandboxed/);
     const mallory = server.token('editor', { name: 'Mallory' });
     const { id } = await createPage(server, `<p>Go <a class="rel" href="/?token=${mallory}">here</a> or <a class="abs" href="https://example.com/">there</a>.</p>`);
     const alice = await people.open(`/d/${id}`, server.token('editor', { name: 'Alice' }));
