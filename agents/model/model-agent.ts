@@ -104,7 +104,7 @@ async function work(
     log(`run ${run.runId}: ${text}`);
   } catch (error) {
     heartbeat.stop();
-    if (error instanceof LeaseLost || runAbort.signal.aborted) {
+    if (error instanceof LeaseLost || (error instanceof Rejection && error.code === 'NOT_CLAIMED') || runAbort.signal.aborted) {
       // The run is no longer this agent's (or the agent is stopping): it changes nothing more.
       log(`run ${run.runId} left: ${describe(runAbort.signal.reason ?? error)}`);
       return;

@@ -126,6 +126,11 @@ export async function work(
     await client.complete(run.runId, summary, refusals);
     log(`run ${run.runId}: ${summary}`);
   } catch (error) {
+    if (error instanceof Rejection && error.code === 'NOT_CLAIMED') {
+      // The run is no longer this agent's (cancelled, or its lease ran out): it stops here.
+      log(`run ${run.runId} left: ${describe(error)}`);
+      return;
+    }
     log(`run ${run.runId} failed: ${describe(error)}`);
     await activity.flush();
     await client.fail(run.runId, `The reference agent stopped: ${describe(error)}`).catch(() => {});

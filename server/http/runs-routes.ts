@@ -20,11 +20,12 @@ import type { Router } from './router.ts';
  * Send (`POST /api/docs/:id/runs`), reading a run (`GET /api/runs/:runId`) and review
  * (`POST /api/runs/:runId/accept`, `/discard {reason?}`, through the ReviewService; a discard's
  * reason becomes draft instructions, server/runs/discard-reason.ts), and taking a decision back
- * (`/revert`, `/undo-discard`, through the RevertService).
+ * (`/revert`, `/undo-discard`, through the RevertService), and withdrawing a run before review
+ * (`/cancel`, through the CancelService).
  */
 export function addRunRoutes(
   router: Router<RouteHandler>,
-  deps: { store: Store; hocuspocus: Hocuspocus; runs: Pick<RunServices, 'review' | 'revert'> },
+  deps: { store: Store; hocuspocus: Hocuspocus; runs: Pick<RunServices, 'review' | 'revert' | 'cancel'> },
 ): void {
   const { store, runs } = deps;
 
@@ -88,6 +89,13 @@ export function addRunRoutes(
     const draftIds = await pinDiscardReason(deps, run, reason, { id: principal.sub, name: principal.name });
     const answer: RunDecision = { ...decided, draftIds };
     return json(200, answer);
+  });
+
+  router.add('POST', '/api/runs/:runId/cancel', async ({ principal, params }) => {
+    const cancelled = await runs.cancel.cancel(principal, params.runId);
+    const run = await store.runs.getRun(params.runId);
+    if (run) await recordAudit(store.audit, principal, 'run.cancelled', run.docId, run.id);
+    return json(200, cancelled);
   });
 
   router.add('POST', '/api/runs/:runId/revert', async ({ principal, params }) => {

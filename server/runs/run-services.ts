@@ -8,6 +8,7 @@ import type { RunScopes } from './run-scopes.ts';
 import type { TextWriters } from '../extensions/text-writers.ts';
 import { ReviewService } from './review-service.ts';
 import { RevertService } from './revert-service.ts';
+import { CancelService } from './cancel-service.ts';
 
 /** What every run service works with. */
 export interface RunServiceDeps {
@@ -28,6 +29,8 @@ export interface RunServices {
   review: ReviewService;
   /** Revert an accepted run, undo a discard (REV8, REV9). */
   revert: RevertService;
+  /** Withdraw a queued or claimed run (RUN6). */
+  cancel: CancelService;
   /** Wakes long polls: notify when a run may have been queued (the composition root does, on every change of a run). */
   notifier: QueueNotifier;
   expiry: LeaseExpiry;
@@ -44,6 +47,7 @@ export function createRunServices(options: Omit<RunServiceDeps, 'locks' | 'notif
     agents: new AgentService(deps),
     review: new ReviewService(deps),
     revert: new RevertService(deps),
+    cancel: new CancelService(deps),
     notifier: deps.notifier,
     expiry,
     async close() {

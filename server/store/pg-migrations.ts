@@ -137,6 +137,12 @@ CREATE TABLE asides (
 );
 CREATE INDEX asides_by_run ON asides (run_id, seq);
 `,
+  // Step 4: a run an editor cancelled (RUN6).
+  `
+ALTER TABLE runs DROP CONSTRAINT runs_state_check;
+ALTER TABLE runs ADD CONSTRAINT runs_state_check
+  CHECK (state IN ('queued', 'claimed', 'review', 'accepted', 'discarded', 'failed', 'cancelled'));
+`,
 ];
 
 /** An arbitrary key of the advisory lock that lets one instance at a time migrate. */

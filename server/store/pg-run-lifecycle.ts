@@ -7,7 +7,7 @@ import { isUniqueViolation, toBuffer, transaction } from './pg-db.ts';
 
 type Lifecycle = Pick<
   RunStore,
-  'claimRun' | 'renewLease' | 'requeueRun' | 'findBatch' | 'recordBatch' | 'completeRun' | 'failRun' | 'decideRun' | 'storeScope' | 'revertRun' | 'reopenRun' | 'loadScope' | 'openScopes'
+  'claimRun' | 'renewLease' | 'requeueRun' | 'findBatch' | 'recordBatch' | 'completeRun' | 'failRun' | 'cancelRun' | 'decideRun' | 'storeScope' | 'revertRun' | 'reopenRun' | 'loadScope' | 'openScopes'
 >;
 
 /**
@@ -108,6 +108,17 @@ export function pgRunLifecycle(pool: pg.Pool): Lifecycle {
           `UPDATE runs SET ${reaches('fail')}, lease_expires_at = NULL, error = $4, updated_at = $3
            WHERE id = $1 AND ${leaves('fail')} AND claimed_by = $2`,
           [id, agentId, now, message],
+        );
+        if (result.rowCount === 0) return false;
+        await dropWork(client, id);
+        return true;
+      }),
+    cancelRun: (id, now, by) =>
+      transaction(pool, async (client) => {
+        const result = await client.query(
+          `UPDATE runs SET ${reaches('cancel')}, lease_expires_at = NULL, decided_by = $3, decided_by_name = $4, updated_at = $2
+           WHERE id = $1 AND ${leaves('cancel')}`,
+          [id, now, by.id, by.name],
         );
         if (result.rowCount === 0) return false;
         await dropWork(client, id);

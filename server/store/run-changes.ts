@@ -12,6 +12,7 @@ const runWrites = [
   'recordActivity',
   'completeRun',
   'failRun',
+  'cancelRun',
   'decideRun',
   'storeScope',
   'revertRun',

@@ -135,6 +135,11 @@ export interface RunStore {
   /** claimed by `agentId` → failed with `message`; changes, batches and scope dropped, items pending. */
   failRun(id: string, agentId: string, now: number, message: string): Promise<boolean>;
   /**
+   * queued or claimed → cancelled by `by` (kept as `decidedBy`, RUN6): the lease ends, so the
+   * agent that held the claim holds nothing; changes, batches and scope dropped, items pending.
+   */
+  cancelRun(id: string, now: number, by: Author): Promise<boolean>;
+  /**
    * review → accepted or discarded by `by` (kept as `decidedBy`). `notes` (change position → why
    * it was not applied, REV6) are written on the run's changes in the same step. A discarded
    * run's scope is dropped; an accepted run keeps it (it can be reverted, REV8), and the scopes

@@ -18,6 +18,7 @@ export const auditActions = [
   'run.claimed',
   'run.completed',
   'run.failed',
+  'run.cancelled',
   'run.accepted',
   'run.discarded',
   'run.reverted',

@@ -8,7 +8,7 @@ import { revertibleRuns, type AppliedBatch, type Completion, type RunStore } fro
 
 type Lifecycle = Pick<
   RunStore,
-  'claimRun' | 'renewLease' | 'requeueRun' | 'findBatch' | 'recordBatch' | 'completeRun' | 'failRun' | 'decideRun' | 'storeScope' | 'revertRun' | 'reopenRun' | 'loadScope' | 'openScopes'
+  'claimRun' | 'renewLease' | 'requeueRun' | 'findBatch' | 'recordBatch' | 'completeRun' | 'failRun' | 'cancelRun' | 'decideRun' | 'storeScope' | 'revertRun' | 'reopenRun' | 'loadScope' | 'openScopes'
 >;
 
 /**
@@ -43,6 +43,10 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
   const fail = db.prepare(
     `UPDATE runs SET ${reaches('fail')}, lease_expires_at = NULL, error = @message, updated_at = @now
      WHERE id = @id AND ${leaves('fail')} AND claimed_by = @agentId`,
+  );
+  const cancel = db.prepare(
+    `UPDATE runs SET ${reaches('cancel')}, lease_expires_at = NULL, decided_by = @byId, decided_by_name = @byName, updated_at = @now
+     WHERE id = @id AND ${leaves('cancel')}`,
   );
   const decideTo = (transition: 'accept' | 'discard') =>
     db.prepare(
@@ -140,6 +144,12 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
     return true;
   });
 
+  const cancelRun = db.transaction((id: string, now: number, by: Author) => {
+    if (cancel.run({ id, now, byId: by.id, byName: by.name }).changes === 0) return false;
+    dropWork(id);
+    return true;
+  });
+
   const decideRun = db.transaction((id: string, state: 'accepted' | 'discarded', now: number, by: Author | null, notes: ReadonlyMap<number, string>) => {
     if (decide[state].run({ id, state, now, byId: by?.id ?? null, byName: by?.name ?? null }).changes === 0) return false;
     for (const [position, note] of notes) noteChange.run({ runId: id, position, note });
@@ -177,6 +187,9 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
     },
     async failRun(id, agentId, now, message) {
       return failRun(id, agentId, now, message);
+    },
+    async cancelRun(id, now, by) {
+      return cancelRun(id, now, by);
     },
     async decideRun(id, state, now, by, notes = new Map()) {
       return decideRun(id, state, now, by ?? null, notes);

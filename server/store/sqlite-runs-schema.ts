@@ -12,7 +12,7 @@ const schema = `
 CREATE TABLE IF NOT EXISTS runs (
   id TEXT PRIMARY KEY,
   doc_id TEXT NOT NULL REFERENCES docs(id),
-  state TEXT NOT NULL CHECK (state IN ('queued', 'claimed', 'review', 'accepted', 'discarded', 'failed')),
+  state TEXT NOT NULL CHECK (state IN ('queued', 'claimed', 'review', 'accepted', 'discarded', 'failed', 'cancelled')),
   created_by TEXT NOT NULL,
   created_by_name TEXT NOT NULL,
   created_at INTEGER NOT NULL,
@@ -96,6 +96,35 @@ export function migrateRunTables(db: Database.Database): void {
     for (const [column, type] of Object.entries(columns)) {
       if (!present.includes(column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
     }
+  }
+  widenRunStates(db);
+}
+
+/**
+ * Adds `cancelled` (RUN6) to the CHECK of `runs.state` of a table made before it. Other tables
+ * refer to `runs`, so it is rebuilt the way SQLite's documentation gives for that (foreign keys
+ * off, the legacy rename that leaves those references as they are): a new table from the stored
+ * definition with the wider CHECK, every row copied, the old one dropped, its indexes made again.
+ */
+function widenRunStates(db: Database.Database): void {
+  const found = db.prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'runs'").get();
+  if (!found || found.sql.includes("'cancelled'")) return;
+  const widened = found.sql.replace("'failed')", "'failed', 'cancelled')");
+  const foreignKeys = db.pragma('foreign_keys', { simple: true }) as number;
+  db.pragma('foreign_keys = OFF');
+  db.pragma('legacy_alter_table = ON');
+  try {
+    db.transaction(() => {
+      const kept = columnsOf(db, 'runs').join(', ');
+      db.exec('ALTER TABLE runs RENAME TO runs_old');
+      db.exec(widened);
+      db.exec(`INSERT INTO runs (${kept}) SELECT ${kept} FROM runs_old`);
+      db.exec('DROP TABLE runs_old');
+      db.exec(schema);
+    })();
+  } finally {
+    db.pragma('legacy_alter_table = OFF');
+    db.pragma(`foreign_keys = ${foreignKeys ? 'ON' : 'OFF'}`);
   }
 }
 

@@ -3,7 +3,7 @@
  * module of their own so that the browser's page can tell an outstanding run without loading
  * the record parser (run-record.ts, which re-exports them).
  */
-export const runStates = ['queued', 'claimed', 'review', 'accepted', 'discarded', 'failed'] as const;
+export const runStates = ['queued', 'claimed', 'review', 'accepted', 'discarded', 'failed', 'cancelled'] as const;
 export type RunState = (typeof runStates)[number];
 
 /** At most one run of a document is in one of these states at a time. */

@@ -4,7 +4,8 @@ import { runStates, type RunState } from './run-state-names.ts';
  * The run lifecycle (PROTOCOL.md RUN3), the one place its transitions are written down: for each,
  * the states it leaves and the state it reaches. The run store builds the guards of its
  * conditional updates from it (`… WHERE state IN (from)`), and the services ask it whether a
- * run may take a step; `send` creates a run, so it leaves no state. Revert (REV8) is a step of
+ * run may take a step; `send` creates a run, so it leaves no state. `cancel` (an editor withdraws
+ * a run no agent has finished, RUN6) ends it for good. Revert (REV8) is a step of
  * an accepted run that keeps it accepted.
  */
 export const runTransitions = {
@@ -13,6 +14,7 @@ export const runTransitions = {
   leaseExpired: { from: ['claimed'], to: 'queued' },
   complete: { from: ['claimed'], to: 'review' },
   fail: { from: ['claimed'], to: 'failed' },
+  cancel: { from: ['queued', 'claimed'], to: 'cancelled' },
   accept: { from: ['review'], to: 'accepted' },
   discard: { from: ['review'], to: 'discarded' },
   undoDiscard: { from: ['discarded'], to: 'review' },

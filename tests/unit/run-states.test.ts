@@ -24,8 +24,8 @@ describe('the run transition table', () => {
     expect(runTransitions.send.to).toBe('queued');
   });
 
-  it('[RUN3] ends a run accepted or failed, and a discard can be undone', () => {
-    expect([...terminalRunStates].sort()).toEqual(['accepted', 'failed']);
+  it('[RUN3] [RUN6] ends a run accepted, failed or cancelled, and a discard can be undone', () => {
+    expect([...terminalRunStates].sort()).toEqual(['accepted', 'cancelled', 'failed']);
     expect(canTake('undoDiscard', 'discarded')).toBe(true);
     expect(canTake('revert', 'accepted')).toBe(true);
     expect(runTransitions.revert.to).toBe('accepted');
@@ -48,6 +48,7 @@ describe('the run transition table', () => {
       leaseExpired: 'claimed→queued',
       complete: 'claimed→review',
       fail: 'claimed→failed',
+      cancel: 'queued|claimed→cancelled',
       accept: 'review→accepted',
       discard: 'review→discarded',
       undoDiscard: 'discarded→review',
