@@ -4,7 +4,7 @@ import { ErrorEnvelope } from '../shared/wire/errors.ts';
 import { readWire } from '../shared/wire/parse.ts';
 import { AsideAnswer, type AsideBody } from '../shared/wire/asides.ts';
 import { SessionView } from '../shared/wire/session.ts';
-import { DiscardUndone, RunDecision as RunDecisionAnswer, RunReverted, SentRun, type DiscardBody } from '../shared/wire/runs.ts';
+import { DiscardUndone, RunCancelled, RunDecision as RunDecisionAnswer, RunReverted, SentRun, type DiscardBody } from '../shared/wire/runs.ts';
 
 export type { CreatedDoc, DocSummary, SentRun };
 
@@ -99,6 +99,11 @@ export function decideRun(token: string, runId: string, decision: RunDecision, r
  */
 export function revertRun(token: string, runId: string): Promise<RunReverted> {
   return request(RunReverted, token, 'POST', `/api/runs/${encodeURIComponent(runId)}/revert`, {});
+}
+
+/** Cancel run withdraws a queued or claimed run (RUN6); `NOT_CANCELLABLE` (409) in any other state. */
+export function cancelRun(token: string, runId: string): Promise<RunCancelled> {
+  return request(RunCancelled, token, 'POST', `/api/runs/${encodeURIComponent(runId)}/cancel`, {});
 }
 
 /** Undo discard puts a discarded run back in review; `UNDO_WINDOW_CLOSED` (409) once it cannot. */

@@ -1,6 +1,7 @@
 import type { Annotation } from '../shared/notes/annotations.ts';
 import type { RunRecord } from '../shared/protocol/run-record.ts';
 import { outstandingRunStates, type RunState } from '../shared/protocol/run-state-names.ts';
+import { canTake } from '../shared/protocol/run-states.ts';
 
 /**
  * What the page says about a document's runs, as read from the server-written `<id>/runs` Y.Doc
@@ -44,6 +45,12 @@ export function sentWorkOrder(runs: readonly RunRecord[], instruction: Annotatio
 export function runInReview(runs: readonly RunRecord[]): RunRecord | null {
   const outstanding = outstandingRun(runs);
   return outstanding?.state === 'review' ? outstanding : null;
+}
+
+/** The run that may be cancelled now (RUN6): the outstanding one while queued or claimed, or null. */
+export function cancellableRun(runs: readonly RunRecord[]): RunRecord | null {
+  const outstanding = outstandingRun(runs);
+  return outstanding && canTake('cancel', outstanding.state) ? outstanding : null;
 }
 
 /** Why no new run may be sent now (RUN2), or null when nothing is outstanding. */

@@ -15,6 +15,7 @@ import {
   runInProgress,
   runInReview,
   runProgress,
+  cancellableRun,
   sendBlocker,
   type AgentPresence,
 } from './run-status.ts';
@@ -147,6 +148,7 @@ export class TandemDocView extends LightElement {
       .blocker=${blocker}
       .canSend=${this.rights(connection).manageInstructions}
       .progress=${runProgress(runInProgress(runs), this.agents())}
+      .cancellable=${cancellableRun(runs)?.runId ?? null}
     ></tandem-queue-bar>${this.renderAsideBox(runs)}`;
   }
 

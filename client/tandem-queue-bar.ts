@@ -5,6 +5,7 @@ import { sessionContext } from './session-context.ts';
 import type * as Y from 'yjs';
 import type { Instruction } from '../shared/notes/annotations.ts';
 import { readyText, sendLabel } from './instruction-queue.ts';
+import { ApiError, cancelRun } from './api.ts';
 import { RunSender } from './run-sender.ts';
 import type { RunProgress } from './run-status.ts';
 import './tandem-send-dialog.ts';
@@ -12,7 +13,8 @@ import './tandem-send-dialog.ts';
 /**
  * The file-level queue bar: `N instructions ready` and `Send N to agent` (editors), which opens
  * the send dialog, and the progress line of the current run (a polite live region, with an
- * activity indicator while an agent is expected to work). Sending needs a connection and no
+ * activity indicator while an agent is expected to work), with `Cancel run` (editors) while that
+ * run is queued or claimed (RUN6). Sending needs a connection and no
  * outstanding run: otherwise the button is disabled and the bar says why.
  */
 export class TandemQueueBar extends LightElement {
@@ -24,7 +26,10 @@ export class TandemQueueBar extends LightElement {
     blocker: {},
     canSend: { type: Boolean },
     progress: { attribute: false },
+    cancellable: {},
     dialogOpen: { state: true },
+    cancelling: { state: true },
+    cancelProblem: { state: true },
   };
   declare docId: string;
   declare ready: readonly Instruction[];
@@ -36,7 +41,11 @@ export class TandemQueueBar extends LightElement {
   declare blocker: string | null;
   declare canSend: boolean;
   declare progress: RunProgress | null;
+  /** The run an editor may cancel now (queued or claimed, RUN6), or null. */
+  declare cancellable: string | null;
   declare dialogOpen: boolean;
+  declare cancelling: boolean;
+  declare cancelProblem: string | null;
 
   private readonly sessionFrom = new ContextConsumer(this, { context: sessionContext, subscribe: true });
   private readonly sender = new RunSender(this);
@@ -50,14 +59,18 @@ export class TandemQueueBar extends LightElement {
     this.blocker = null;
     this.canSend = false;
     this.progress = null;
+    this.cancellable = null;
     this.dialogOpen = false;
+    this.cancelling = false;
+    this.cancelProblem = null;
   }
 
   render() {
     const count = this.ready.length;
     const showQueue = this.canSend && count > 0;
     const progress = this.progress;
-    const empty = !showQueue && !progress;
+    const cancel = this.canSend ? this.cancellable : null;
+    const empty = !showQueue && !progress && !cancel;
     // The live region stays rendered while the bar is empty (collapsed, and no landmark then),
     // so that screen readers announce the progress line when it appears.
     return html`<div
@@ -85,6 +98,10 @@ export class TandemQueueBar extends LightElement {
                 >`
             : ''}
         </p>
+        ${cancel
+          ? html`<button type="button" class="cancel-run" ?disabled=${this.cancelling} @click=${() => this.cancel(cancel)}>Cancel run</button>
+              ${this.cancelProblem ? html`<span class="message error" role="alert">${this.cancelProblem}</span>` : ''}`
+          : ''}
       </div>
       ${this.canSend
         ? html`<tandem-send-dialog
@@ -99,6 +116,19 @@ export class TandemQueueBar extends LightElement {
             @dialog-close=${this.closeDialog}
           ></tandem-send-dialog>`
         : ''}`;
+  }
+
+  /** RUN6: the run leaves the queue bar by itself, through the `<id>/runs` mirror. */
+  private async cancel(runId: string) {
+    this.cancelling = true;
+    this.cancelProblem = null;
+    try {
+      await cancelRun(this.sessionFrom.value?.token ?? '', runId);
+    } catch (error) {
+      this.cancelProblem = error instanceof ApiError ? error.message : 'The run could not be cancelled.';
+    } finally {
+      this.cancelling = false;
+    }
   }
 
   private openDialog() {

@@ -63,6 +63,10 @@ export const NotRevertedView = v.object({
 });
 
 /** The answer of `POST /api/runs/:runId/revert` (REV8): the run stays `accepted`. */
+/** `POST /api/runs/:runId/cancel` (RUN6). */
+export const RunCancelled = v.object({ state: v.literal('cancelled') });
+export type RunCancelled = v.InferOutput<typeof RunCancelled>;
+
 export const RunReverted = v.object({ state: v.literal('accepted'), notReverted: v.array(NotRevertedView) });
 export type RunReverted = v.InferOutput<typeof RunReverted>;
 
