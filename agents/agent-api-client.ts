@@ -31,9 +31,14 @@ export type { AgentAside, ClaimedRun, QueuedRun, Refusal };
 export class AgentApiClient {
   private readonly base: string;
 
+  /**
+   * `model`: the model a model agent works with, named in its polls for work so that people see
+   * it among the document's agents before it takes a run (RUN7).
+   */
   constructor(
     baseUrl: string,
     private readonly token: string,
+    private readonly model: string | null = null,
   ) {
     this.base = baseUrl.replace(/\/+$/, '');
   }
@@ -41,7 +46,8 @@ export class AgentApiClient {
   /** Queued runs; with `waitSeconds` the server holds the request until one exists (a long poll). */
   queuedRuns(waitSeconds = 0, signal?: AbortSignal): Promise<QueuedRun[]> {
     const wait = waitSeconds > 0 ? `&wait=${Math.min(30, Math.round(waitSeconds))}` : '';
-    return this.request(QueuedRunList, 'GET', `/api/agent/runs?state=queued${wait}`, undefined, signal);
+    const model = this.model ? `&model=${encodeURIComponent(this.model)}` : '';
+    return this.request(QueuedRunList, 'GET', `/api/agent/runs?state=queued${wait}${model}`, undefined, signal);
   }
 
   claim(runId: string): Promise<ClaimedRun> {

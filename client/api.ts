@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import { CreatedDoc, DocList, type DocSummary, type NewDocBody } from '../shared/wire/docs.ts';
+import { AgentList, CreatedDoc, DocList, type AgentView, type DocSummary, type NewDocBody } from '../shared/wire/docs.ts';
 import { ErrorEnvelope } from '../shared/wire/errors.ts';
 import { readWire } from '../shared/wire/parse.ts';
 import { AsideAnswer, type AsideBody } from '../shared/wire/asides.ts';
@@ -99,6 +99,11 @@ export function decideRun(token: string, runId: string, decision: RunDecision, r
  */
 export function revertRun(token: string, runId: string): Promise<RunReverted> {
   return request(RunReverted, token, 'POST', `/api/runs/${encodeURIComponent(runId)}/revert`, {});
+}
+
+/** The agents that asked for work or worked on a run lately and may take a run of `docId` (RUN7). */
+export function listAgents(token: string, docId: string): Promise<AgentView[]> {
+  return request(AgentList, token, 'GET', `/api/docs/${encodeURIComponent(docId)}/agents`);
 }
 
 /** Cancel run withdraws a queued or claimed run (RUN6); `NOT_CANCELLABLE` (409) in any other state. */

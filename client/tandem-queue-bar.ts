@@ -6,6 +6,7 @@ import type * as Y from 'yjs';
 import type { Instruction } from '../shared/notes/annotations.ts';
 import { readyText, sendLabel } from './instruction-queue.ts';
 import { ApiError, cancelRun } from './api.ts';
+import { AgentWatch } from './agent-watch.ts';
 import { RunSender } from './run-sender.ts';
 import type { RunProgress } from './run-status.ts';
 import './tandem-send-dialog.ts';
@@ -14,7 +15,8 @@ import './tandem-send-dialog.ts';
  * The file-level queue bar: `N instructions ready` and `Send N to agent` (editors), which opens
  * the send dialog, and the progress line of the current run (a polite live region, with an
  * activity indicator while an agent is expected to work), with `Cancel run` (editors) while that
- * run is queued or claimed (RUN6). Sending needs a connection and no
+ * run is queued or claimed (RUN6), and `No agent is connected` beside the button when the server
+ * saw no agent for the document lately (RUN7, client/agent-watch.ts). Sending needs a connection and no
  * outstanding run: otherwise the button is disabled and the bar says why.
  */
 export class TandemQueueBar extends LightElement {
@@ -49,6 +51,10 @@ export class TandemQueueBar extends LightElement {
 
   private readonly sessionFrom = new ContextConsumer(this, { context: sessionContext, subscribe: true });
   private readonly sender = new RunSender(this);
+  private readonly agentWatch = new AgentWatch(this, () => {
+    const token = this.sessionFrom.value?.token;
+    return this.canSend && token && this.docId ? { token, docId: this.docId } : null;
+  });
 
   constructor() {
     super();
@@ -89,7 +95,8 @@ export class TandemQueueBar extends LightElement {
               >
                 ${sendLabel(count)}
               </button>
-              ${this.blocker ? html`<span id="queue-blocker" class="queue-blocker">${this.blocker}</span>` : ''}`
+              ${this.blocker ? html`<span id="queue-blocker" class="queue-blocker">${this.blocker}</span>` : ''}
+              ${this.agentWatch.agents?.length === 0 ? html`<span class="queue-no-agent">No agent is connected</span>` : ''}`
           : ''}
         <p class="run-progress ${progress?.failed ? 'is-failed' : ''}" aria-live="polite">
           ${progress

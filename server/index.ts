@@ -138,7 +138,7 @@ export async function startServer(
   });
 
   const router = new Router<RouteHandler>();
-  addDocRoutes(router, { store, hocuspocus });
+  addDocRoutes(router, { store, hocuspocus, roster: runs.roster });
   addAnnotationRoutes(router, { store, hocuspocus });
   addRunRoutes(router, { store, hocuspocus, runs });
   addAgentRoutes(router, runs.agents);

@@ -45,7 +45,7 @@ const maxFailLength = 2_000;
  * activity [MODEL8].
  */
 export function startModelAgent(options: ModelAgentOptions): RunningAgent {
-  const client = new AgentApiClient(options.url, options.token);
+  const client = new AgentApiClient(options.url, options.token, options.provider.model ?? null);
   const log = options.log ?? (() => {});
   const ops = decodeClaims(options.token)?.ops;
   const textTools = offeredTools(ops);

@@ -18,7 +18,9 @@ export function addAgentRoutes(router: Router<RouteHandler>, agents: AgentServic
     const seconds = parseWaitSeconds(url.searchParams.get('state'), url.searchParams.get('wait'));
     const gone = whenClientLeaves(req);
     try {
-      return json(200, await agents.queued(principal, seconds * 1000, gone.signal));
+      // RUN7: a model agent names its model as it asks for work, so that people see it while idle.
+      const model = url.searchParams.get('model')?.trim().slice(0, 200) || null;
+      return json(200, await agents.queued(principal, seconds * 1000, gone.signal, model));
     } finally {
       gone.release();
     }

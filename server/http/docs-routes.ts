@@ -21,9 +21,10 @@ import { textBlocksJson, textMarkdown } from '../docs/text-views.ts';
 import { rawBlocks } from '../raw-json.ts';
 import { json, text } from './reply.ts';
 import type { Router } from './router.ts';
+import type { AgentRoster } from '../runs/agent-roster.ts';
 
 /** The document routes of docs/api.md: create, list, read, export as Markdown. */
-export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store; hocuspocus: Hocuspocus }): void {
+export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store; hocuspocus: Hocuspocus; roster: AgentRoster }): void {
   const { store, hocuspocus } = deps;
 
   const readable = (principal: Claims, id: string) => readableDoc(store, principal, id);
@@ -62,9 +63,15 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
       store.runs.listRuns(record.id),
     ]);
     const title = heldTitle.slice(0, maxTitleLength) || record.title;
-    const answer: DocView = { id: record.id, title, kind: record.kind, ...content, annotations, runs: runs.map(toRunRecord) };
+    const answer: DocView = { id: record.id, title, kind: record.kind, ...content, annotations, runs: runs.map(toRunRecord), agents: deps.roster.list(record.id) };
     await recordRead(store.audit, principal, record.id);
     return json(200, answer);
+  });
+
+  // RUN7: who would take a run of the document now; the app asks it every few seconds, and it reads nothing of the document.
+  router.add('GET', '/api/docs/:id/agents', async ({ principal, params }) => {
+    const record = await readable(principal, params.id);
+    return json(200, deps.roster.list(record.id));
   });
 
   router.add('GET', '/api/docs/:id/markdown', async ({ principal, params }) => {

@@ -50,16 +50,22 @@ export class AgentService {
   constructor(private readonly deps: RunServiceDeps) {}
 
   /** QUEUE1: queued runs the agent may see, oldest first; waits up to `waitMs` for one to exist. */
-  async queued(principal: Claims, waitMs: number, signal?: AbortSignal): Promise<QueuedRun[]> {
+  async queued(principal: Claims, waitMs: number, signal?: AbortSignal, model?: string | null): Promise<QueuedRun[]> {
     this.mustBeAgent(principal);
     const { store, notifier } = this.deps;
     const deadline = Date.now() + waitMs;
-    for (;;) {
-      const seen = notifier.version;
-      const runs = (await store.runs.listQueued()).filter((run) => coversDoc(principal, run.docId));
-      const left = deadline - Date.now();
-      if (runs.length > 0 || left <= 0 || notifier.closed || signal?.aborted) return runs.map(queuedView);
-      await notifier.wait(seen, Math.min(left, storeCheckMs), signal);
+    // RUN7: an agent waiting for work is connected for as long as its poll is held.
+    const release = this.deps.roster.hold(principal, model);
+    try {
+      for (;;) {
+        const seen = notifier.version;
+        const runs = (await store.runs.listQueued()).filter((run) => coversDoc(principal, run.docId));
+        const left = deadline - Date.now();
+        if (runs.length > 0 || left <= 0 || notifier.closed || signal?.aborted) return runs.map(queuedView);
+        await notifier.wait(seen, Math.min(left, storeCheckMs), signal);
+      }
+    } finally {
+      release();
     }
   }
 
@@ -133,6 +139,7 @@ export class AgentService {
   async activity(principal: Claims, runId: string, body: unknown): Promise<ActivityAnswer> {
     const run = await this.agentRun(principal, runId);
     const report = parseActivityInput(body);
+    if (report.model) this.deps.roster.touch(principal, report.model);
     if (!(await this.deps.store.runs.recordActivity(run.id, principal.sub, this.deps.now(), report))) throw notClaimed();
     return { ok: true };
   }
@@ -196,6 +203,7 @@ export class AgentService {
     if (!coversDoc(principal, run.docId)) {
       throw new Rejection(403, 'FORBIDDEN', 'This run belongs to a document your token is not for.');
     }
+    this.deps.roster.touch(principal);
     return run;
   }
 }

@@ -9,6 +9,7 @@ import type { TextWriters } from '../extensions/text-writers.ts';
 import { ReviewService } from './review-service.ts';
 import { RevertService } from './revert-service.ts';
 import { CancelService } from './cancel-service.ts';
+import { AgentRoster } from './agent-roster.ts';
 
 /** What every run service works with. */
 export interface RunServiceDeps {
@@ -19,6 +20,8 @@ export interface RunServiceDeps {
   writers: TextWriters;
   locks: KeyedLock;
   notifier: QueueNotifier;
+  /** The agents seen lately (RUN7). */
+  roster: AgentRoster;
   leaseMs: number;
   /** The clock of claims, heartbeats and lease expiry: `Date.now` but in tests. */
   now: () => number;
@@ -33,15 +36,16 @@ export interface RunServices {
   cancel: CancelService;
   /** Wakes long polls: notify when a run may have been queued (the composition root does, on every change of a run). */
   notifier: QueueNotifier;
+  roster: AgentRoster;
   expiry: LeaseExpiry;
   /** Answers waiting long polls and stops the lease timer. */
   close(): Promise<void>;
 }
 
 /** The run lifecycle after Send: agents' steps, review, and leases that run out. */
-export function createRunServices(options: Omit<RunServiceDeps, 'locks' | 'notifier'> & { onError: (error: unknown) => void }): RunServices {
+export function createRunServices(options: Omit<RunServiceDeps, 'locks' | 'notifier' | 'roster'> & { onError: (error: unknown) => void }): RunServices {
   const { onError, ...given } = options;
-  const deps: RunServiceDeps = { ...given, locks: new KeyedLock(), notifier: new QueueNotifier() };
+  const deps: RunServiceDeps = { ...given, locks: new KeyedLock(), notifier: new QueueNotifier(), roster: new AgentRoster(given.now) };
   const expiry = new LeaseExpiry(deps, Math.max(25, Math.min(1000, Math.floor(deps.leaseMs / 4))), onError);
   return {
     agents: new AgentService(deps),
@@ -49,6 +53,7 @@ export function createRunServices(options: Omit<RunServiceDeps, 'locks' | 'notif
     revert: new RevertService(deps),
     cancel: new CancelService(deps),
     notifier: deps.notifier,
+    roster: deps.roster,
     expiry,
     async close() {
       deps.notifier.close();

@@ -64,6 +64,11 @@ export type ElementView = v.InferOutput<typeof ElementView>;
  * read here as lists only: their records have their own parsers (shared/notes/annotations.ts,
  * shared/protocol/run-record.ts).
  */
+/** An agent that asked for work or worked on a run in the last 60 s (RUN7); `model` for a model agent. */
+export const AgentView = v.object({ name: v.string(), model: v.nullable(v.string()), lastSeen: v.string() });
+export type AgentView = v.InferOutput<typeof AgentView>;
+export const AgentList = v.array(AgentView);
+
 export const DocView = v.object({
   id: v.string(),
   title: v.string(),
@@ -73,6 +78,7 @@ export const DocView = v.object({
   elements: v.optional(v.array(ElementView)),
   annotations: v.array(v.unknown()),
   runs: v.array(v.unknown()),
+  agents: v.array(AgentView),
 });
 export type DocView = v.InferOutput<typeof DocView>;
 

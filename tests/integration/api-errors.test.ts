@@ -106,6 +106,7 @@ describe('creating documents', () => {
       ],
       annotations: [],
       runs: [],
+      agents: [],
     });
     expect(new Set(body.blocks.map((block: { id: string }) => block.id)).size).toBe(3);
     const markdown = await server.api(`/api/docs/${created.body.id}/markdown`);
@@ -133,6 +134,7 @@ describe('creating documents', () => {
       elements: [{ id, tag: 'h1', text: 'Hello', hash: expect.stringMatching(/^[0-9a-f]{14}$/) }],
       annotations: [],
       runs: [],
+      agents: [],
     });
     const markdown = await server.api(`/api/docs/${created.body.id}/markdown`);
     expect(markdown.body).toBe('```html\n' + stored + '\n```\n');
