@@ -6,6 +6,12 @@ import { Rejection } from '../shared/protocol/rejection.ts';
 export interface AsideListener {
   /** Stops listening and waits for the asides being answered. */
   stop(): Promise<void>;
+  /**
+   * Before the run ends: waits up to `graceMs` for the asides being answered, and for any the
+   * server has for the run already, to be answered, so that a question asked just before the
+   * run ended still gets its answer; then stops.
+   */
+  finish(graceMs: number): Promise<void>;
 }
 
 const retryDelayMs = 1000;
@@ -25,14 +31,19 @@ export function listenForAsides(options: {
 }): AsideListener {
   const { client, runId, log } = options;
   const abort = new AbortController();
+  // Polling ends first when the run finishes; the answers under way are aborted only by `abort`.
+  const polling = new AbortController();
+  abort.signal.addEventListener('abort', () => polling.abort());
   const answering = new Set<Promise<void>>();
+  let finishing = false;
   const loop = (async () => {
-    while (!abort.signal.aborted) {
+    while (!polling.signal.aborted) {
       let asides: AgentAside[];
       try {
-        asides = await client.asides(runId, options.pollSeconds ?? 25, abort.signal);
+        // While finishing, one last look that waits for nothing.
+        asides = await client.asides(runId, finishing ? 0 : (options.pollSeconds ?? 25), polling.signal);
       } catch (error) {
-        if (abort.signal.aborted) break;
+        if (polling.signal.aborted) break;
         if (error instanceof Rejection && (error.code === 'NOT_CLAIMED' || error.status === 404 || error.status === 403)) break;
         log(`asides of ${runId}: ${describeError(error)}`);
         await delay(retryDelayMs, undefined, { signal: abort.signal }).catch(() => undefined);
@@ -45,13 +56,28 @@ export function listenForAsides(options: {
           .finally(() => answering.delete(answered));
         answering.add(answered);
       }
+      if (finishing) break;
     }
   })();
+  const stop = async () => {
+    abort.abort();
+    await loop;
+    await Promise.all([...answering]);
+  };
   return {
-    async stop() {
-      abort.abort();
-      await loop;
-      await Promise.all([...answering]);
+    stop,
+    async finish(graceMs) {
+      finishing = true;
+      // The long poll under way returns at once with what it has, or is cut short.
+      const timer = setTimeout(() => polling.abort(), Math.min(graceMs, 1000));
+      const deadline = delay(graceMs, undefined, { signal: abort.signal }).catch(() => undefined);
+      await Promise.race([loop, deadline]);
+      clearTimeout(timer);
+      const drained = (async () => {
+        while (answering.size > 0) await Promise.all([...answering]);
+      })();
+      await Promise.race([drained, deadline]);
+      await stop();
     },
   };
 }

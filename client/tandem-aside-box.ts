@@ -20,13 +20,15 @@ export function routeLabel(text: string, steer: boolean): string {
  * them), and for editors and commenters a textbox `Ask or steer`. Enter sends, Shift+Enter
  * starts a new line, Alt+Enter always steers; while something is typed the box says which it
  * will be. The last `handoff:` suggestion of this person's asides shows under the box, and Tab
- * takes it into the box.
+ * takes it into the box, to be pinned as an instruction: while the box holds it as taken, Enter
+ * does not send it (ASIDE11).
  */
 export class TandemAsideBox extends LightElement {
   static properties = {
     runId: {},
     runsDoc: { attribute: false },
     canAsk: { type: Boolean },
+    unanswered: { attribute: false },
     text: { state: true },
     problem: { state: true },
   };
@@ -34,6 +36,8 @@ export class TandemAsideBox extends LightElement {
   /** The document's read-only runs Y.Doc, where the asides are mirrored (ASIDE6). */
   declare runsDoc: Y.Doc | null;
   declare canAsk: boolean;
+  /** Told, in words for the person, of a question the run ended before answering (ASIDE8). */
+  declare unanswered: ((notice: string) => void) | null;
   declare text: string;
   declare problem: string | null;
 
@@ -41,12 +45,15 @@ export class TandemAsideBox extends LightElement {
   private readonly sessionFrom = new ContextConsumer(this, { context: sessionContext, subscribe: true });
   /** The aside whose handoff this person took into the box (it is not offered again). */
   private taken: string | null = null;
+  /** The handoff text taken into the box: while the box holds it, Enter does not send it. */
+  private takenText: string | null = null;
 
   constructor() {
     super();
     this.runId = '';
     this.runsDoc = null;
     this.canAsk = false;
+    this.unanswered = null;
     this.text = '';
     this.problem = null;
   }
@@ -78,8 +85,10 @@ export class TandemAsideBox extends LightElement {
               @keydown=${this.onKey}
             ></textarea>
             <p class="aside-route muted" id="aside-route">
-              ${this.text.trim() ? html`<span class="aside-route-label">${routeLabel(this.text, false)}</span> · ` : ''}Enter sends, Alt+Enter
-              steers
+              ${this.holdsHandoff()
+                ? html`<span class="aside-route-label">${handoffLabel}</span>`
+                : html`${this.text.trim() ? html`<span class="aside-route-label">${routeLabel(this.text, false)}</span> · ` : ''}Enter sends,
+                    Alt+Enter steers`}
             </p>
             ${handoff
               ? html`<p class="aside-handoff">Suggested instruction: <span class="aside-handoff-text">${handoff.handoff}</span>
@@ -106,25 +115,48 @@ export class TandemAsideBox extends LightElement {
       event.preventDefault();
       this.taken = handoff.asideId;
       this.text = handoff.handoff;
+      this.takenText = handoff.handoff;
       box.value = this.text;
       return;
     }
     if (event.key !== 'Enter' || event.shiftKey || event.isComposing) return;
     event.preventDefault();
+    // A suggested instruction is pinned to the text, not sent as a steer by a reflex Enter;
+    // Alt+Enter still steers with it on purpose.
+    if (this.holdsHandoff() && !event.altKey) {
+      this.problem = handoffLabel;
+      return;
+    }
     void this.send(box.value, event.altKey);
+  }
+
+  /** Whether the box holds a suggested instruction as it was taken (ASIDE11). */
+  private holdsHandoff(): boolean {
+    return this.takenText !== null && this.text.trim() === this.takenText.trim();
   }
 
   private async send(text: string, steer: boolean) {
     if (!text.trim()) return;
     this.text = '';
+    this.takenText = null;
     this.problem = null;
     try {
       await askAside(this.sessionFrom.value?.token ?? '', this.runId, text, steer);
     } catch (error) {
       this.problem = error instanceof ApiError ? error.message : 'The aside could not be sent.';
       if (!this.text) this.text = text;
+      // The run ended meanwhile (ASIDE8): the box and the mirrored aside go with it, so the page says it.
+      if (error instanceof ApiError && error.code === 'RUN_NOT_ACTIVE') this.unanswered?.(`No answer to “${clip(text)}”: ${error.message}`);
     }
   }
+}
+
+/** What the box says while it holds a suggested instruction taken with Tab (ASIDE11). */
+export const handoffLabel = 'A suggested instruction: select the text it is about and press Instruct to pin it (Alt+Enter steers with it)';
+
+function clip(text: string): string {
+  const line = text.trim().replace(/\s+/g, ' ');
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
 function routeText(aside: AsideRecord): string {

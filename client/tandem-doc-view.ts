@@ -31,8 +31,10 @@ import './tandem-presence.ts';
 
 /** One document: its title, connection state, who is here, the queue bar, and the editor. */
 export class TandemDocView extends LightElement {
-  static properties = { docId: {} };
+  static properties = { docId: {}, asideNotice: { state: true } };
   declare docId: string;
+  /** A question of this person's that the run ended before answering (ASIDE8), until dismissed. */
+  declare asideNotice: string | null;
 
   // First: the controllers below read the session when the element connects.
   private readonly sessionFrom = new ContextConsumer(this, { context: sessionContext, subscribe: true });
@@ -67,6 +69,7 @@ export class TandemDocView extends LightElement {
 
   constructor() {
     super();
+    this.asideNotice = null;
     this.docId = '';
   }
 
@@ -155,11 +158,18 @@ export class TandemDocView extends LightElement {
   /** Asides of the run an agent works on (ASIDE1): everyone reads them, editors and commenters ask. */
   private renderAsideBox(runs: readonly RunRecord[]) {
     const run = runInProgress(runs);
-    if (run?.state !== 'claimed') return '';
-    return html`<tandem-aside-box
+    const notice = this.asideNotice
+      ? html`<p class="aside-notice message" role="status">
+          ${this.asideNotice} <button type="button" @click=${() => (this.asideNotice = null)}>Dismiss</button>
+        </p>`
+      : '';
+    if (run?.state !== 'claimed') return notice;
+    // A callback, not an event: the box is gone from the page by the time the run's end answers its question.
+    return html`${notice}<tandem-aside-box
       .runId=${run.runId}
       .runsDoc=${this.link.connection?.runs.ydoc ?? null}
       .canAsk=${!!this.sessionInfo?.may('aside')}
+      .unanswered=${(text: string) => (this.asideNotice = text)}
     ></tandem-aside-box>`;
   }
 

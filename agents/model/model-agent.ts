@@ -35,6 +35,9 @@ export const modelAgentName = 'Model agent';
 const maxSummaryLength = 10_000;
 const maxFailLength = 2_000;
 
+/** How long a finished run waits for the side questions being answered before it goes to review. */
+const asideGraceMs = 20_000;
+
 /**
  * The model-backed agent, a peer of the server like any external agent: it long-polls for
  * queued runs, claims one, lets the model read and change the document through the tools of
@@ -96,6 +99,9 @@ async function work(
       conversation,
       onToolCall: (call) => activity.line(describeToolCall(call, run)),
     });
+    // A question asked as the run ends is answered before it goes to review (its asides end then,
+    // ASIDE8); the lease is kept alive meanwhile.
+    await asides.finish(asideGraceMs);
     heartbeat.stop();
     const text = summary.trim() || 'The model finished without a summary.';
     activity.line('done: the run is ready for review');

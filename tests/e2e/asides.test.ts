@@ -15,6 +15,7 @@ import { cannotSteer } from '../../agents/reference/reference-asides.ts';
 const server = useTestServer();
 const people = useBrowser(server);
 
+const handoffLabel = 'A suggested instruction: select the text it is about and press Instruct to pin it (Alt+Enter steers with it)';
 const box = (page: Page) => page.getByRole('textbox', { name: 'Ask or steer' });
 const routeHint = (page: Page) => page.locator('.aside-route-label');
 const asideItems = (page: Page) => page.locator('tandem-aside-box .aside');
@@ -73,7 +74,7 @@ describe('asides in the run panel', () => {
     }
   });
 
-  it('[ASIDE5] offers the answer’s handoff under the box, and Tab takes it into the box', async () => {
+  it('[ASIDE5] [ASIDE11] offers the answer’s handoff under the box; Tab takes it into the box, where Enter does not send it as a steer', async () => {
     const doc = await sentRun(server, 'alpha', ['uppercase']);
     const token = server.token('agent');
     expect((await agentApi(server, token).claim(doc.runId)).status).toBe(200);
@@ -93,6 +94,40 @@ describe('asides in the run panel', () => {
     await bob.page.keyboard.press('Tab');
     expect(await box(bob.page).inputValue()).toBe('Shorten the intro to two sentences');
     expect(await bob.page.locator('.aside-handoff').count()).toBe(0);
-    await expect.poll(() => routeHint(bob.page).textContent()).toBe('Steers the run');
+    await expect.poll(() => routeHint(bob.page).textContent()).toBe(handoffLabel);
+
+    // Enter keeps the suggestion in the box and says how to pin it.
+    await bob.page.keyboard.press('Enter');
+    await expect.poll(() => bob.page.locator('tandem-aside-box [role="alert"]').textContent()).toBe(handoffLabel);
+    expect(await box(bob.page).inputValue()).toBe('Shorten the intro to two sentences');
+    // Edited into a question, it is asked: the agent receives that question, and no steer before it.
+    await box(bob.page).fill('Shorten the intro to two sentences?');
+    await expect.poll(() => routeHint(bob.page).textContent()).toBe('Asks on the side');
+    await box(bob.page).press('Enter');
+    const received = (await agent.poll(doc.runId, 10)).body;
+    expect(received.map(({ kind, text }: { kind: string; text: string }) => ({ kind, text }))).toEqual([
+      { kind: 'question', text: 'Shorten the intro to two sentences?' },
+    ]);
+    await agent.answer(doc.runId, received[0].asideId, { answer: 'Yes.', done: true });
+    await expect.poll(() => answers(bob.page)).toHaveLength(2);
+  });
+
+  it('[ASIDE8] says so when the run ended before the agent answered a question', async () => {
+    const doc = await sentRun(server, 'alpha', ['uppercase']);
+    const token = server.token('agent');
+    expect((await agentApi(server, token).claim(doc.runId)).status).toBe(200);
+    const cora = await people.openDoc(doc.docId, server.token('commenter', { name: 'Cora' }));
+    await box(cora.page).fill('Are you nearly done?');
+    await box(cora.page).press('Enter');
+    const agent = asideAgent(server, token);
+    expect((await agent.poll(doc.runId, 10)).body).toHaveLength(1);
+    // The agent ends the run without answering.
+    expect((await agentApi(server, token).complete(doc.runId)).status).toBe(200);
+    const notice = cora.page.locator('.aside-notice');
+    await expect.poll(() => notice.textContent().then((text) => text?.replace(/\s+/g, ' ').trim())).toBe(
+      'No answer to “Are you nearly done?”: The run ended before the agent answered. Dismiss',
+    );
+    await notice.getByRole('button', { name: 'Dismiss' }).click();
+    await notice.waitFor({ state: 'detached' });
   });
 });

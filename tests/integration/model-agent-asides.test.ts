@@ -173,6 +173,39 @@ describe('a side question to the model agent', () => {
   });
 });
 
+describe('a side question asked as the model run ends', () => {
+  it('[ASIDE8] [ASIDE10] is answered before the run goes to review', async () => {
+    const doc = await sentRun(server, 'alpha\n\nbeta', ['Make it louder']);
+    const asideAsked = gate();
+    const runEnded = gate();
+    const script: FakeStep[] = [
+      { toolCalls: [{ name: 'read_document', arguments: {} }] },
+      // The run's last call answers once the aside's call is out: the run is done while the
+      // model still works on the side question.
+      async () => {
+        await asideAsked.opened;
+        runEnded.open();
+        return { text: 'Made it louder.' };
+      },
+      async () => {
+        asideAsked.open();
+        await runEnded.opened;
+        // The agent has the run's last answer by now; without waiting for the aside it would complete at once.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return { text: 'route: side\nI am about done.' };
+      },
+    ];
+    const fake = await startFakeOpenAi(script);
+    model = fake;
+    startAgent(openAiProvider({ baseURL: fake.baseURL, apiKey: 'sk-test', model: 'fake-model', callTimeoutMs: 10_000 }));
+    await waitFor(() => fake.requests.length === 2, 15_000);
+    const answer = await ask(server, doc.runId, server.token('commenter', { name: 'Cora' }), { text: 'Nearly there?' });
+    expect(answer).toMatchObject({ status: 200, body: { route: 'side', answer: 'I am about done.' } });
+    const run = await waitForState(server, doc.runId, 'review', 10_000);
+    expect(run.summary).toBe('Made it louder.');
+  });
+});
+
 describe('a side question to the model agent over the Anthropic Messages API', () => {
   it('[ASIDE10] is the run’s latest request with one user message appended', async () => {
     const doc = await sentRun(server, 'alpha\n\nbeta', ['Make it louder']);
