@@ -13,11 +13,15 @@ export interface HeldRun {
  * completed, failed, lost or given back [MCP4, MCP5].
  */
 export class HeldRuns {
-  private readonly runs = new Map<string, HeldRun & { lease: { stop(): void } }>();
+  private readonly runs = new Map<string, HeldRun & { lease: { stop(): void }; presence: { leave(): void } | null }>();
   /** Runs whose lease was found gone, with the server's message, so a later call can say why. */
   private readonly lost = new Map<string, string>();
 
-  constructor(private readonly client: AgentApiClient) {}
+  /** `join`: shows the agent in the run's document while the run is held (as the built-in agents do), or null. */
+  constructor(
+    private readonly client: AgentApiClient,
+    private readonly join: (claimed: ClaimedRun) => { leave(): void } | null = () => null,
+  ) {}
 
   hold(claimed: ClaimedRun): HeldRun {
     this.release(claimed.runId);
@@ -27,7 +31,7 @@ export class HeldRuns {
       this.release(claimed.runId);
       this.lost.set(claimed.runId, message);
     });
-    const held = { claimed, state, lease };
+    const held = { claimed, state, lease, presence: this.join(claimed) };
     this.runs.set(claimed.runId, held);
     return held;
   }
@@ -43,7 +47,9 @@ export class HeldRuns {
 
   /** Stops heartbeating `runId` and forgets it. */
   release(runId: string): void {
-    this.runs.get(runId)?.lease.stop();
+    const held = this.runs.get(runId);
+    held?.lease.stop();
+    held?.presence?.leave();
     this.runs.delete(runId);
   }
 

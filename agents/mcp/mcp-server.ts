@@ -5,6 +5,7 @@ import { AgentApiClient } from '../agent-api-client.ts';
 import { offeredTools, type ToolDefinition } from '../model/tools.ts';
 import { decodeClaims } from '../../shared/protocol/claims.ts';
 import { HeldRuns } from './held-runs.ts';
+import { showPresence } from '../reference/presence.ts';
 import { callMcpTool, mcpTools } from './mcp-tools.ts';
 import { clientCanSample, samplingRegenerator } from './sampling.ts';
 
@@ -27,7 +28,10 @@ export const sessionEndedMessage = 'The MCP client disconnected before it comple
  */
 export async function runMcpAgent(options: McpAgentOptions): Promise<void> {
   const client = new AgentApiClient(options.url, options.token);
-  const held = new HeldRuns(client);
+  const name = decodeClaims(options.token)?.name ?? 'MCP agent';
+  const held = new HeldRuns(client, (claimed) =>
+    showPresence({ url: options.url, token: options.token, docId: claimed.docId, name, status: `working on ${claimed.items.length} instruction${claimed.items.length === 1 ? '' : 's'}` }),
+  );
   const server = new Server({ name: 'tandem', version: '0.1.0' }, { capabilities: { tools: {} } });
   const opsTools = offeredTools(decodeClaims(options.token)?.ops);
   // rewrite_block needs the client's model (MCP sampling); without it, it is not offered [MCP6].

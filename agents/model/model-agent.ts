@@ -1,6 +1,7 @@
 import { AgentApiClient, type ClaimedRun } from '../agent-api-client.ts';
 import { describeError as describe, runPeerLoop, type RunningAgent } from '../peer-loop.ts';
 import { Rejection } from '../../shared/protocol/rejection.ts';
+import { showPresence } from '../reference/presence.ts';
 import { decodeClaims } from '../../shared/protocol/claims.ts';
 import { RunState } from './run-state.ts';
 import { firstMessage, systemPrompt } from './prompt.ts';
@@ -28,6 +29,8 @@ export interface ModelAgentOptions {
   /** What a run may spend (model-settings.ts); the defaults for what is not given. */
   limits?: Partial<RunLimits>;
   log?: (message: string) => void;
+  /** Show the agent in each document's awareness while it works on a run of it (default true). */
+  presence?: boolean;
 }
 
 export const modelAgentName = 'Model agent';
@@ -57,7 +60,25 @@ export function startModelAgent(options: ModelAgentOptions): RunningAgent {
     client,
     pollSeconds: options.pollSeconds,
     log,
-    work: (claimed, signal) => work(client, claimed, { ...options, tools: claimed.document.elements ? pageTools : textTools, log }, signal),
+    async work(claimed, signal) {
+      // As the reference agent does: people see who works on the run, with which model.
+      const count = claimed.items.length;
+      const presence =
+        options.presence === false
+          ? null
+          : showPresence({
+              url: options.url,
+              token: options.token,
+              docId: claimed.docId,
+              name: modelAgentName,
+              status: `working on ${count} instruction${count === 1 ? '' : 's'}${options.provider.model ? ` with ${options.provider.model}` : ''}`,
+            });
+      try {
+        await work(client, claimed, { ...options, tools: claimed.document.elements ? pageTools : textTools, log }, signal);
+      } finally {
+        presence?.leave();
+      }
+    },
   });
 }
 
