@@ -1,4 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqliteStore } from '../../server/store/sqlite-store.ts';
 import { agentApi, getRun, markdownOf, replaceOp, sentRun, waitForState } from '../helpers/runs.ts';
 import { startTestReferenceAgent } from '../helpers/agents.ts';
 import { waitFor } from '../helpers/peer.ts';
@@ -136,6 +141,48 @@ describe('the reference agent and a cancelled run', () => {
     } finally {
       goOn();
       await agent.stop();
+    }
+  });
+});
+
+describe('a SQLite database made before runs could be cancelled', () => {
+  it('[RUN6] [DUR4] is upgraded at start: its runs are kept and can be cancelled', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tandem-cancel-'));
+    try {
+      const ed = { id: 'ed', name: 'Ed' };
+      let store = openSqliteStore(dataDir);
+      await store.createDoc({ id: 'd1', title: 'One', kind: 'text', createdAt: 1, updatedAt: 1 }, new Map());
+      const items = [{ instructionId: 'i1', blockId: 'b1', instruction: 'uppercase', quote: 'a' }];
+      await store.runs.createRun({ id: 'r1', docId: 'd1', createdBy: ed, createdAt: 1, contextMarkdown: 'a', items });
+      await store.close();
+      // The runs table as an earlier version made it: its CHECK does not know `cancelled`.
+      const db = new Database(join(dataDir, 'tandem.sqlite'));
+      const { sql } = db.prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'runs'").get()!;
+      db.pragma('foreign_keys = OFF');
+      db.pragma('legacy_alter_table = ON');
+      db.exec('ALTER TABLE runs RENAME TO runs_before');
+      db.exec(sql.replace(", 'cancelled')", ')'));
+      db.exec('INSERT INTO runs SELECT * FROM runs_before');
+      db.exec('DROP TABLE runs_before');
+      db.close();
+
+      store = openSqliteStore(dataDir);
+      try {
+        expect(await store.runs.cancelRun('r1', 5, ed)).toBe(true);
+        expect(await store.runs.getRun('r1')).toMatchObject({ state: 'cancelled', items: [{ instructionId: 'i1', outcome: 'pending' }] });
+        const check = new Database(join(dataDir, 'tandem.sqlite'), { readonly: true });
+        expect(check.pragma('foreign_key_check')).toEqual([]);
+        expect(check.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs' AND name LIKE 'runs_%'").all().map((row) => row.name).sort()).toEqual([
+          'runs_by_doc',
+          'runs_by_state',
+          'runs_one_outstanding',
+        ]);
+        check.close();
+      } finally {
+        await store.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
