@@ -30,7 +30,7 @@ export function runAnnouncements(known: ReadonlyMap<string, RunStatus>, runs: re
     } else if (run.state === 'review') {
       const who = run.claimedBy?.name ?? 'The agent';
       sentences.push(`Run ready for review: ${who} answered ${instructionCount(run.items.length)}`);
-    } else if ((run.state === 'accepted' || run.state === 'discarded') && run.decidedBy?.id !== me) {
+    } else if ((run.state === 'accepted' || run.state === 'discarded' || run.state === 'cancelled') && run.decidedBy?.id !== me) {
       sentences.push(`Run ${run.state}${run.decidedBy ? ` by ${run.decidedBy.name}` : ''}`);
     }
   }

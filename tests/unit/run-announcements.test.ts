@@ -60,6 +60,13 @@ describe('runAnnouncements', () => {
     expect(runAnnouncements(known, [run('r2', 'review')], 'alice')).toEqual(['Discard undone: the run is in review again']);
   });
 
+  it('[RUN6] tells who cancelled a run, unless it was this person', () => {
+    const known = new Map<string, RunState>([['r1', 'queued']]);
+    const bob = { id: 'bob', name: 'Bob' };
+    expect(runAnnouncements(known, [run('r1', 'cancelled', { decidedBy: bob })], 'alice')).toEqual(['Run cancelled by Bob']);
+    expect(runAnnouncements(known, [run('r1', 'cancelled', { decidedBy: bob })], 'bob')).toEqual([]);
+  });
+
   it('says nothing of runs it had not seen, nor of a state that did not change', () => {
     expect(runAnnouncements(new Map(), [run('r1', 'review'), run('r2', 'accepted')], 'me')).toEqual([]);
     expect(runAnnouncements(new Map([['r1', 'review']]), [run('r1', 'review')], 'me')).toEqual([]);
