@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { openSqliteStore } from '../../server/store/sqlite-store.ts';
 import { agentApi, getRun, markdownOf, replaceOp, sentRun, waitForState } from '../helpers/runs.ts';
 import { startTestReferenceAgent } from '../helpers/agents.ts';
+import { startTestModelAgent } from '../helpers/model-agent.ts';
 import { waitFor } from '../helpers/peer.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { postgresSchemas } from '../helpers/pg-schema.ts';
@@ -183,6 +184,42 @@ describe('a SQLite database made before runs could be cancelled', () => {
       }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the model agent and a cancelled run', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server?.dispose());
+
+  it('[RUN6] [MODEL4] stops working on a run cancelled while the model thinks, without failing it, and takes the next run', async () => {
+    const run = await sentRun(server, markdown, ['Make it louder']);
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const agent = await startTestModelAgent(server, [
+      async () => {
+        await released;
+        return { text: 'Made it louder.' };
+      },
+      { text: 'Nothing to change.' },
+    ]);
+    try {
+      await waitFor(() => agent.model.requests.length === 1, 10_000);
+      expect((await server.api(`/api/runs/${run.runId}/cancel`, { method: 'POST' })).body).toEqual({ state: 'cancelled' });
+      release();
+      await waitFor(() => agent.messages.some((message) => message.startsWith(`run ${run.runId} left:`)), 10_000);
+      expect(agent.messages.filter((message) => message.includes('failed'))).toEqual([]);
+      expect(await getRun(server, run.runId)).toMatchObject({ state: 'cancelled', error: null, summary: null });
+
+      const again = await server.api(`/api/docs/${run.docId}/runs`, { method: 'POST' });
+      expect(again.status).toBe(201);
+      expect(await waitForState(server, again.body.runId, 'review', 10_000)).toMatchObject({ summary: 'Nothing to change.' });
+    } finally {
+      release();
+      await agent.stop();
     }
   });
 });
