@@ -9,7 +9,7 @@ import { toRunRecord } from '../store/run-store.ts';
 import type { Store } from '../store/store.ts';
 import { recordAudit, recordRead } from '../audit/record-audit.ts';
 import { forbidden, notFound } from './api-error.ts';
-import { runItemView, type RunDecision, type RunPreview, type SentRun } from '../../shared/wire/runs.ts';
+import { runItemView, type ItemDecided, type RunDecision, type RunPreview, type SentRun } from '../../shared/wire/runs.ts';
 import type { RouteHandler } from './api.ts';
 import { readableDoc } from './doc-access.ts';
 import { json } from './reply.ts';
@@ -18,7 +18,8 @@ import type { Router } from './router.ts';
 
 /**
  * Send (`POST /api/docs/:id/runs`), reading a run (`GET /api/runs/:runId`) and review
- * (`POST /api/runs/:runId/accept`, `/discard {reason?}`, through the ReviewService; a discard's
+ * (`POST /api/runs/:runId/accept`, `/discard {reason?}`, and per item
+ * `/items/:instructionId/accept`, `/discard {reason?}`, through the ReviewService; a discard's
  * reason becomes draft instructions, server/runs/discard-reason.ts), and taking a decision back
  * (`/revert`, `/undo-discard`, through the RevertService), and withdrawing a run before review
  * (`/cancel`, through the CancelService).
@@ -71,23 +72,47 @@ export function addRunRoutes(
   });
 
   router.add('POST', '/api/runs/:runId/accept', async ({ principal, params }) => {
-    const decided = await runs.review.decide(principal, params.runId, 'accepted');
+    const { state } = await runs.review.decide(principal, params.runId, 'accepted');
     const run = await store.runs.getRun(params.runId);
     if (run) await recordAudit(store.audit, principal, 'run.accepted', run.docId, run.id);
-    return json(200, decided);
+    const answer: RunDecision = { state };
+    return json(200, answer);
   });
 
-  // A reason is checked before anything changes; its drafts are made once the discard is done.
+  // A reason is checked before anything changes; its drafts are made once the discard is done,
+  // for the items this discard decided only.
   router.add('POST', '/api/runs/:runId/discard', async ({ principal, params, body }) => {
     if (!may(principal.role, 'run.decide')) throw forbidden('Only editors may accept or discard a run.');
     const reason = parseDiscardReason(await body({ optional: true }));
-    const decided = await runs.review.decide(principal, params.runId, 'discarded');
+    const { state, decidedIds } = await runs.review.decide(principal, params.runId, 'discarded');
     const run = await store.runs.getRun(params.runId);
-    if (!run) return json(200, decided);
+    if (!run) return json(200, { state });
     await recordAudit(store.audit, principal, 'run.discarded', run.docId, run.id);
-    if (reason === null) return json(200, decided);
-    const draftIds = await pinDiscardReason(deps, run, reason, { id: principal.sub, name: principal.name });
-    const answer: RunDecision = { ...decided, draftIds };
+    if (reason === null) return json(200, { state });
+    const draftIds = await pinDiscardReason(deps, run, reason, { id: principal.sub, name: principal.name }, new Set(decidedIds));
+    const answer: RunDecision = { state, draftIds };
+    return json(200, answer);
+  });
+
+  // REV12: one item at a time; the run leaves review once every item is decided.
+  router.add('POST', '/api/runs/:runId/items/:instructionId/accept', async ({ principal, params }) => {
+    const { state, item } = await runs.review.decideItem(principal, params.runId, params.instructionId, 'accepted');
+    const run = await store.runs.getRun(params.runId);
+    if (run) await recordAudit(store.audit, principal, 'run.item-accepted', run.docId, run.id);
+    const answer: ItemDecided = { state, item };
+    return json(200, answer);
+  });
+
+  router.add('POST', '/api/runs/:runId/items/:instructionId/discard', async ({ principal, params, body }) => {
+    if (!may(principal.role, 'run.decide')) throw forbidden('Only editors may accept or discard a run.');
+    const reason = parseDiscardReason(await body({ optional: true }));
+    const { state, item } = await runs.review.decideItem(principal, params.runId, params.instructionId, 'discarded');
+    const run = await store.runs.getRun(params.runId);
+    const answer: ItemDecided = { state, item };
+    if (!run) return json(200, answer);
+    await recordAudit(store.audit, principal, 'run.item-discarded', run.docId, run.id);
+    if (reason === null) return json(200, answer);
+    answer.draftIds = await pinDiscardReason(deps, run, reason, { id: principal.sub, name: principal.name }, new Set([item.instructionId]));
     return json(200, answer);
   });
 

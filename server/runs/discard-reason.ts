@@ -11,9 +11,9 @@ import { readInput } from '../read-input.ts';
 import type { Store, StoredRun } from '../store/store.ts';
 
 /**
- * Discard with a reason (PROTOCOL.md REV5): after Discard run has taken the run back, the
- * discarder's reason becomes a new `draft` instruction for each instruction of the run that had
- * a change, so the next run can try again with what was wrong. Each is pinned to the whole
+ * Discard with a reason (PROTOCOL.md REV5, REV12): after a discard has taken its items back,
+ * the discarder's reason becomes a new `draft` instruction for each instruction it discarded
+ * that had a change, so the next run can try again with what was wrong. Each is pinned to the whole
  * target block as Discard restored it (its quote is that text) and records, as
  * `discardedChange`, what the agent had proposed there. When the block is gone (a person
  * deleted it meanwhile) the draft takes the anchor, block and quote of the instruction it
@@ -34,15 +34,22 @@ export function parseDiscardReason(body: unknown): string | null {
   return read.reason ?? null;
 }
 
-/** Creates the draft instructions of a discarded run's reason; their ids, in the run's order. */
+/**
+ * Creates the draft instructions of a discard's reason for the discarded items `discardedIds`
+ * (those the discard decided: one item, or every item Discard run decided, REV12); their ids,
+ * in the run's order.
+ */
 export async function pinDiscardReason(
   deps: { hocuspocus: Hocuspocus; store: Store },
   run: StoredRun,
   reason: string,
   author: Author,
+  discardedIds: ReadonlySet<string>,
   now = Date.now(),
 ): Promise<string[]> {
-  const changed = run.items.filter((item) => run.changes.some((change) => change.instructionId === item.instructionId));
+  const changed = run.items.filter(
+    (item) => discardedIds.has(item.instructionId) && run.changes.some((change) => change.instructionId === item.instructionId),
+  );
   if (changed.length === 0) return [];
   const { hocuspocus, store } = deps;
   const ids = await withDocument(hocuspocus, docName(run.docId), (text) =>

@@ -72,7 +72,8 @@ export class RevertService {
         if (!held) throw windowClosed('the document was closed since');
         if (!redoIsClean(text, held.manager)) throw windowClosed('text the run wrote in was deleted since');
         if (!(await store.runs.reopenRun(run.id, Date.now()))) throw windowClosed('the document has another run outstanding');
-        held.manager.redo();
+        // One redo item per discard step: a run discarded item by item comes back whole (REV12).
+        while (held.manager.redoStack.length > 0) held.manager.redo();
         const scope = saveRunScope(held.manager);
         held.reopened(scope);
         await store.runs.storeScope(run.id, scope);

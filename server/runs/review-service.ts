@@ -8,40 +8,55 @@ import { coversDoc, may } from '../../shared/protocol/permissions.ts';
 import type { SavedRunScope } from '../../shared/applier/run-scope.ts';
 import { canTake } from '../../shared/protocol/run-states.ts';
 import type { StoredRun } from '../store/store.ts';
+import type { ItemDecision, RunItem } from '../../shared/protocol/run-record.ts';
+import { decideItemsText, type ItemsTransition } from './run-item-text.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { notInReview, runNotFound } from './run-error.ts';
 import { keepRun, takeBack } from './run-text.ts';
 import { acceptPageRun } from '../pages/page-runs.ts';
 
-export type Decision = 'accepted' | 'discarded';
+export type Decision = ItemDecision;
+
+/** What a decision did: the run's state after it, and the items it decided (for a discard's reason). */
+export interface Decided<S = 'review' | 'accepted' | 'discarded'> {
+  state: S;
+  decidedIds: string[];
+}
 
 /**
- * Review (PROTOCOL.md REV1–REV7): an editor accepts a run in review (its changes stay, their
+ * Review (PROTOCOL.md REV1–REV7, REV12): an editor accepts a run in review (its changes stay, their
  * marks go, the blocks it deleted go unless people changed them meanwhile, which is noted on the
  * change) or discards it (every change of the run is undone and nothing else, people's typing
- * included; the annotations whose text comes back are pinned to it again). Either way the run's instructions
- * become `answered`. Both are all or nothing: the store's review → accepted|discarded step
- * comes first, and only when it wins are the documents changed. Both work after a restart
- * between the agent's write and the review, from the stored scope. A page run (PAGE8) writes
- * its candidate on Accept and has nothing to take back on Discard.
+ * included; the annotations whose text comes back are pinned to it again), as a whole or item by
+ * item (`decideItem`; the run leaves review once every item is decided). The instructions
+ * decided become `answered`. Each step is all or nothing: the store's step comes first, and
+ * only when it wins are the documents changed; of concurrent decisions of one item exactly one
+ * wins (409 `ALREADY_DECIDED` for the others). All work after a restart between the agent's
+ * write and the review, from the stored scope. A page run (PAGE8) writes its candidate on
+ * Accept and has nothing to take back on Discard; it is decided as a whole.
  */
 export class ReviewService {
   constructor(private readonly deps: RunServiceDeps) {}
 
-  async decide(principal: Claims, runId: string, decision: Decision): Promise<{ state: Decision }> {
-    if (!may(principal.role, 'run.decide')) throw new Rejection(403, 'FORBIDDEN', 'Only editors may accept or discard a run.');
+  /** Accept run / Discard run: decides every item not decided yet. */
+  async decide(principal: Claims, runId: string, decision: Decision): Promise<Decided<Decision>> {
+    const run = await this.decidable(principal, runId);
     const { store, locks } = this.deps;
-    const run = isRecordId(runId) ? await store.runs.getRun(runId) : null;
-    if (!run) throw runNotFound();
-    if (!coversDoc(principal, run.docId)) {
-      throw new Rejection(403, 'FORBIDDEN', 'This run belongs to a document your token is not for.');
-    }
-    await locks.run(run.id, async () => {
+    return locks.run(run.id, async () => {
       const current = (await store.runs.getRun(run.id)) ?? run;
       if (!canTake(decision === 'accepted' ? 'accept' : 'discard', current.state)) throw notInReview(current.state);
       const decidedBy = { id: principal.sub, name: principal.name };
+      const undecided = current.items.filter((item) => item.decision === null).map((item) => item.instructionId);
       const transition = (notes?: ReadonlyMap<number, string>) => store.runs.decideRun(run.id, decision, Date.now(), decidedBy, notes);
-      const answer = answerInstructions(current);
+      if (undecided.length < current.items.length) {
+        const state = await this.decideItemsText(current, new Set(undecided), decision, async (notes) => {
+          if (!(await transition(notes))) return false;
+          return (await store.runs.getRun(run.id))?.state === 'accepted' ? 'accepted' : 'discarded';
+        });
+        if (state === false || state === 'review') throw notInReview((await store.runs.getRun(run.id))?.state ?? 'gone');
+        return { state, decidedIds: undecided };
+      }
+      const answer = answerInstructions(current.items.map((item) => item.instructionId), current.id);
       const keepScope = (scope: SavedRunScope) => store.runs.storeScope(run.id, scope);
       const page = (await store.getDoc(run.docId))?.kind === 'page';
       const done =
@@ -51,14 +66,60 @@ export class ReviewService {
             : await keepRun(this.deps, current, transition, answer, keepScope)
           : await takeBack(this.deps, current, transition, answer, { redoable: !page });
       if (!done) throw notInReview((await store.runs.getRun(run.id))?.state ?? 'gone');
+      return { state: decision, decidedIds: undecided };
     });
-    return { state: decision };
+  }
+
+  /** REV12: accepts or discards one item of a run in review; 409 `ALREADY_DECIDED` when it was decided. */
+  async decideItem(principal: Claims, runId: string, instructionId: string, decision: Decision): Promise<Decided & { item: RunItem }> {
+    const run = await this.decidable(principal, runId);
+    const { store, locks } = this.deps;
+    return locks.run(run.id, async () => {
+      const current = (await store.runs.getRun(run.id)) ?? run;
+      if (!canTake('accept', current.state)) throw notInReview(current.state);
+      const item = current.items.find((candidate) => candidate.instructionId === instructionId);
+      if (!item) throw itemNotFound();
+      if (item.decision !== null) throw alreadyDecided(item.decision);
+      if ((await store.getDoc(run.docId))?.kind === 'page') {
+        throw new Rejection(409, 'DECIDE_AS_A_WHOLE', 'A run over a page is accepted or discarded as a whole: use /accept or /discard of the run.');
+      }
+      const by = { id: principal.sub, name: principal.name };
+      const state = await this.decideItemsText(current, new Set([instructionId]), decision, (notes) =>
+        store.runs.decideItem(run.id, instructionId, decision, Date.now(), by, notes),
+      );
+      if (state === false) {
+        const now = await store.runs.getRun(run.id);
+        const decided = now?.items.find((candidate) => candidate.instructionId === instructionId)?.decision;
+        if (decided) throw alreadyDecided(decided);
+        throw notInReview(now?.state ?? 'gone');
+      }
+      const after = (await store.runs.getRun(run.id))?.items.find((candidate) => candidate.instructionId === instructionId);
+      return { state, decidedIds: [instructionId], item: after ?? { ...item, decision } };
+    });
+  }
+
+  private decideItemsText(run: StoredRun, ids: ReadonlySet<string>, decision: Decision, transition: ItemsTransition) {
+    return decideItemsText({ ...this.deps, runs: this.deps.store.runs }, run, ids, decision, transition, answerInstructions([...ids], run.id));
+  }
+
+  private async decidable(principal: Claims, runId: string): Promise<StoredRun> {
+    if (!may(principal.role, 'run.decide')) throw new Rejection(403, 'FORBIDDEN', 'Only editors may accept or discard a run.');
+    const run = isRecordId(runId) ? await this.deps.store.runs.getRun(runId) : null;
+    if (!run) throw runNotFound();
+    if (!coversDoc(principal, run.docId)) {
+      throw new Rejection(403, 'FORBIDDEN', 'This run belongs to a document your token is not for.');
+    }
+    return run;
   }
 }
 
-/** Marks the run's instructions answered (those deleted or changed meanwhile are left alone). */
-function answerInstructions(run: StoredRun): (notesYdoc: Y.Doc) => void {
+const itemNotFound = () => new Rejection(404, 'NOT_FOUND', 'This run has no item for this instruction.');
+const alreadyDecided = (decision: string) =>
+  new Rejection(409, 'ALREADY_DECIDED', `This change was already ${decision}.`, { decision });
+
+/** Marks instructions `ids` of run `runId` answered (those deleted or changed meanwhile are left alone). */
+function answerInstructions(ids: readonly string[], runId: string): (notesYdoc: Y.Doc) => void {
   return (notes) => {
-    for (const item of run.items) setInstructionState(notes, item.instructionId, 'answered', run.id, serverOrigin);
+    for (const id of ids) setInstructionState(notes, id, 'answered', runId, serverOrigin);
   };
 }

@@ -143,6 +143,10 @@ ALTER TABLE runs DROP CONSTRAINT runs_state_check;
 ALTER TABLE runs ADD CONSTRAINT runs_state_check
   CHECK (state IN ('queued', 'claimed', 'review', 'accepted', 'discarded', 'failed', 'cancelled'));
 `,
+  // Step 5: review item by item (REV12).
+  `
+ALTER TABLE run_items ADD COLUMN decision TEXT CHECK (decision IN ('accepted', 'discarded'));
+`,
 ];
 
 /** An arbitrary key of the advisory lock that lets one instance at a time migrate. */

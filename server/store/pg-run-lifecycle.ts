@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { SavedRunScope } from '../../shared/applier/run-scope.ts';
+import type { Author } from '../../shared/notes/annotations.ts';
 import { claimedStates } from '../../shared/protocol/run-states.ts';
 import { leaves, reaches, stateIn } from './sqlite-run-states.ts';
 import { revertibleRuns, type RunStore } from './run-store.ts';
@@ -7,7 +8,7 @@ import { isUniqueViolation, toBuffer, transaction } from './pg-db.ts';
 
 type Lifecycle = Pick<
   RunStore,
-  'claimRun' | 'renewLease' | 'requeueRun' | 'findBatch' | 'recordBatch' | 'completeRun' | 'failRun' | 'cancelRun' | 'decideRun' | 'storeScope' | 'revertRun' | 'reopenRun' | 'loadScope' | 'openScopes'
+  'claimRun' | 'renewLease' | 'requeueRun' | 'findBatch' | 'recordBatch' | 'completeRun' | 'failRun' | 'cancelRun' | 'decideRun' | 'decideItem' | 'storeScope' | 'revertRun' | 'reopenRun' | 'loadScope' | 'openScopes'
 >;
 
 /**
@@ -24,6 +25,41 @@ export function pgRunLifecycle(pool: pg.Pool): Lifecycle {
     await client.query('DELETE FROM run_changes WHERE run_id = $1', [id]);
     await client.query('DELETE FROM run_batches WHERE run_id = $1', [id]);
     await client.query('DELETE FROM run_scopes WHERE run_id = $1', [id]);
+  };
+  /** Whether the run is in review, its row locked until the transaction ends (decisions take turns). */
+  const lockInReview = async (client: pg.PoolClient, id: string) =>
+    ((await client.query(`SELECT id FROM runs WHERE id = $1 AND ${leaves('accept')} FOR UPDATE`, [id])).rowCount ?? 0) > 0;
+  const noteChanges = async (client: pg.PoolClient, id: string, notes: ReadonlyMap<number, string>) => {
+    for (const [position, note] of notes) await client.query('UPDATE run_changes SET note = $3 WHERE run_id = $1 AND position = $2', [id, position, note]);
+  };
+  /** As settleRun of sqlite-run-lifecycle.ts (REV12). */
+  const settleRun = async (client: pg.PoolClient, id: string, now: number, by: Author | null): Promise<'review' | 'accepted' | 'discarded'> => {
+    const { rows } = await client.query<{ undecided: string; accepted: string }>(
+      `SELECT COUNT(*) FILTER (WHERE decision IS NULL AND outcome = 'changed') AS undecided,
+              COUNT(*) FILTER (WHERE decision = 'accepted') AS accepted
+       FROM run_items WHERE run_id = $1`,
+      [id],
+    );
+    if (Number(rows[0].undecided) > 0) return 'review';
+    const state = Number(rows[0].accepted) > 0 ? 'accepted' : 'discarded';
+    await client.query('UPDATE run_items SET decision = $2 WHERE run_id = $1 AND decision IS NULL', [id, state]);
+    await client.query(
+      `UPDATE runs SET state = $2, decided_by = $4, decided_by_name = $5, updated_at = $3
+       WHERE id = $1 AND ${leaves(state === 'accepted' ? 'accept' : 'discard')}`,
+      [id, state, now, by?.id ?? null, by?.name ?? null],
+    );
+    if (state === 'discarded') {
+      await client.query('DELETE FROM run_scopes WHERE run_id = $1', [id]);
+    } else {
+      await client.query(
+        `DELETE FROM run_scopes WHERE run_id IN (
+           SELECT r.id FROM runs r JOIN run_scopes s ON s.run_id = r.id
+           WHERE r.doc_id = (SELECT doc_id FROM runs WHERE id = $1) AND r.state = 'accepted'
+           ORDER BY r.updated_at DESC, r.id COLLATE "C" DESC OFFSET $2)`,
+        [id, revertibleRuns],
+      );
+    }
+    return state;
   };
   const upsertScope = (client: pg.PoolClient, runId: string, scope: SavedRunScope) =>
     client.query(
@@ -126,25 +162,23 @@ export function pgRunLifecycle(pool: pg.Pool): Lifecycle {
       }),
     decideRun: (id, state, now, by, notes = new Map()) =>
       transaction(pool, async (client) => {
-        const result = await client.query(
-          `UPDATE runs SET state = $2, decided_by = $4, decided_by_name = $5, updated_at = $3
-           WHERE id = $1 AND ${leaves(state === 'accepted' ? 'accept' : 'discard')}`,
-          [id, state, now, by?.id ?? null, by?.name ?? null],
-        );
-        if (result.rowCount === 0) return false;
-        for (const [position, note] of notes) await client.query('UPDATE run_changes SET note = $3 WHERE run_id = $1 AND position = $2', [id, position, note]);
-        if (state === 'discarded') {
-          await client.query('DELETE FROM run_scopes WHERE run_id = $1', [id]);
-        } else {
-          await client.query(
-            `DELETE FROM run_scopes WHERE run_id IN (
-               SELECT r.id FROM runs r JOIN run_scopes s ON s.run_id = r.id
-               WHERE r.doc_id = (SELECT doc_id FROM runs WHERE id = $1) AND r.state = 'accepted'
-               ORDER BY r.updated_at DESC, r.id COLLATE "C" DESC OFFSET $2)`,
-            [id, revertibleRuns],
-          );
-        }
+        if (!(await lockInReview(client, id))) return false;
+        await client.query('UPDATE run_items SET decision = $2 WHERE run_id = $1 AND decision IS NULL', [id, state]);
+        await noteChanges(client, id, notes);
+        await settleRun(client, id, now, by ?? null);
         return true;
+      }),
+    decideItem: (id, instructionId, decision, now, by, notes = new Map()) =>
+      transaction(pool, async (client) => {
+        if (!(await lockInReview(client, id))) return false;
+        const result = await client.query('UPDATE run_items SET decision = $3 WHERE run_id = $1 AND instruction_id = $2 AND decision IS NULL', [
+          id,
+          instructionId,
+          decision,
+        ]);
+        if (result.rowCount === 0) return false;
+        await noteChanges(client, id, notes);
+        return settleRun(client, id, now, by);
       }),
     storeScope: (runId, scope) =>
       transaction(pool, async (client) => {
@@ -166,11 +200,15 @@ export function pgRunLifecycle(pool: pg.Pool): Lifecycle {
       }),
     async reopenRun(id, now) {
       try {
-        const result = await pool.query(
-          `UPDATE runs SET ${reaches('undoDiscard')}, decided_by = NULL, decided_by_name = NULL, updated_at = $2 WHERE id = $1 AND ${leaves('undoDiscard')}`,
-          [id, now],
-        );
-        return result.rowCount === 1;
+        return await transaction(pool, async (client) => {
+          const result = await client.query(
+            `UPDATE runs SET ${reaches('undoDiscard')}, decided_by = NULL, decided_by_name = NULL, updated_at = $2 WHERE id = $1 AND ${leaves('undoDiscard')}`,
+            [id, now],
+          );
+          if (result.rowCount !== 1) return false;
+          await client.query('UPDATE run_items SET decision = NULL WHERE run_id = $1', [id]);
+          return true;
+        });
       } catch (error) {
         if (isUniqueViolation(error, 'runs_one_outstanding')) return false;
         throw error;

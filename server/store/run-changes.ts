@@ -14,6 +14,7 @@ const runWrites = [
   'failRun',
   'cancelRun',
   'decideRun',
+  'decideItem',
   'storeScope',
   'revertRun',
   'reopenRun',

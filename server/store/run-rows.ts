@@ -36,6 +36,8 @@ export interface ItemRow {
   drifted: number | boolean;
   outcome: string;
   reason: string | null;
+  /** Absent in rows of stores older than REV12. */
+  decision?: string | null;
 }
 
 export interface ChangeRow {
@@ -89,6 +91,7 @@ function toItem(row: ItemRow): RunItem {
     drifted: row.drifted === 1 || row.drifted === true,
     outcome: row.outcome as ItemOutcome,
     reason: row.reason,
+    decision: row.decision === 'accepted' || row.decision === 'discarded' ? row.decision : null,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Author } from '../../shared/notes/annotations.ts';
-import type { NotReverted, RunChange, RunItem, RunRecord, RunState } from '../../shared/protocol/run-record.ts';
+import type { ItemDecision, NotReverted, RunChange, RunItem, RunRecord, RunState } from '../../shared/protocol/run-record.ts';
 import type { SavedRunScope } from '../../shared/applier/run-scope.ts';
 import type { RunChangeListener } from './run-changes.ts';
 import type { TokenUsage } from '../../shared/wire/activity.ts';
@@ -140,12 +140,29 @@ export interface RunStore {
    */
   cancelRun(id: string, now: number, by: Author): Promise<boolean>;
   /**
-   * review → accepted or discarded by `by` (kept as `decidedBy`). `notes` (change position → why
-   * it was not applied, REV6) are written on the run's changes in the same step. A discarded
-   * run's scope is dropped; an accepted run keeps it (it can be reverted, REV8), and the scopes
-   * of the document's accepted runs older than its last `revertibleRuns` are dropped.
+   * Decides every item of a run in review not yet decided as `state` (REV12), then the run
+   * leaves review, decided by `by` (kept as `decidedBy`): `accepted` when any of its items was
+   * accepted, else `discarded`. `notes` (change position → why it was not applied, REV6) are
+   * written on the run's changes in the same step. A discarded run's scope is dropped; an
+   * accepted run keeps it (it can be reverted, REV8), and the scopes of the document's accepted
+   * runs older than its last `revertibleRuns` are dropped.
    */
   decideRun(id: string, state: 'accepted' | 'discarded', now: number, by?: Author, notes?: ReadonlyMap<number, string>): Promise<boolean>;
+  /**
+   * REV12: decides one item of a run in review, if it is not decided yet, with `notes` as for
+   * `decideRun`. When no item with changes is left undecided, the run leaves review as
+   * `decideRun` does (its items without changes take the run's outcome). Resolves the run's state
+   * after the step, or false, changing nothing, when the run is not in review or the item is
+   * decided already (or not of the run): of concurrent callers for one item exactly one wins.
+   */
+  decideItem(
+    id: string,
+    instructionId: string,
+    decision: ItemDecision,
+    now: number,
+    by: Author,
+    notes?: ReadonlyMap<number, string>,
+  ): Promise<'review' | 'accepted' | 'discarded' | false>;
   /** Replaces the stored scope of a run in review or accepted (and not reverted); false otherwise. */
   storeScope(runId: string, scope: SavedRunScope): Promise<boolean>;
   /**
@@ -154,7 +171,7 @@ export interface RunStore {
    */
   revertRun(id: string, now: number, by: Author, notReverted: readonly NotReverted[]): Promise<boolean>;
   /**
-   * discarded → review again (Undo discard, REV9), `decidedBy` cleared (its scope is stored
+   * discarded → review again (Undo discard, REV9), `decidedBy` and the items' decisions cleared (its scope is stored
    * next, with `storeScope`); false when the run is not discarded or the document has another
    * outstanding run.
    */

@@ -23,6 +23,8 @@ export const auditActions = [
   'run.discarded',
   'run.reverted',
   'run.discard-undone',
+  'run.item-accepted',
+  'run.item-discarded',
   'run.lease-expired',
   'token.revoked',
 ] as const;

@@ -8,7 +8,7 @@ import { revertibleRuns, type AppliedBatch, type Completion, type RunStore } fro
 
 type Lifecycle = Pick<
   RunStore,
-  'claimRun' | 'renewLease' | 'requeueRun' | 'findBatch' | 'recordBatch' | 'completeRun' | 'failRun' | 'cancelRun' | 'decideRun' | 'storeScope' | 'revertRun' | 'reopenRun' | 'loadScope' | 'openScopes'
+  'claimRun' | 'renewLease' | 'requeueRun' | 'findBatch' | 'recordBatch' | 'completeRun' | 'failRun' | 'cancelRun' | 'decideRun' | 'decideItem' | 'storeScope' | 'revertRun' | 'reopenRun' | 'loadScope' | 'openScopes'
 >;
 
 /**
@@ -53,6 +53,16 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
       `UPDATE runs SET state = @state, decided_by = @byId, decided_by_name = @byName, updated_at = @now WHERE id = @id AND ${leaves(transition)}`,
     );
   const decide = { accepted: decideTo('accept'), discarded: decideTo('discard') };
+  const inReview = db.prepare<[string], { id: string }>(`SELECT id FROM runs WHERE id = ? AND ${leaves('accept')}`);
+  const decideOneItem = db.prepare(
+    'UPDATE run_items SET decision = @decision WHERE run_id = @id AND instruction_id = @instructionId AND decision IS NULL',
+  );
+  const decideRestItems = db.prepare('UPDATE run_items SET decision = @decision WHERE run_id = @id AND decision IS NULL');
+  const undecidedChanged = db.prepare<[string], { n: number }>(
+    `SELECT COUNT(*) AS n FROM run_items WHERE run_id = ? AND decision IS NULL AND outcome = 'changed'`,
+  );
+  const anyAccepted = db.prepare<[string], { n: number }>(`SELECT COUNT(*) AS n FROM run_items WHERE run_id = ? AND decision = 'accepted'`);
+  const clearDecisions = db.prepare('UPDATE run_items SET decision = NULL WHERE run_id = ?');
 
   const revert = db.prepare(
     `UPDATE runs SET reverted_at = @now, reverted_by = @byId, reverted_by_name = @byName, not_reverted = @notReverted, updated_at = @now
@@ -150,13 +160,33 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
     return true;
   });
 
-  const decideRun = db.transaction((id: string, state: 'accepted' | 'discarded', now: number, by: Author | null, notes: ReadonlyMap<number, string>) => {
-    if (decide[state].run({ id, state, now, byId: by?.id ?? null, byName: by?.name ?? null }).changes === 0) return false;
-    for (const [position, note] of notes) noteChange.run({ runId: id, position, note });
+  /** A run in review whose every item with changes is decided leaves review (REV12); its state after. */
+  const settleRun = (id: string, now: number, by: Author | null): 'review' | 'accepted' | 'discarded' => {
+    if (undecidedChanged.get(id)!.n > 0) return 'review';
+    const state = anyAccepted.get(id)!.n > 0 ? 'accepted' : 'discarded';
+    decideRestItems.run({ id, decision: state });
+    decide[state].run({ id, state, now, byId: by?.id ?? null, byName: by?.name ?? null });
     if (state === 'discarded') deleteScope.run(id);
     else pruneAcceptedScopes.run({ id, keep: revertibleRuns });
+    return state;
+  };
+
+  const decideRun = db.transaction((id: string, state: 'accepted' | 'discarded', now: number, by: Author | null, notes: ReadonlyMap<number, string>) => {
+    if (!inReview.get(id)) return false;
+    decideRestItems.run({ id, decision: state });
+    for (const [position, note] of notes) noteChange.run({ runId: id, position, note });
+    settleRun(id, now, by);
     return true;
   });
+
+  const decideItem = db.transaction(
+    (id: string, instructionId: string, decision: 'accepted' | 'discarded', now: number, by: Author, notes: ReadonlyMap<number, string>) => {
+      if (!inReview.get(id)) return false;
+      if (decideOneItem.run({ id, instructionId, decision }).changes === 0) return false;
+      for (const [position, note] of notes) noteChange.run({ runId: id, position, note });
+      return settleRun(id, now, by);
+    },
+  );
 
   const revertRun = db.transaction((id: string, now: number, by: Author, notReverted: readonly NotReverted[]) => {
     const params = { id, now, byId: by.id, byName: by.name, notReverted: JSON.stringify(notReverted) };
@@ -194,6 +224,9 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
     async decideRun(id, state, now, by, notes = new Map()) {
       return decideRun(id, state, now, by ?? null, notes);
     },
+    async decideItem(id, instructionId, decision, now, by, notes = new Map()) {
+      return decideItem(id, instructionId, decision, now, by, notes);
+    },
     async storeScope(runId, scope) {
       return db.transaction(() => {
         if (!holdsScope.get(runId)) return false;
@@ -206,7 +239,11 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
     },
     async reopenRun(id, now) {
       try {
-        return reopen.run({ id, now }).changes === 1;
+        return db.transaction(() => {
+          if (reopen.run({ id, now }).changes === 0) return false;
+          clearDecisions.run(id);
+          return true;
+        })();
       } catch (error) {
         // The document has another outstanding run (runs_one_outstanding).
         if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return false;

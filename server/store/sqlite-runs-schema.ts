@@ -40,6 +40,7 @@ CREATE TABLE IF NOT EXISTS run_items (
   drifted INTEGER NOT NULL DEFAULT 0,
   outcome TEXT NOT NULL DEFAULT 'pending' CHECK (outcome IN ('pending', 'changed', 'refused', 'unchanged')),
   reason TEXT,
+  decision TEXT CHECK (decision IN ('accepted', 'discarded')),
   PRIMARY KEY (run_id, position)
 );
 CREATE TABLE IF NOT EXISTS run_changes (
@@ -77,7 +78,7 @@ const addedColumns: Record<string, Record<string, string>> = {
     reverted_by_name: 'TEXT',
     not_reverted: 'TEXT',
   },
-  run_items: { current_text: 'TEXT', drifted: 'INTEGER NOT NULL DEFAULT 0' },
+  run_items: { current_text: 'TEXT', drifted: 'INTEGER NOT NULL DEFAULT 0', decision: "TEXT CHECK (decision IN ('accepted', 'discarded'))" },
   run_changes: { note: 'TEXT' },
 };
 

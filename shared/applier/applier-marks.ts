@@ -23,16 +23,17 @@ export function changeMark(runId: string, instructionId: string): Mark {
 /**
  * Removes run `runId`'s change marks from the text of `ydoc` (Accept run), as one transaction
  * with `origin`, writing only formatting, and only on text that carries such a mark. Returns
- * false, writing nothing, when the run has no mark left. Only blocks holding a format item of
+ * false, writing nothing, when the run has no mark left. With `instructionIds`, only the marks of
+ * those instructions go (an item's Accept, REV12). Only blocks holding a format item of
  * the run are read as ProseMirror nodes (`mayHoldChangeMark`).
  */
-export function clearChangeMarks(ydoc: Y.Doc, runId: string, origin: Origin): boolean {
+export function clearChangeMarks(ydoc: Y.Doc, runId: string, origin: Origin, instructionIds?: ReadonlySet<string>): boolean {
   const work: { yblock: Y.XmlElement; after: Node }[] = [];
   for (let item = docParts(ydoc).content._start; item !== null; item = item.right) {
     const yblock = !item.deleted && item.content instanceof Y.ContentType ? item.content.type : null;
     if (!(yblock instanceof Y.XmlElement) || !mayHoldChangeMark(yblock, runId)) continue;
     const before = readBlock(yblock);
-    const after = before && withoutChangeMarks(before, runId);
+    const after = before && withoutChangeMarks(before, runId, instructionIds);
     if (before && after && after !== before) work.push({ yblock, after });
   }
   if (work.length === 0) return false;

@@ -85,19 +85,31 @@ function settlePendingDeletes(ydoc: Y.Doc, states: readonly PendingState[]): voi
  * unchanged pending deletes are carried out, the changed ones kept, and the run's change marks
  * removed. Returns the pending deletes as it found them (`changed` ones were kept) and what the
  * deletes removed (`removed`: part of the run's scope from now on, so Revert brings it back, REV8).
+ * With `items`, only those items' deletes and marks (an item's Accept, REV12).
  */
-export function acceptRunText(ydoc: Y.Doc, runId: string, origin: Origin): { states: PendingState[]; removed: DeleteSet } {
-  const states = pendingDeletes(ydoc, runId);
+export function acceptRunText(
+  ydoc: Y.Doc,
+  runId: string,
+  origin: Origin,
+  items?: ItemsOfRun,
+): { states: PendingState[]; removed: DeleteSet } {
+  const states = pendingDeletes(ydoc, runId).filter(({ yblock }) => !items || (yblock._item !== null && items.owns(yblock._item)));
   let removed = Y.createDeleteSet();
   ydoc.transact((transaction) => {
     settlePendingDeletes(ydoc, states);
     removed = copyDeleteSet(transaction.deleteSet);
-    clearChangeMarks(ydoc, runId, origin);
+    clearChangeMarks(ydoc, runId, origin, items?.instructionIds);
   }, origin);
   return { states, removed };
 }
 
 type DeleteSet = Y.UndoManager['undoStack'][number]['insertions'];
+
+/** Some items of a run (REV12): their instructions, and whether a top-level block is theirs. */
+export interface ItemsOfRun {
+  instructionIds: ReadonlySet<string>;
+  owns(top: Y.Item): boolean;
+}
 
 /** A sorted copy of a transaction's delete set so far (Yjs sorts and merges its own in place later). */
 function copyDeleteSet(ds: DeleteSet): DeleteSet {

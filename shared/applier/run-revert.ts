@@ -4,6 +4,7 @@ import { newBlockId } from '../model/block-ids.ts';
 import type { Origin } from '../model/origins.ts';
 import type { NotReverted } from '../protocol/run-record.ts';
 import { runUndoManager, type SavedRunScope } from './run-scope.ts';
+import { pendingDeleteOf } from './pending-delete-attr.ts';
 import { renewRepeatedIds, sparePeoplesTyping, subtract } from './undo-keeps-typing.ts';
 
 /**
@@ -91,21 +92,22 @@ export function applyRevert(ydoc: Y.Doc, plan: RevertPlan, origin: Origin): bool
 }
 
 /**
- * Whether redoing the newest redo item of `manager` (a discarded run, REV9) gives the run's text
+ * Whether redoing the redo items of `manager` (a discarded run, REV9) gives the run's text
  * back whole: no block holding any of it was deleted since by someone else.
  */
 export function redoIsClean(ydoc: Y.Doc, manager: Y.UndoManager): boolean {
-  const item = manager.redoStack.at(-1);
-  if (!item) return false;
+  if (manager.redoStack.length === 0) return false;
+  // Every redo item: a run discarded item by item has one per step (REV12).
+  const deletions = Y.mergeDeleteSets(manager.redoStack.map((item) => item.deletions));
   for (let top = docParts(ydoc).content._start; top !== null; top = top.right) {
-    if (!top.deleted || !(top.content instanceof Y.ContentType) || Y.isDeleted(item.deletions, top.id)) continue;
-    if (itemsUnder(top).some((under) => Y.isDeleted(item.deletions, under.id))) return false;
+    if (!top.deleted || !(top.content instanceof Y.ContentType) || Y.isDeleted(deletions, top.id)) continue;
+    if (itemsUnder(top).some((under) => Y.isDeleted(deletions, under.id))) return false;
   }
   return true;
 }
 
 /** The item, its attributes and every node and character under it, deleted ones included. */
-function itemsUnder(top: Y.Item): Y.Item[] {
+export function itemsUnder(top: Y.Item): Y.Item[] {
   const items: Y.Item[] = [];
   const walk = (item: Y.Item) => {
     items.push(item);
@@ -129,7 +131,11 @@ function idOf(top: Y.Item): string | null {
  * The instruction of the run's change at `top`: the change of the block's own id, else that of
  * the nearest block before it that a change names (a block the run inserted follows its anchor).
  */
-function instructionOf(top: Y.Item, changes: readonly RevertedChange[]): string {
+export function instructionOf(top: Y.Item, changes: readonly RevertedChange[]): string {
+  // A block a run replaced by another type or deleted names the id the run knew it by.
+  const pending = top.content instanceof Y.ContentType ? pendingDeleteOf(top.content.type) : null;
+  const marked = pending && changes.find((candidate) => candidate.blockId === pending.blockId);
+  if (marked) return marked.instructionId;
   for (let item: Y.Item | null = top; item !== null; item = item.left) {
     if (!(item.content instanceof Y.ContentType)) continue;
     const id = idOf(item);

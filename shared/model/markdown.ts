@@ -89,28 +89,33 @@ export function docToMarkdown(doc: Node): string {
 }
 
 /**
- * `node` without the `change` marks of run `runId` (of every run when omitted). Pure; subtrees
- * holding no such mark are returned as they are (same objects), so that a diff of the result
- * against `node` touches only the text that carried the marks.
+ * `node` without the `change` marks of run `runId` (of every run when omitted), and only of the
+ * instructions in `instructionIds` when given (REV12). Pure; subtrees holding no such mark are
+ * returned as they are (same objects), so that a diff of the result against `node` touches
+ * only the text that carried the marks.
  */
-export function withoutChangeMarks(node: Node, runId?: string): Node {
+export function withoutChangeMarks(node: Node, runId?: string, instructionIds?: ReadonlySet<string>): Node {
   if (node.isText) {
-    const kept = node.marks.filter((mark) => !isChangeMark(mark, runId));
+    const kept = node.marks.filter((mark) => !isChangeMark(mark, runId, instructionIds));
     return kept.length === node.marks.length ? node : node.mark(kept);
   }
   if (node.childCount === 0) return node;
   const children: Node[] = [];
   let changed = false;
   node.forEach((child) => {
-    const stripped = withoutChangeMarks(child, runId);
+    const stripped = withoutChangeMarks(child, runId, instructionIds);
     changed ||= stripped !== child;
     children.push(stripped);
   });
   return changed ? node.copy(Fragment.fromArray(children)) : node;
 }
 
-function isChangeMark(mark: Mark, runId: string | undefined): boolean {
-  return mark.type.name === 'change' && (runId === undefined || mark.attrs.runId === runId);
+function isChangeMark(mark: Mark, runId: string | undefined, instructionIds: ReadonlySet<string> | undefined): boolean {
+  return (
+    mark.type.name === 'change' &&
+    (runId === undefined || mark.attrs.runId === runId) &&
+    (instructionIds === undefined || instructionIds.has(mark.attrs.instructionId as string))
+  );
 }
 
 /** The Markdown of one block, as agents read and write it. */

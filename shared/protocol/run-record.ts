@@ -12,7 +12,7 @@ import { runStates, type RunState } from './run-state-names.ts';
  * `<id>/runs` Y.Doc. Only the server writes them; every reader goes through `parseRunRecord`.
  *
  *   {runId, docId, state,
- *    items: [{instructionId, blockId, instruction, quote, currentText, drifted, outcome, reason}],
+ *    items: [{instructionId, blockId, instruction, quote, currentText, drifted, outcome, reason, decision}],
  *    changes: [{op, blockId, instructionId, before, after, note?}], createdAt, createdBy: {id, name},
  *    updatedAt, summary, error, claimedBy: {id, name} | null, lease: {expiresAt} | null,
  *    decidedBy: {id, name} | null, agent: {name, model} | null, activity: [{at, text}],
@@ -22,7 +22,8 @@ import { runStates, type RunState } from './run-state-names.ts';
  * holds (claimed) or held (review, accepted, discarded, failed) the run's claim; `lease` is set
  * only while the run is claimed. `decidedBy` names the editor who accepted or discarded it.
  * `agent`, `activity` and `usage` are what the agent holding the claim told of its work (MODEL8).
- * Records written before these fields existed read as null (`drifted` as false, `activity` as []).
+ * Records written before these fields existed read as null (`drifted` as false, `activity` as [],
+ * an item's `decision` as null).
  */
 
 export { runStates, outstandingRunStates, type RunState } from './run-state-names.ts';
@@ -35,6 +36,10 @@ export { runStates, outstandingRunStates, type RunState } from './run-state-name
  */
 export const itemOutcomes = ['pending', 'changed', 'refused', 'unchanged'] as const;
 export type ItemOutcome = (typeof itemOutcomes)[number];
+
+/** REV12: how an editor decided one item of a run in review; null until decided. */
+export const itemDecisions = ['accepted', 'discarded'] as const;
+export type ItemDecision = (typeof itemDecisions)[number];
 
 /** One instruction of a run, copied when the run was sent. */
 export interface RunItem {
@@ -51,6 +56,8 @@ export interface RunItem {
   outcome: ItemOutcome;
   /** Why the agent refused, or what it says about its change; null when it said nothing. */
   reason: string | null;
+  /** REV12: accepted or discarded on its own or with its run; null while undecided. */
+  decision: ItemDecision | null;
 }
 
 /** One change the applier made for a run, in order; `before`/`after` are block Markdown. */
@@ -225,6 +232,8 @@ function parseItem(item: unknown): RunItem | string {
   if (typeof drifted !== 'boolean') return 'drifted must be a boolean';
   if (!(itemOutcomes as readonly unknown[]).includes(item.outcome)) return `outcome must be one of ${itemOutcomes.join(', ')}`;
   if (!isNullableString(item.reason)) return 'reason must be a string or null';
+  const decision = item.decision ?? null;
+  if (decision !== null && !(itemDecisions as readonly unknown[]).includes(decision)) return `decision must be null or one of ${itemDecisions.join(', ')}`;
   return {
     instructionId: item.instructionId,
     blockId: item.blockId,
@@ -234,6 +243,7 @@ function parseItem(item: unknown): RunItem | string {
     drifted,
     outcome: item.outcome as ItemOutcome,
     reason: item.reason,
+    decision: decision as ItemDecision | null,
   };
 }
 

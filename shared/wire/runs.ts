@@ -55,6 +55,25 @@ export const RunDecision = v.object({
 });
 export type RunDecision = v.InferOutput<typeof RunDecision>;
 
+/** One item of a stored run on the wire (`GET /api/runs/:runId`, REV12: with its decision). */
+export const RunItemRecord = v.object({
+  ...RunItemView.entries,
+  outcome: v.picklist(['pending', 'changed', 'refused', 'unchanged']),
+  reason: v.nullable(v.string()),
+  decision: v.nullable(v.picklist(['accepted', 'discarded'])),
+});
+
+/**
+ * The answer of `POST /api/runs/:runId/items/:instructionId/accept` and `/discard` (REV12): the
+ * run's state after it (`review` until every item is decided) and the item, decided.
+ */
+export const ItemDecided = v.object({
+  state: v.picklist(['review', 'accepted', 'discarded']),
+  item: RunItemRecord,
+  draftIds: v.optional(v.array(v.string())),
+});
+export type ItemDecided = v.InferOutput<typeof ItemDecided>;
+
 /** A change Revert run left as it is, and why (REV8). */
 export const NotRevertedView = v.object({
   blockId: v.string(),

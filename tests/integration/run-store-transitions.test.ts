@@ -40,13 +40,14 @@ describe.each(storeBackends)('the run store in $name and the transition table', 
   });
   afterEach(() => opened.dispose());
 
-  /** Puts run r1 in `state`, claimed by the bot with a lease that ran out at 1500 and a stored scope. */
+  /** Puts run r1 in `state`, claimed by the bot with a lease that ran out at 1500, no item decided and a stored scope. */
   async function putIn(state: string): Promise<void> {
     await opened.exec(
       `UPDATE runs SET state = ?, claimed_by = 'bot', claimed_by_name = 'Bot', lease_expires_at = 1500,
          reverted_at = NULL, decided_by = NULL WHERE id = 'r1'`,
       [state],
     );
+    await opened.exec(`UPDATE run_items SET decision = NULL WHERE run_id = 'r1'`);
     await opened.exec(`DELETE FROM run_scopes WHERE run_id = 'r1'`);
     await opened.exec(`INSERT INTO run_scopes (run_id, insertions, deletions) VALUES ('r1', ?, ?)`, [Buffer.from([0]), Buffer.from([0])]);
   }

@@ -72,8 +72,8 @@ describe('POST /api/docs/:id/runs', () => {
       docId: doc.id,
       state: 'queued',
       items: [
-        { ...response.body.items[0], outcome: 'pending', reason: null },
-        { ...response.body.items[1], outcome: 'pending', reason: null },
+        { ...response.body.items[0], outcome: 'pending', reason: null, decision: null },
+        { ...response.body.items[1], outcome: 'pending', reason: null, decision: null },
       ],
       changes: [],
       createdAt: expect.any(String),

@@ -35,7 +35,7 @@ describe('Send with pinned text that changed since it was pinned', () => {
       { instructionId: untouched, blockId: gamma.id, instruction: 'uppercase', quote: 'gamma three', currentText: 'gamma three', drifted: false },
     ];
     expect(sent.body.items).toEqual(expected);
-    expect((await getRun(server, sent.body.runId)).items).toEqual(expected.map((item) => ({ ...item, outcome: 'pending', reason: null })));
+    expect((await getRun(server, sent.body.runId)).items).toEqual(expected.map((item) => ({ ...item, outcome: 'pending', reason: null, decision: null })));
 
     const bot = agentApi(server, server.token('agent'));
     const queued = await bot.queued();

@@ -8,7 +8,7 @@ const record: RunRecord = {
   docId: 'doc1',
   state: 'review',
   items: [
-    { instructionId: 'i1', blockId: 'b1', instruction: 'uppercase', quote: 'text', currentText: 'text', drifted: false, outcome: 'changed', reason: null },
+    { instructionId: 'i1', blockId: 'b1', instruction: 'uppercase', quote: 'text', currentText: 'text', drifted: false, outcome: 'changed', reason: null, decision: null },
     {
       instructionId: 'i2',
       blockId: 'b2',
@@ -18,6 +18,7 @@ const record: RunRecord = {
       drifted: true,
       outcome: 'refused',
       reason: 'I did not understand.',
+      decision: null,
     },
   ],
   changes: [{ op: 'replace_block', blockId: 'b1', instructionId: 'i1', before: 'text', after: 'TEXT' }],

@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { readProseMirrorDoc } from '../../shared/model/doc-content.ts';
+import { docName } from '../../shared/model/doc-layout.ts';
+import { readRunRecords } from '../../shared/protocol/run-record.ts';
+import { appendToBlock } from '../helpers/doc-builder.ts';
+import { waitFor } from '../helpers/peer.ts';
+import { agentApi, getRun, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
+
+/*
+ * Review change by change (shared/PROTOCOL.md REV12): `POST /api/runs/:runId/items/:instructionId/accept`
+ * and `/discard {reason?}` decide one item of a run in review; the run stays in review until every
+ * item is decided, the decision is mirrored to everyone on the document and holds across a restart.
+ */
+
+const server = useTestServer({}, 'test');
+
+const markdown = 'alpha one\n\nbeta two\n\ngamma three';
+
+/** A run in review that rewrote block 0 (item 0), block 1 (item 1) and block 2 (item 2). */
+async function reviewed(instructions = ['uppercase', 'uppercase', 'uppercase']) {
+  const doc = await sentRun(server, markdown, instructions);
+  const bot = agentApi(server, server.token('agent'));
+  expect((await bot.claim(doc.runId)).status).toBe(200);
+  const ops = doc.blocks.slice(0, instructions.length).map((block, index) => replaceOp(block, `${['ALPHA ONE', 'BETA TWO', 'GAMMA THREE'][index]}`, doc.instructionIds[index]));
+  expect((await bot.ops(doc.runId, 'k1', ops)).status).toBe(200);
+  expect((await bot.complete(doc.runId)).status).toBe(200);
+  return doc;
+}
+
+const decideItem = (runId: string, instructionId: string, decision: 'accept' | 'discard', body?: unknown, token?: string) =>
+  server.api(`/api/runs/${runId}/items/${instructionId}/${decision}`, { method: 'POST', body, token });
+
+describe('POST /api/runs/:runId/items/:instructionId/accept and /discard', () => {
+  it('[REV12] keeps an accepted item and takes back a discarded one, keeping a person’s typing, and decides the run last', async () => {
+    const doc = await reviewed();
+    const editor = server.connect(doc.docId);
+    await editor.synced;
+    appendToBlock(editor.ydoc, 1, ' and more');
+    await waitFor(async () => (await markdownOf(server, doc.docId)) === 'ALPHA ONE\n\nBETA TWO and more\n\nGAMMA THREE');
+
+    const accepted = await decideItem(doc.runId, doc.instructionIds[0], 'accept');
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toMatchObject({ state: 'review', item: { instructionId: doc.instructionIds[0], decision: 'accepted' } });
+    const discarded = await decideItem(doc.runId, doc.instructionIds[1], 'discard');
+    expect(discarded.body).toMatchObject({ state: 'review', item: { instructionId: doc.instructionIds[1], decision: 'discarded' } });
+    expect(await markdownOf(server, doc.docId)).toBe('ALPHA ONE\n\nbeta two and more\n\nGAMMA THREE');
+    const run = await getRun(server, doc.runId);
+    expect(run.state).toBe('review');
+    expect(run.items.map((item) => item.decision)).toEqual(['accepted', 'discarded', null]);
+
+    // Only the accepted item's marks went: block 2 still shows the run's change.
+    await waitFor(() => readProseMirrorDoc(editor.ydoc).textContent === 'ALPHA ONEbeta two and moreGAMMA THREE');
+    const marked = (index: number) => {
+      let found = false;
+      readProseMirrorDoc(editor.ydoc).child(index).descendants((node) => {
+        found ||= node.marks.some((mark) => mark.type.name === 'change');
+      });
+      return found;
+    };
+    expect([marked(0), marked(1), marked(2)]).toEqual([false, false, true]);
+
+    const last = await decideItem(doc.runId, doc.instructionIds[2], 'discard');
+    expect(last.body).toMatchObject({ state: 'accepted', item: { decision: 'discarded' } });
+    expect(await markdownOf(server, doc.docId)).toBe('ALPHA ONE\n\nbeta two and more\n\ngamma three');
+    expect((await getRun(server, doc.runId)).state).toBe('accepted');
+  });
+
+  it('[REV12] discards the run when every item is discarded', async () => {
+    const doc = await reviewed(['uppercase', 'uppercase']);
+    expect((await decideItem(doc.runId, doc.instructionIds[1], 'discard')).body.state).toBe('review');
+    expect((await decideItem(doc.runId, doc.instructionIds[0], 'discard')).body.state).toBe('discarded');
+    expect(await markdownOf(server, doc.docId)).toBe(markdown);
+  });
+
+  it('[REV12] answers 409 ALREADY_DECIDED for an item decided already, 409 NOT_IN_REVIEW before review, 404 for an unknown item', async () => {
+    const doc = await reviewed(['uppercase', 'uppercase']);
+    expect((await decideItem(doc.runId, doc.instructionIds[0], 'accept')).status).toBe(200);
+    const again = await decideItem(doc.runId, doc.instructionIds[0], 'discard');
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('ALREADY_DECIDED');
+    expect((await decideItem(doc.runId, 'unknown-item-id', 'accept')).status).toBe(404);
+    expect(await markdownOf(server, doc.docId)).toBe('ALPHA ONE\n\nBETA TWO\n\ngamma three');
+
+    const queued = await sentRun(server, markdown, ['uppercase']);
+    const early = await decideItem(queued.runId, queued.instructionIds[0], 'accept');
+    expect(early.status).toBe(409);
+    expect(early.body.error.code).toBe('NOT_IN_REVIEW');
+  });
+
+  it('[REV12] lets exactly one of two editors deciding the same item at once win; the other gets 409 ALREADY_DECIDED', async () => {
+    const doc = await reviewed(['uppercase', 'uppercase']);
+    const [first, second] = await Promise.all([
+      decideItem(doc.runId, doc.instructionIds[0], 'accept', undefined, server.token('editor', { doc: doc.docId })),
+      decideItem(doc.runId, doc.instructionIds[0], 'discard', undefined, server.token('editor', { doc: doc.docId })),
+    ]);
+    expect([first.status, second.status].sort()).toEqual([200, 409]);
+    const loser = first.status === 409 ? first : second;
+    expect(loser.body.error.code).toBe('ALREADY_DECIDED');
+    const won = first.status === 200 ? 'accepted' : 'discarded';
+    expect((await getRun(server, doc.runId)).items[0].decision).toBe(won);
+    expect(await markdownOf(server, doc.docId)).toBe(won === 'accepted' ? 'ALPHA ONE\n\nBETA TWO\n\ngamma three' : 'alpha one\n\nBETA TWO\n\ngamma three');
+  });
+
+  it('[REV12] holds a decision across a restart, and decides the other items after it', async () => {
+    const doc = await reviewed();
+    expect((await decideItem(doc.runId, doc.instructionIds[1], 'discard')).status).toBe(200);
+    await server.restart();
+    expect((await getRun(server, doc.runId)).items.map((item) => item.decision)).toEqual([null, 'discarded', null]);
+    expect(await markdownOf(server, doc.docId)).toBe('ALPHA ONE\n\nbeta two\n\nGAMMA THREE');
+    expect((await decideItem(doc.runId, doc.instructionIds[0], 'accept')).status).toBe(200);
+    const rest = await server.api(`/api/runs/${doc.runId}/discard`, { method: 'POST' });
+    expect(rest.body).toEqual({ state: 'accepted' });
+    expect(await markdownOf(server, doc.docId)).toBe('ALPHA ONE\n\nbeta two\n\ngamma three');
+    expect((await getRun(server, doc.runId)).items.map((item) => item.decision)).toEqual(['accepted', 'discarded', 'discarded']);
+  });
+
+  it('[REV12] shows each decision live in the <id>/runs mirror', async () => {
+    const doc = await reviewed(['uppercase', 'uppercase']);
+    const watcher = server.connect(docName(doc.docId, 'runs'), server.token('viewer'));
+    await watcher.synced;
+    const decisions = () => readRunRecords(watcher.ydoc).runs[0]?.items.map((item) => item.decision);
+    await waitFor(() => decisions()?.length === 2);
+    expect(decisions()).toEqual([null, null]);
+    await decideItem(doc.runId, doc.instructionIds[1], 'accept');
+    await waitFor(() => decisions()?.[1] === 'accepted');
+    expect(readRunRecords(watcher.ydoc).runs[0].state).toBe('review');
+  });
+
+  it('[REV5][REV12] gives a discard reason to the discarded item only', async () => {
+    const doc = await reviewed();
+    const one = await decideItem(doc.runId, doc.instructionIds[1], 'discard', { reason: 'keep it lower case' });
+    expect(one.status).toBe(200);
+    expect(one.body.draftIds).toHaveLength(1);
+    expect((await decideItem(doc.runId, doc.instructionIds[0], 'accept')).status).toBe(200);
+    // Discard run with a reason: only the item it decides (item 2) gets it.
+    const rest = await server.api(`/api/runs/${doc.runId}/discard`, { method: 'POST', body: { reason: 'no shouting' } });
+    expect(rest.body.draftIds).toHaveLength(1);
+    const notes = (await server.api(`/api/docs/${doc.docId}`)).body.annotations as { turns: { text: string }[]; blockId: string; state: string }[];
+    const drafts = notes.filter((note) => note.state === 'draft').map((note) => [note.turns[0].text, note.blockId]);
+    expect(drafts).toEqual([
+      ['keep it lower case', doc.blocks[1].id],
+      ['no shouting', doc.blocks[2].id],
+    ]);
+  });
+});
