@@ -4,7 +4,7 @@ import { ErrorEnvelope } from '../shared/wire/errors.ts';
 import { readWire } from '../shared/wire/parse.ts';
 import { AsideAnswer, type AsideBody } from '../shared/wire/asides.ts';
 import { SessionView } from '../shared/wire/session.ts';
-import { DiscardUndone, RunCancelled, RunDecision as RunDecisionAnswer, RunReverted, SentRun, type DiscardBody } from '../shared/wire/runs.ts';
+import { DiscardUndone, ItemDecided, RunCancelled, RunDecision as RunDecisionAnswer, RunReverted, SentRun, type DiscardBody } from '../shared/wire/runs.ts';
 
 export type { CreatedDoc, DocSummary, SentRun };
 
@@ -91,6 +91,16 @@ export type RunDecision = 'accept' | 'discard';
 export function decideRun(token: string, runId: string, decision: RunDecision, reason?: string): Promise<RunDecisionAnswer> {
   const body: DiscardBody = decision === 'discard' && reason?.trim() ? { reason: reason.trim() } : {};
   return request(RunDecisionAnswer, token, 'POST', `/api/runs/${encodeURIComponent(runId)}/${decision}`, body);
+}
+
+/**
+ * REV12: accepts or discards one item of a run in review (its instruction `instructionId`), with
+ * a `reason` for a discard as `decideRun`. Fails with `NOT_IN_REVIEW` or `ALREADY_DECIDED` (409).
+ */
+export function decideItem(token: string, runId: string, instructionId: string, decision: RunDecision, reason?: string): Promise<ItemDecided> {
+  const body: DiscardBody = decision === 'discard' && reason?.trim() ? { reason: reason.trim() } : {};
+  const path = `/api/runs/${encodeURIComponent(runId)}/items/${encodeURIComponent(instructionId)}/${decision}`;
+  return request(ItemDecided, token, 'POST', path, body);
 }
 
 /**

@@ -12,7 +12,8 @@ type Action = 'revert' | 'undo-discard';
 
 /**
  * The document's recently decided runs (a region named `Recent runs`): who accepted or
- * discarded each, and for editors a button `Revert run` on an accepted run (REV8) and `Undo
+ * discarded each, and for editors a button `Revert run` on an accepted run (REV8, asked once:
+ * `Confirm revert` or `Cancel`) and `Undo
  * discard` on the newest run when it was discarded (REV9). What a revert left as it was is
  * listed under the run. A button the server refused (the window closed, the run no longer
  * revertible) gives way to the server's words.
@@ -23,6 +24,7 @@ export class TandemRecentRuns extends LightElement {
     blocker: {},
     busy: { state: true },
     message: { state: true },
+    confirming: { state: true },
   };
   /** The document's runs, newest first. */
   declare runs: readonly RunRecord[];
@@ -31,6 +33,8 @@ export class TandemRecentRuns extends LightElement {
   declare busy: { runId: string; action: Action } | null;
   /** What the last request said, about which run. */
   declare message: { runId: string; text: string; error: boolean } | null;
+  /** The run whose `Revert run` was clicked and waits for `Confirm revert`, or null. */
+  declare confirming: string | null;
   /** Runs whose button the server refused: it is not offered again. */
   private readonly refused = new Set<string>();
   private readonly sessionFrom = new ContextConsumer(this, { context: sessionContext, subscribe: true });
@@ -50,6 +54,7 @@ export class TandemRecentRuns extends LightElement {
     this.blocker = null;
     this.busy = null;
     this.message = null;
+    this.confirming = null;
   }
 
   render() {
@@ -84,14 +89,29 @@ export class TandemRecentRuns extends LightElement {
       run.state === 'accepted' && !run.reverted ? 'revert' : run.state === 'discarded' && this.runs[0]?.runId === run.runId ? 'undo-discard' : null;
     if (!action) return '';
     const busy = this.busy?.runId === run.runId;
+    if (action === 'revert' && this.confirming === run.runId && !busy) {
+      return html`<div class="recent-run-confirm" role="group" aria-label="Confirm revert">
+        <p>Take this run's accepted changes out of the text? Edits made since stay.</p>
+        <button type="button" class="primary" ?disabled=${this.busy !== null || this.blocker !== null} @click=${() => this.act(run, action)}>
+          Confirm revert
+        </button>
+        <button type="button" @click=${() => (this.confirming = null)}>Cancel</button>
+      </div>`;
+    }
+    if (action === 'revert') {
+      return html`<button type="button" ?disabled=${this.busy !== null || this.blocker !== null} @click=${() => (this.confirming = run.runId)}>
+        ${busy ? 'Reverting…' : 'Revert run'}
+      </button>`;
+    }
     return html`<button type="button" ?disabled=${this.busy !== null || this.blocker !== null} @click=${() => this.act(run, action)}>
-      ${action === 'revert' ? (busy ? 'Reverting…' : 'Revert run') : busy ? 'Undoing…' : 'Undo discard'}
+      ${busy ? 'Undoing…' : 'Undo discard'}
     </button>`;
   }
 
   private async act(run: RunRecord, action: Action) {
     if (this.busy) return;
     this.busy = { runId: run.runId, action };
+    this.confirming = null;
     this.message = null;
     try {
       if (action === 'revert') {

@@ -4,7 +4,7 @@ import { ContextConsumer } from '@lit/context';
 import { sessionContext } from './session-context.ts';
 import type { ItemOutcome, RunChange, RunItem, RunRecord } from '../shared/protocol/run-record.ts';
 import { RunDecider } from './run-decider.ts';
-import type { RunDecision } from './api.ts';
+import { ApiError, decideItem, type RunDecision } from './api.ts';
 import { textDiff, type TextDiffPart } from '../shared/applier/text-diff.ts';
 import { notAppliedNote } from '../shared/applier/pending-delete-attr.ts';
 import { isPageOpKind } from '../shared/page/page-ops.ts';
@@ -21,6 +21,19 @@ export const outcomeLabels: Record<ItemOutcome, string> = {
   pending: 'Unchanged',
 };
 
+/**
+ * The review's keys (REV12), read on the whole page, so that they work from the text too: none
+ * of them is a key of the editor (client/editing-plugins.ts, editor-commands.ts, editor-plugins.ts
+ * bind Mod-…, Mod-Alt-…, Shift-Tab and Shift-Enter; ProseMirror's base keymap Alt-ArrowUp/Down).
+ * Matched by `KeyboardEvent.code`, since Alt changes `key` on some layouts.
+ */
+export const reviewKeys = {
+  next: { code: 'KeyN', label: 'Alt+Shift+N' },
+  previous: { code: 'KeyP', label: 'Alt+Shift+P' },
+  accept: { code: 'KeyA', label: 'Alt+Shift+A' },
+  discard: { code: 'KeyD', label: 'Alt+Shift+D' },
+} as const;
+
 /** The detail of `review-select`: show this instruction's change in the text. */
 export interface ReviewSelectDetail {
   runId: string;
@@ -28,11 +41,13 @@ export interface ReviewSelectDetail {
 }
 
 /**
- * The review of a run (a region named `Review run`): each instruction by its number, what
+ * The review of a run (a region named `Review run`, PROTOCOL.md REV13): each instruction by its number, what
  * happened to it (changed, refused with the agent's reason, unchanged), the text it removed
  * struck through and the text it added, a note on each delete or replacement that Accept will
  * not apply because people changed the block meanwhile (REV6), the agent's summary, and for
  * editors `Accept run` and `Discard run` with a textbox `Reason for discarding (optional)`.
+ * Each item is a group `Change N` with, for editors, `Accept change` and `Discard change`
+ * (REV12); `reviewKeys` move between the groups and decide the focused one.
  * Others see the same, read-only. Fires `review-select` (ReviewSelectDetail),
  * and `review-closed` when the run this person decided on has left review (the buttons that
  * held the focus are gone; the owner puts it somewhere useful).
@@ -43,6 +58,8 @@ export class TandemReviewPanel extends LightElement {
     blocker: {},
     notApplied: { attribute: false },
     targetNames: { attribute: false },
+    itemBusy: { state: true },
+    itemProblem: { state: true },
   };
   declare run: RunRecord | null;
   /** Why deciding cannot happen now (`Needs a connection`), or null. */
@@ -56,6 +73,13 @@ export class TandemReviewPanel extends LightElement {
   private readonly decider = new RunDecider(this);
   /** What this person typed as the reason for discarding, and the run it is for. */
   private reason = { runId: '', text: '' };
+  /** The item whose decision is out (`"<runId> <instructionId>"`), or null. */
+  declare itemBusy: string | null;
+  /** Why the last item decision was refused, and for which item. */
+  declare itemProblem: { key: string; text: string } | null;
+  private readonly onKey = (event: KeyboardEvent) => this.handleKey(event);
+  /** The `updatedAt` of the run when this person last decided it. */
+  private decidedVersion: string | null = null;
 
   constructor() {
     super();
@@ -63,6 +87,18 @@ export class TandemReviewPanel extends LightElement {
     this.blocker = null;
     this.notApplied = new Map();
     this.targetNames = new Map();
+    this.itemBusy = null;
+    this.itemProblem = null;
+  }
+
+  connectedCallback(): void {
+    super.connectedCallback();
+    document.addEventListener('keydown', this.onKey);
+  }
+
+  disconnectedCallback(): void {
+    super.disconnectedCallback();
+    document.removeEventListener('keydown', this.onKey);
   }
 
   private get token(): string {
@@ -94,7 +130,13 @@ export class TandemReviewPanel extends LightElement {
 
   private renderItem(run: RunRecord, item: RunItem, number: number) {
     const changes = run.changes.filter((change) => change.instructionId === item.instructionId);
-    return html`<li class="review-item outcome-${item.outcome}" data-instruction-id=${item.instructionId}>
+    return html`<li
+      class="review-item outcome-${item.outcome}"
+      role="group"
+      aria-label="Change ${number}"
+      tabindex="-1"
+      data-instruction-id=${item.instructionId}
+    >
       <div class="review-item-head">
         <span class="review-number" aria-hidden="true">${number}</span>
         <span class="review-instruction">${item.instruction}</span>
@@ -116,12 +158,64 @@ export class TandemReviewPanel extends LightElement {
             })}
           </ul>`
         : ''}
+      ${this.renderItemDecision(run, item, changes.length > 0)}
       ${changes.some((change) => change.after)
         ? html`<button type="button" class="link-button review-show" @click=${() => this.select(run.runId, item.instructionId)}>
             Show in text<span class="visually-hidden"> (instruction ${number})</span>
           </button>`
         : ''}
     </li>`;
+  }
+
+  /** The item's decision (REV12), or for editors its buttons while it is undecided. */
+  private renderItemDecision(run: RunRecord, item: RunItem, changed: boolean) {
+    if (item.decision !== null) {
+      return html`<p class="review-decision decision-${item.decision}">${item.decision === 'accepted' ? 'Accepted' : 'Discarded'}</p>`;
+    }
+    if (!changed || !this.canDecide) return '';
+    const key = `${run.runId} ${item.instructionId}`;
+    const disabled = this.itemBusy !== null || this.decider.busy !== null || this.decider.decided === run.runId || this.blocker !== null;
+    const problem = this.itemProblem?.key === key ? this.itemProblem.text : null;
+    return html`<div class="review-item-buttons">
+        <button type="button" ?disabled=${disabled} @click=${() => this.decideItem(run, item, 'accept')}>Accept change</button>
+        <button type="button" ?disabled=${disabled} @click=${() => this.decideItem(run, item, 'discard')}>Discard change</button>
+        ${this.itemBusy === key ? html`<span class="review-busy muted">Deciding…</span>` : ''}
+      </div>
+      ${problem ? html`<p class="message error" role="alert">${problem}</p>` : ''}`;
+  }
+
+  private async decideItem(run: RunRecord, item: RunItem, decision: RunDecision) {
+    if (this.itemBusy !== null) return;
+    const key = `${run.runId} ${item.instructionId}`;
+    const reason = decision === 'discard' && this.reason.runId === run.runId ? this.reason.text : undefined;
+    this.itemBusy = key;
+    this.itemProblem = null;
+    try {
+      await decideItem(this.token, run.runId, item.instructionId, decision, reason);
+    } catch (error) {
+      const text = error instanceof ApiError && error.code !== 'OFFLINE' ? error.message : 'The change could not be decided: the server cannot be reached.';
+      this.itemProblem = { key, text };
+    } finally {
+      this.itemBusy = null;
+    }
+  }
+
+  /** `reviewKeys`: Alt+Shift with N/P moves the focus between the changes, A/D decides the focused one. */
+  private handleKey(event: KeyboardEvent) {
+    if (!event.altKey || !event.shiftKey || event.ctrlKey || event.metaKey || !this.run) return;
+    const groups = [...this.querySelectorAll<HTMLElement>('.review-item[role="group"]')];
+    if (groups.length === 0) return;
+    const focused = groups.findIndex((group) => group.contains(document.activeElement));
+    const move = (to: number) => groups[(to + groups.length) % groups.length]!.focus();
+    if (event.code === reviewKeys.next.code) move(focused < 0 ? 0 : focused + 1);
+    else if (event.code === reviewKeys.previous.code) move(focused < 0 ? groups.length - 1 : focused - 1);
+    else if (event.code === reviewKeys.accept.code || event.code === reviewKeys.discard.code) {
+      if (focused < 0) return;
+      const item = this.run.items.find((candidate) => candidate.instructionId === groups[focused]!.dataset.instructionId);
+      if (!item || item.decision !== null || !this.canDecide) return;
+      void this.decideItem(this.run, item, event.code === reviewKeys.accept.code ? 'accept' : 'discard');
+    } else return;
+    event.preventDefault();
   }
 
   /** Why a change is not applied (REV6): the server's note after Accept, else what the text shows now. */
@@ -163,9 +257,17 @@ export class TandemReviewPanel extends LightElement {
     if (previous && this.run?.runId !== previous.runId && this.decider.decided === previous.runId) {
       this.dispatchEvent(new CustomEvent('review-closed', { bubbles: true }));
     }
+    // A run this person decided that is in review again (Undo discard) can be decided again. The
+    // mirror may tell of the decision before the request's answer comes, so the run is told
+    // apart by its version, not by having left the panel.
+    if (this.run && this.decider.decided === this.run.runId && this.run.updatedAt !== this.decidedVersion) {
+      this.decider.decided = null;
+      this.requestUpdate();
+    }
   }
 
   private decide(run: RunRecord, decision: RunDecision) {
+    this.decidedVersion = run.updatedAt;
     const reason = decision === 'discard' && this.reason.runId === run.runId ? this.reason.text : undefined;
     void this.decider.decide(this.token, run.runId, decision, reason);
   }

@@ -28,20 +28,26 @@ async function runInReview() {
 }
 
 describe('taking a run decision back', () => {
-  it('[REV8] Accept run, then Revert run, brings the text back and lists the run as reverted', async () => {
+  it('[REV8][REV13] Accept run, then Revert run and Confirm revert, brings the text back and lists the run as reverted', async () => {
     const doc = await runInReview();
     const alice = await open(doc.docId, 'Alice');
     await reviewPanel(alice.page).getByRole('button', { name: 'Accept run' }).click();
     await expect.poll(() => readText(alice.page)).toBe('KEEP THIS ONE.\nLast words.');
 
     await recentRuns(alice.page).getByRole('button', { name: 'Revert run' }).click();
+    // [REV13] It asks once: nothing is reverted until Confirm revert.
+    const confirm = recentRuns(alice.page).getByRole('group', { name: 'Confirm revert' });
+    await confirm.getByRole('button', { name: 'Confirm revert' }).waitFor();
+    expect((await server.api(`/api/runs/${doc.runId}`)).body.reverted).toBeNull();
+    expect(await readText(alice.page)).toBe('KEEP THIS ONE.\nLast words.');
+    await confirm.getByRole('button', { name: 'Confirm revert' }).click();
     await expect.poll(() => readText(alice.page)).toBe('Keep this one.\nLast words.');
     await expect.poll(() => recentRuns(alice.page).getByRole('status').textContent()).toBe('Run reverted.');
     await expect.poll(() => recentRuns(alice.page).locator('.recent-run-what').textContent()).toBe('“uppercase”: accepted by Alice, reverted by Alice');
     expect(await recentRuns(alice.page).getByRole('button', { name: 'Revert run' }).count()).toBe(0);
   });
 
-  it('[REV9] Discard run, then Undo discard, brings the changes back and the review panel with them', async () => {
+  it('[REV9] Discard run, then Undo discard, brings the changes back and the review panel with them, its buttons enabled', async () => {
     const doc = await runInReview();
     const alice = await open(doc.docId, 'Alice');
     await expect.poll(() => readText(alice.page)).toBe('KEEP THIS ONE.\nLast words.');
@@ -53,5 +59,9 @@ describe('taking a run decision back', () => {
     await expect.poll(() => readText(alice.page)).toBe('KEEP THIS ONE.\nLast words.');
     await reviewPanel(alice.page).getByRole('button', { name: 'Accept run' }).waitFor();
     expect((await server.api(`/api/runs/${doc.runId}`)).body.state).toBe('review');
+    // The person who undid the discard can decide the run again, without a reload.
+    await expect.poll(() => reviewPanel(alice.page).getByRole('button', { name: 'Accept run' }).isEnabled()).toBe(true);
+    await reviewPanel(alice.page).getByRole('button', { name: 'Accept run' }).click();
+    await expect.poll(async () => (await server.api(`/api/runs/${doc.runId}`)).body.state).toBe('accepted');
   });
 });
