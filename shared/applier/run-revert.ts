@@ -4,7 +4,7 @@ import { newBlockId } from '../model/block-ids.ts';
 import type { Origin } from '../model/origins.ts';
 import type { NotReverted } from '../protocol/run-record.ts';
 import { runUndoManager, type SavedRunScope } from './run-scope.ts';
-import { pendingDeleteOf } from './pending-delete-attr.ts';
+import { parsePendingDelete, pendingDeleteAttr } from './pending-delete-attr.ts';
 import { renewRepeatedIds, sparePeoplesTyping, subtract } from './undo-keeps-typing.ts';
 
 /**
@@ -122,9 +122,14 @@ export function itemsUnder(top: Y.Item): Y.Item[] {
 
 /** A block's id, read from its attribute item even when the block is deleted (if its content is kept). */
 function idOf(top: Y.Item): string | null {
-  const entry = (top.content as Y.ContentType).type._map.get('id');
-  const value = entry && !(entry.content instanceof Y.ContentDeleted) ? entry.content.getContent()[0] : null;
+  const value = attributeOf(top, 'id');
   return typeof value === 'string' ? value : null;
+}
+
+/** An attribute of a block, read from its item even when the block is deleted (if its content is kept). */
+function attributeOf(top: Y.Item, name: string): unknown {
+  const entry = (top.content as Y.ContentType).type._map.get(name);
+  return entry && !(entry.content instanceof Y.ContentDeleted) ? entry.content.getContent()[0] : null;
 }
 
 /**
@@ -133,7 +138,7 @@ function idOf(top: Y.Item): string | null {
  */
 export function instructionOf(top: Y.Item, changes: readonly RevertedChange[]): string {
   // A block a run replaced by another type or deleted names the id the run knew it by.
-  const pending = top.content instanceof Y.ContentType ? pendingDeleteOf(top.content.type) : null;
+  const pending = parsePendingDelete(attributeOf(top, pendingDeleteAttr));
   const marked = pending && changes.find((candidate) => candidate.blockId === pending.blockId);
   if (marked) return marked.instructionId;
   for (let item: Y.Item | null = top; item !== null; item = item.left) {

@@ -11,6 +11,8 @@ import { acceptRunText, pendingDeletes } from '../../shared/applier/pending-dele
 import { applyRevert, planRevert } from '../../shared/applier/run-revert.ts';
 import { keepRunDeletions, restoreRunScope, runUndoManager, saveRunScope, undoRun, withDeletions } from '../../shared/applier/run-scope.ts';
 import { topLevelItems } from '../../shared/applier/undo-keeps-typing.ts';
+import { itemsOfRun, keepInScope, managerScope, scopePart, undoRunItems } from '../../shared/applier/run-items.ts';
+import type { Change } from '../../shared/applier/applier.ts';
 import { makeBlocksYDoc, replicaOf } from '../helpers/doc-builder.ts';
 
 /*
@@ -158,9 +160,39 @@ function planOps(server: Y.Doc, plans: OpPlan[], fence: ReadonlySet<string>): Op
   return ops;
 }
 
-function applierRun(fence: Set<string>): ApplierRun {
+function applierRun(fence: Set<string>, instructions: ReadonlySet<string> = new Set(['i1'])): ApplierRun {
   let count = 0;
-  return { runId: 'run', fence, instructions: new Set(['i1']), allowedOps: new Set(opKinds), makeId: () => `n${++count}` };
+  return { runId: 'run', fence, instructions: new Set(instructions), allowedOps: new Set(opKinds), makeId: () => `n${++count}` };
+}
+
+/** The client:clock of each character the run inserted under the blocks of `part` that is alive on `ydoc` now. */
+function liveRunCharacters(ydoc: Y.Doc, insertions: DeleteSet): string[] {
+  const found: string[] = [];
+  for (const [client, ranges] of insertions.clients) {
+    for (const struct of ydoc.store.clients.get(client) ?? []) {
+      if (!(struct instanceof Y.Item) || !(struct.content instanceof Y.ContentString) || !isAlive(struct)) continue;
+      for (let i = 0; i < struct.length; i++) {
+        const clock = struct.id.clock + i;
+        if (ranges.some((range) => range.clock <= clock && clock < range.clock + range.len)) found.push(`${client}:${clock}`);
+      }
+    }
+  }
+  return found;
+}
+
+function isAlive(item: Y.Item): boolean {
+  if (item.deleted) return false;
+  for (let parent = item.parent as Y.AbstractType<unknown>; parent?._item; parent = parent._item.parent as Y.AbstractType<unknown>) {
+    if (parent._item.deleted) return false;
+  }
+  return true;
+}
+
+/** Whether the character `client:clock` is alive on `ydoc`. */
+function characterAlive(ydoc: Y.Doc, key: string): boolean {
+  const [client, clock] = key.split(':').map(Number);
+  const struct = (ydoc.store.clients.get(client) ?? []).find((each) => each.id.clock <= clock && clock < each.id.clock + each.length);
+  return struct instanceof Y.Item && isAlive(struct);
 }
 
 /** Types `text` into one of the texts of `ydoc` (any: old, the run's, one it deletes). */
@@ -386,4 +418,106 @@ describe('review keeps what people type (fast-check)', () => {
       params(100),
     );
   }, runs === undefined ? 20_000 : 600_000);
+
+  it('[REV12] keeps every character people type and exactly the accepted items, through random decisions item by item, on every replica', () => {
+    fc.assert(
+      fc.property(
+        fc.array(blockSpec, { minLength: 2, maxLength: 5 }),
+        fc.array(step, { minLength: 3, maxLength: 25 }),
+        fc.array(fc.record({ decision: fc.constantFrom<'accept' | 'discard'>('accept', 'discard'), typing: fc.array(step, { maxLength: 4 }) }), { minLength: 5, maxLength: 5 }),
+        fc.nat(),
+        fc.boolean(),
+        fc.nat(),
+        (specs, steps, decisions, order, restart, scramble) => {
+          const base = baseDoc(specs);
+          const blocks = readBlocks(base);
+          const fence = new Set(blocks.map((block) => block.id));
+          // One instruction per block of the document: block k is item `ik`'s.
+          const instructionOf = new Map(blocks.map((block, index) => [block.id, `i${index}`]));
+          const replicas = [replicaOf(base, 1), replicaOf(base, 2), replicaOf(base, 3), replicaOf(base, 4)];
+          const network = new Network(replicas, new Set([3]));
+          const origin = runOrigin('run');
+          let manager = runUndoManager(replicas[0], origin);
+          const run = applierRun(fence, new Set(instructionOf.values()));
+          const changes: Change[] = [];
+          let typed = 0;
+          const type = (each: Step) => {
+            if (each.kind === 'type') {
+              const ydoc = replicas[each.replica];
+              ydoc.transact(() => (typed += typeSomewhere(ydoc, each.at, each.text)));
+            } else if (each.kind === 'deliver') network.deliverOne(each.pick);
+          };
+          for (const each of steps) {
+            if (each.kind !== 'batch') type(each);
+            else {
+              const ops = planOps(replicas[0], each.ops, fence).map((op) => ({ ...op, instructionId: instructionOf.get(op.blockId)! }));
+              if (ops.length === 0) continue;
+              manager.stopCapturing();
+              const result = applyOps(replicas[0], ops, run, origin);
+              expect(result.ok, JSON.stringify(result)).toBe(true);
+              if (result.ok) changes.push(...result.changes);
+              manager.stopCapturing();
+            }
+          }
+          fc.pre(changes.length > 0);
+          network.flush(scramble);
+          if (restart) {
+            const saved = saveRunScope(manager);
+            const reloaded = new Y.Doc({ gc: true, gcFilter: keepRunDeletions([saved]) });
+            Y.applyUpdate(reloaded, Y.encodeStateAsUpdate(replicas[0]));
+            replicas[0] = reloaded;
+            network.replaceServer(reloaded);
+            manager = restoreRunScope(reloaded, runOrigin('run'), saved);
+          }
+          const server = replicas[0];
+          const runDeleted = Y.mergeDeleteSets(manager.undoStack.map((item) => item.deletions));
+          // The items with changes, decided in a random order, people typing in between.
+          const items = [...new Set(changes.map((change) => change.instructionId))];
+          const rotated = items.map((_, index) => items[(index + order) % items.length]);
+          const runCharacters = new Map<string, string[]>();
+          const acceptRemoves = new Set<string>();
+          const decided = new Map<string, 'accept' | 'discard'>();
+          for (const [index, id] of rotated.entries()) {
+            const { decision, typing } = decisions[index % decisions.length];
+            for (const each of typing) type(each);
+            // Every update reaches the server before it decides (as in the tests above).
+            network.flush(scramble);
+            const part = scopePart(server, managerScope(manager), changes, (owner) => owner === id);
+            runCharacters.set(id, liveRunCharacters(server, part.insertions));
+            if (decision === 'discard') undoRunItems(manager, changes, new Set([id]));
+            else {
+              const only = itemsOfRun(changes, new Set([id]));
+              for (const { yblock, changed } of pendingDeletes(server, 'run')) if (!changed && yblock._item && only.owns(yblock._item)) collectClocks(yblock, acceptRemoves);
+              server.gc = false;
+              const { removed } = acceptRunText(server, 'run', serverOrigin, only);
+              server.gc = true;
+              keepInScope(manager, removed);
+            }
+            decided.set(id, decision);
+            // The decision reaches everyone before they type on (typing into a node a decision
+            // removed, before hearing of it, is lost whatever the server does).
+            network.flush(scramble);
+          }
+
+          const text = JSON.stringify(readProseMirrorDoc(server).toJSON());
+          for (const ydoc of replicas) {
+            expect(peoplesCharactersIn(ydoc, runDeleted, acceptRemoves)).toBe(typed);
+            expect(peopleLetters(ydoc)).toBeGreaterThanOrEqual(typed);
+            expect(JSON.stringify(readProseMirrorDoc(ydoc).toJSON())).toBe(text);
+            for (const [id, decision] of decided) {
+              // An accepted item's text stays whole (but for the blocks it deletes); a discarded item's text is gone.
+              const alive = (runCharacters.get(id) ?? []).filter((key) => decision === 'discard' || !acceptRemoves.has(key)).map((key) => characterAlive(ydoc, key));
+              expect(alive.every((each) => each === (decision === 'accept')), `${id} ${decision}`).toBe(true);
+            }
+          }
+          // Every item is decided: no change mark, no block pending deletion.
+          expect(text).not.toContain('"change"');
+          expect(text).not.toMatch(/"deleting":"/);
+          const ids = readBlocks(server).map((block) => block.id);
+          expect(new Set(ids).size).toBe(ids.length);
+        },
+      ),
+      params(100),
+    );
+  }, runs === undefined ? 30_000 : 600_000);
 });
