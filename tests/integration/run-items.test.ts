@@ -115,6 +115,28 @@ describe('POST /api/runs/:runId/items/:instructionId/accept and /discard', () =>
     expect((await getRun(server, doc.runId)).items.map((item) => item.decision)).toEqual(['accepted', 'discarded', 'discarded']);
   });
 
+  it('[REV8][REV12] reverts the items that were accepted of a run decided item by item', async () => {
+    const doc = await reviewed(['uppercase', 'uppercase']);
+    expect((await decideItem(doc.runId, doc.instructionIds[1], 'discard')).status).toBe(200);
+    expect((await decideItem(doc.runId, doc.instructionIds[0], 'accept')).body.state).toBe('accepted');
+    expect(await markdownOf(server, doc.docId)).toBe('ALPHA ONE\n\nbeta two\n\ngamma three');
+    const reverted = await server.api(`/api/runs/${doc.runId}/revert`, { method: 'POST' });
+    expect(reverted.body).toEqual({ state: 'accepted', notReverted: [] });
+    expect(await markdownOf(server, doc.docId)).toBe(markdown);
+  });
+
+  it('[REV9][REV12] Undo discard brings back every item of a run discarded item by item', async () => {
+    const doc = await reviewed(['uppercase', 'uppercase']);
+    const editor = server.connect(doc.docId);
+    await editor.synced;
+    expect((await decideItem(doc.runId, doc.instructionIds[0], 'discard')).status).toBe(200);
+    expect((await decideItem(doc.runId, doc.instructionIds[1], 'discard')).body.state).toBe('discarded');
+    expect(await markdownOf(server, doc.docId)).toBe(markdown);
+    expect((await server.api(`/api/runs/${doc.runId}/undo-discard`, { method: 'POST' })).body).toEqual({ state: 'review' });
+    expect(await markdownOf(server, doc.docId)).toBe('ALPHA ONE\n\nBETA TWO\n\ngamma three');
+    expect((await getRun(server, doc.runId)).items.map((item) => item.decision)).toEqual([null, null]);
+  });
+
   it('[REV12] shows each decision live in the <id>/runs mirror', async () => {
     const doc = await reviewed(['uppercase', 'uppercase']);
     const watcher = server.connect(docName(doc.docId, 'runs'), server.token('viewer'));
