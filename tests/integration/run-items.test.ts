@@ -4,7 +4,7 @@ import { docName } from '../../shared/model/doc-layout.ts';
 import { readRunRecords } from '../../shared/protocol/run-record.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
 import { waitFor } from '../helpers/peer.ts';
-import { agentApi, getRun, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
+import { agentApi, deleteOp, getRun, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
 /*
@@ -113,6 +113,29 @@ describe('POST /api/runs/:runId/items/:instructionId/accept and /discard', () =>
     expect(rest.body).toEqual({ state: 'accepted' });
     expect(await markdownOf(server, doc.docId)).toBe('ALPHA ONE\n\nbeta two\n\ngamma three');
     expect((await getRun(server, doc.runId)).items.map((item) => item.decision)).toEqual(['accepted', 'discarded', 'discarded']);
+  });
+
+  it('[REV6][REV12] keeps a block a person changed when its item’s delete is accepted, and notes it on the change', async () => {
+    const doc = await sentRun(server, markdown, ['uppercase', 'delete']);
+    const editor = server.connect(doc.docId);
+    await editor.synced;
+    const bot = agentApi(server, server.token('agent'));
+    expect((await bot.claim(doc.runId)).status).toBe(200);
+    const ops = [replaceOp(doc.blocks[0], 'ALPHA ONE', doc.instructionIds[0]), deleteOp(doc.blocks[1], doc.instructionIds[1])];
+    expect((await bot.ops(doc.runId, 'k1', ops)).status).toBe(200);
+    expect((await bot.complete(doc.runId)).status).toBe(200);
+    await waitFor(() => readProseMirrorDoc(editor.ydoc).child(1).attrs.deleting !== null);
+    appendToBlock(editor.ydoc, 1, ' kept');
+    // The server has the edit once another peer hears of it.
+    const watcher = server.connect(doc.docId, server.token('viewer'));
+    await watcher.synced;
+    await waitFor(() => readProseMirrorDoc(watcher.ydoc).child(1).textContent === 'beta two kept');
+
+    expect((await decideItem(doc.runId, doc.instructionIds[1], 'accept')).body.state).toBe('review');
+    const run = await getRun(server, doc.runId);
+    expect(run.changes[1].note).toMatch(/^Not applied: /);
+    expect(run.changes[0].note).toBeUndefined();
+    expect(await markdownOf(server, doc.docId)).toBe('ALPHA ONE\n\nbeta two kept\n\ngamma three');
   });
 
   it('[REV8][REV12] reverts the items that were accepted of a run decided item by item', async () => {
