@@ -10,8 +10,8 @@ import { renewRepeatedIds, sparePeoplesTyping, subtract } from './undo-keeps-typ
  * that answers it. The run's undo scope is one pair of DeleteSets for all of its batches; the
  * part of an item is what lies under the top-level blocks that item's changes own
  * (`instructionOf`: the block a change names, a block a run inserted follows its anchor, a
- * block the run marked for deletion names the id the run knew it by). Instructions of one run
- * that target the same block share that block, and so decide it together.
+ * block the run marked for deletion names the id the run knew it by). Of two instructions of
+ * one run that target the same block, the block is the item's of the first change naming it.
  */
 
 type DeleteSet = Y.UndoManager['undoStack'][number]['insertions'];
