@@ -44,13 +44,18 @@ export async function decideItemsText(
         keepInScope(manager, removed);
       } else {
         undoRunItems(manager, run.changes, instructionIds);
+        scopes.discardedItems(manager, instructionIds);
       }
       notes.transact(() => {
         if (decision === 'discarded') repinRestored(text, notes);
         inNotes(notes);
       }, serverOrigin);
       const scope = saveRunScope(manager);
-      if (state === 'discarded') scopes.holdForRedo(run.docId, run.id, text);
+      // Undo discard redoes with this manager: only when it discarded every item (not when some
+      // were discarded before a restart or an unload, with a manager gone since).
+      const discarded = run.items.filter((item) => item.decision === 'discarded' || instructionIds.has(item.instructionId)).map((item) => item.instructionId);
+      if (state === 'discarded' && scopes.redoesAll(manager, discarded)) scopes.holdForRedo(run.docId, run.id, text);
+      else if (state === 'discarded') scopes.forget(run.docId, run.id, text);
       else if (state === 'accepted') scopes.retain(run.docId, run.id, text, scope);
       else scopes.saved(run.docId, run.id, scope);
       if (state !== 'discarded') await runs.storeScope(run.id, scope);

@@ -30,6 +30,8 @@ export class RunScopes {
   /** The deletions of open runs' stored scopes: document id → run id → DeleteSet. */
   private readonly kept = new Map<string, Map<string, DeleteSet>>();
   private readonly applying = new Set<string>();
+  /** The items of a run discarded with its live manager (REV12), whose redo stack holds them. */
+  private readonly discardedWith = new WeakMap<Y.UndoManager, Set<string>>();
   /** Discarded runs that can still be redone: run id → the document, its loaded Y.Doc and the manager. */
   private readonly redoable = new Map<string, { docId: string; ydoc: Y.Doc; manager: Y.UndoManager }>();
 
@@ -111,6 +113,19 @@ export class RunScopes {
   retain(docId: string, runId: string, ydoc: Y.Doc, scope: SavedRunScope): void {
     this.forget(docId, runId, ydoc);
     this.saved(docId, runId, scope);
+  }
+
+  /** Notes that items `instructionIds` of a run were discarded with `manager` (its redo stack holds them). */
+  discardedItems(manager: Y.UndoManager, instructionIds: Iterable<string>): void {
+    let ids = this.discardedWith.get(manager);
+    if (!ids) this.discardedWith.set(manager, (ids = new Set()));
+    for (const id of instructionIds) ids.add(id);
+  }
+
+  /** Whether every one of `instructionIds` was discarded with `manager`, so that a redo brings all of them back. */
+  redoesAll(manager: Y.UndoManager, instructionIds: Iterable<string>): boolean {
+    const ids = this.discardedWith.get(manager);
+    return [...instructionIds].every((id) => ids?.has(id));
   }
 
   /** After Discard: keeps the run's manager over `ydoc` for a redo (REV9) until the document unloads. */

@@ -160,6 +160,20 @@ describe('POST /api/runs/:runId/items/:instructionId/accept and /discard', () =>
     expect((await getRun(server, doc.runId)).items.map((item) => item.decision)).toEqual([null, null]);
   });
 
+  it('[REV9][REV12] closes the Undo discard window of a run whose items were discarded on either side of a restart', async () => {
+    const doc = await reviewed(['uppercase', 'uppercase']);
+    expect((await decideItem(doc.runId, doc.instructionIds[0], 'discard')).status).toBe(200);
+    await server.restart();
+    const editor = server.connect(doc.docId);
+    await editor.synced;
+    expect((await decideItem(doc.runId, doc.instructionIds[1], 'discard')).body.state).toBe('discarded');
+    const undo = await server.api(`/api/runs/${doc.runId}/undo-discard`, { method: 'POST' });
+    expect(undo.status).toBe(409);
+    expect(undo.body.error.code).toBe('UNDO_WINDOW_CLOSED');
+    expect(await markdownOf(server, doc.docId)).toBe(markdown);
+    expect((await getRun(server, doc.runId)).state).toBe('discarded');
+  });
+
   it('[REV12] shows each decision live in the <id>/runs mirror', async () => {
     const doc = await reviewed(['uppercase', 'uppercase']);
     const watcher = server.connect(docName(doc.docId, 'runs'), server.token('viewer'));
