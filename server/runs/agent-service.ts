@@ -79,6 +79,7 @@ export class AgentService {
       if (current && claimedStates.includes(current.state)) throw new Rejection(409, 'ALREADY_CLAIMED', 'This run is already claimed by an agent.');
       throw new Rejection(409, 'NOT_QUEUED', `This run is ${current?.state ?? 'gone'}; only a queued run can be claimed.`);
     }
+    this.deps.roster.touch(principal);
     await recordAudit(store.audit, principal, 'run.claimed', run.docId, run.id);
     const page = (await store.getDoc(run.docId))?.kind === 'page';
     const document = page
@@ -203,7 +204,8 @@ export class AgentService {
     if (!coversDoc(principal, run.docId)) {
       throw new Rejection(403, 'FORBIDDEN', 'This run belongs to a document your token is not for.');
     }
-    this.deps.roster.touch(principal);
+    // RUN7: an agent is seen while it holds the run's claim; a refused request does not count.
+    if (holdsClaim(run, principal, this.deps.now())) this.deps.roster.touch(principal);
     return run;
   }
 }
