@@ -7,7 +7,7 @@ import { splitListItem, sinkListItem, liftListItem } from 'prosemirror-schema-li
 import { InputRule, inputRules, wrappingInputRule, undoInputRule } from 'prosemirror-inputrules';
 import { undoCommand, redoCommand } from 'y-prosemirror';
 import { schema } from '../shared/model/schema.ts';
-import { isOwnChange } from '../shared/model/block-ids.ts';
+import { isOwnChange, newBlockId } from '../shared/model/block-ids.ts';
 import { toolbarItems, setBlockKeepingId } from './editor-commands.ts';
 
 const { nodes } = schema;
@@ -80,16 +80,23 @@ function markdownRules(): InputRule[] {
   return [
     blockTypeRule(/^(#{1,3})\s$/, nodes.heading, (match) => ({ level: match[1].length })),
     blockTypeRule(/^```$/, nodes.code_block),
-    wrappingInputRule(/^\s*([-+*])\s$/, nodes.bullet_list),
+    wrappingInputRule(/^\s*([-+*])\s$/, nodes.bullet_list, withNewId),
     wrappingInputRule(
       /^(\d+)\.\s$/,
       nodes.ordered_list,
-      (match) => ({ order: Number(match[1]) || 1 }),
+      (match) => ({ order: Number(match[1]) || 1, ...withNewId() }),
       (match, node) => node.childCount + node.attrs.order === Number(match[1]),
     ),
-    wrappingInputRule(/^\s*>\s$/, nodes.blockquote),
+    wrappingInputRule(/^\s*>\s$/, nodes.blockquote, withNewId),
   ];
 }
+
+/**
+ * A block an input rule wraps around the text comes with its id: were the block-id plugin to give
+ * it one in a transaction of its own, the input rule's Backspace (`undoInputRule`, which takes back
+ * only the rule's own last transaction) would find it gone and join the block instead.
+ */
+const withNewId = () => ({ id: newBlockId() });
 
 /** Like `textblockTypeInputRule`, but the block keeps its id. */
 function blockTypeRule(pattern: RegExp, type: NodeType, attrs: (match: RegExpMatchArray) => Attrs = () => ({})): InputRule {

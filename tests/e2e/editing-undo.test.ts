@@ -63,6 +63,19 @@ describe('[EDIT1] undo takes back exactly one step', () => {
 });
 
 describe('[EDIT1] undo is one person\'s own', () => {
+  it('takes back a Markdown shortcut with Backspace, leaving what was typed', async () => {
+    const id = await server.createDoc('Shortcut', 'Alpha paragraph.');
+    const { page } = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    await documentText(page).focus();
+    await page.keyboard.press('Control+Home');
+    await typeSlowly(page, '- ');
+    await expect.poll(() => documentText(page).locator('ul').count()).toBe(1);
+    await page.keyboard.press('Backspace');
+    await expect.poll(() => documentText(page).locator('ul').count()).toBe(0);
+    await expect.poll(() => readText(page)).toBe('- Alpha paragraph.');
+    await expect.poll(() => serverMarkdown(id)).toBe('\\- Alpha paragraph.');
+  });
+
   it('never takes back what another person wrote', async () => {
     const id = await server.createDoc('Two writers', 'Shared start.');
     const alice = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
