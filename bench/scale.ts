@@ -1,5 +1,5 @@
 /**
- * 8. Several instances (README "Running several instances"). Two Tandem instances on one
+ * 8. Several instances (docs/scale.md). Two Tandem instances on one
  * PostgreSQL and one Redis beside one instance on the same PostgreSQL, each in its own process:
  * - fan-out: one peer types a character every 100 ms on the first instance; the receivers are
  *   spread over both instances (two) or all on the one; latency from edit to arrival;

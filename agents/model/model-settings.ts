@@ -14,7 +14,7 @@ export interface ModelSettings {
 
 export const defaultCallTimeoutMs = 120_000;
 
-/** What one run may spend (README, "Model-backed agents"); each has an environment variable. */
+/** What one run may spend (docs/agents.md, "Model-backed agents"); each has an environment variable. */
 export interface RunLimits {
   /** Model calls of the tool loop per run (`TANDEM_MAX_TURNS`). */
   maxTurns: number;
@@ -55,7 +55,7 @@ function wholeNumber(env: NodeJS.ProcessEnv, name: string, min: number, max: num
   return number;
 }
 
-/** The environment of each provider (README, "Model-backed agents"). */
+/** The environment of each provider (docs/agents.md, "Model-backed agents"). */
 const providers = {
   openai: { baseUrlVariable: 'OPENAI_BASE_URL', keyVariable: 'OPENAI_API_KEY', defaultBaseUrl: 'https://api.openai.com/v1' },
   anthropic: { baseUrlVariable: 'ANTHROPIC_BASE_URL', keyVariable: 'ANTHROPIC_API_KEY', defaultBaseUrl: 'https://api.anthropic.com' },
