@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SafeUnloadHocuspocus } from './safe-unload-hocuspocus.ts';
+import { SafeUnloadHocuspocus } from './sync/hocuspocus-internals.ts';
 import { resolveServerOptions, type ServerOptions } from './config.ts';
 import { openKeyRing } from './auth/keys.ts';
 import { signToken, verifyToken, type ClaimsInput, type TokenVerifier } from './auth/tokens.ts';

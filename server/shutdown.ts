@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Hocuspocus } from '@hocuspocus/server';
+import { loadingDocumentCount } from './sync/hocuspocus-internals.ts';
 
 /**
  * Closes every Hocuspocus connection (call it after the sockets are cut, so no client reopens
@@ -10,7 +11,7 @@ export async function closeHocuspocus(hocuspocus: Hocuspocus, timeoutMs = 10_000
   hocuspocus.closeConnections();
   hocuspocus.flushPendingStores();
   const deadline = Date.now() + timeoutMs;
-  while (hocuspocus.getDocumentsCount() > 0 || hocuspocus.loadingDocuments.size > 0) {
+  while (hocuspocus.getDocumentsCount() > 0 || loadingDocumentCount(hocuspocus) > 0) {
     if (Date.now() > deadline) {
       console.error('[tandem] some documents were still open at shutdown:', [...hocuspocus.documents.keys()]);
       break;

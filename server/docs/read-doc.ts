@@ -1,6 +1,7 @@
 import * as Y from 'yjs';
 import type { Hocuspocus } from '@hocuspocus/server';
 import type { Store } from '../store/store.ts';
+import { isDocumentLoading } from '../sync/hocuspocus-internals.ts';
 
 /**
  * Calls `read` with the current state of a Hocuspocus document: the live document when
@@ -13,7 +14,7 @@ export async function readDocState<T>(
   name: string,
   read: (ydoc: Y.Doc) => T,
 ): Promise<T> {
-  if (hocuspocus.documents.has(name) || hocuspocus.loadingDocuments.has(name)) {
+  if (hocuspocus.documents.has(name) || isDocumentLoading(hocuspocus, name)) {
     const connection = await hocuspocus.openDirectConnection(name);
     try {
       return read(connection.document!);

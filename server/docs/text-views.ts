@@ -1,6 +1,7 @@
 import * as Y from 'yjs';
 import type { Hocuspocus } from '@hocuspocus/server';
 import type { Store } from '../store/store.ts';
+import { isDocumentLoading } from '../sync/hocuspocus-internals.ts';
 import { DerivedCache, liveVersion, sha256 } from '../work/derived-cache.ts';
 import { workPool } from '../work/work-pool.ts';
 import type { WorkTasks } from '../work/work-tasks.ts';
@@ -32,10 +33,10 @@ type Derived<K extends TextTask> = ReturnType<WorkTasks[K]>;
 
 async function derive<K extends TextTask>(hocuspocus: Hocuspocus, store: Store, name: string, task: K): Promise<Derived<K>> {
   const live = hocuspocus.documents.get(name);
-  if (live && !hocuspocus.loadingDocuments.has(name)) {
+  if (live && !isDocumentLoading(hocuspocus, name)) {
     return derived.get(`${task}:${liveVersion(live)}`, () => run(task, Y.encodeStateAsUpdate(live)));
   }
-  const connection = hocuspocus.loadingDocuments.has(name) ? await hocuspocus.openDirectConnection(name) : null;
+  const connection = isDocumentLoading(hocuspocus, name) ? await hocuspocus.openDirectConnection(name) : null;
   try {
     const state = connection ? Y.encodeStateAsUpdate(connection.document!) : ((await store.loadState(name)) ?? Y.encodeStateAsUpdate(new Y.Doc()));
     return await derived.get(`${task}:${sha256(state)}`, () => run(task, state));

@@ -12,7 +12,8 @@ import type {
 } from '@hocuspocus/server';
 import { isTransactionOrigin } from '@hocuspocus/server';
 import { applyStored, loadedWithout, type LeftOut, type AsyncUpdateLog } from '../store/update-log.ts';
-import { defaultCompactionLimits, withoutUpdateListeners, type CompactionLimits } from './persistence.ts';
+import { defaultCompactionLimits, type CompactionLimits } from './persistence.ts';
+import { withoutUpdateListeners } from '../sync/hocuspocus-internals.ts';
 import { Outbox } from '../outbox.ts';
 
 /** Hocuspocus's "reconnect and sync afresh": the provider sends its update again on a new socket. */

@@ -3,6 +3,7 @@ import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import { messageYjsSyncStep1, messageYjsSyncStep2 } from 'y-protocols/sync';
 import { MessageType, OutgoingMessage, type beforeHandleMessagePayload, type Document, type Extension } from '@hocuspocus/server';
+import { runBeforeSyncHooks } from '../sync/hocuspocus-internals.ts';
 
 /** A state vector of no client: what a peer that holds nothing of the document sends. */
 const emptyStateVector = Uint8Array.of(0);
@@ -61,7 +62,7 @@ export class FreshSync implements Extension {
   async beforeHandleMessage({ update, connection, document }: beforeHandleMessagePayload): Promise<void> {
     if (!this.requests.has(update)) return;
     this.requests.delete(update);
-    await connection.callbacks.beforeSync(connection, { type: messageYjsSyncStep1, payload: emptyStateVector });
+    await runBeforeSyncHooks(connection, { type: messageYjsSyncStep1, payload: emptyStateVector });
     connection.send(new OutgoingMessage(connection.messageAddress).createSyncMessage().writeFirstSyncStepFor(document).toUint8Array());
     const step2 = new OutgoingMessage(connection.messageAddress).createSyncMessage();
     encoding.writeVarUint(step2.encoder, messageYjsSyncStep2);

@@ -10,6 +10,7 @@ import type {
 } from '@hocuspocus/server';
 import { isTransactionOrigin } from '@hocuspocus/server';
 import { Outbox } from '../outbox.ts';
+import { withoutUpdateListeners } from '../sync/hocuspocus-internals.ts';
 import { applyStored, loadedWithout, type LeftOut, type UpdateLog } from '../store/update-log.ts';
 
 /** When a document's log grows past either limit, it is compacted without waiting for the debounced store. */
@@ -247,19 +248,3 @@ function closeUnstored(socket: WebSocketLike): void {
   else socket.close(notStoredCode, 'Update not stored');
 }
 
-/**
- * Runs `load` with the document's `update` listeners detached. While Hocuspocus loads a
- * document nobody is connected to it, and its own listener (Document.handleUpdate) would only
- * have Yjs encode the whole loaded state once more (a second copy as large as the document) to
- * broadcast it to no one, or, once the first connection is added, to send it the document a
- * second time beside its sync reply.
- */
-export function withoutUpdateListeners(document: Document, load: () => void): void {
-  const listeners = [...(document._observers.get('update') ?? [])];
-  for (const listener of listeners) document.off('update', listener);
-  try {
-    load();
-  } finally {
-    for (const listener of listeners) document.on('update', listener);
-  }
-}

@@ -1,6 +1,7 @@
 import type { beforeHandleAwarenessPayload, Connection, Extension } from '@hocuspocus/server';
 import { sanitizePresenceState } from '../../shared/protocol/presence.ts';
 import type { AuthContext } from './auth.ts';
+import { announcedClientIds } from '../sync/hocuspocus-internals.ts';
 
 /**
  * Makes the server the authority on presence (PRES1, PRES2, PRES3). A connection owns one awareness
@@ -21,7 +22,7 @@ export class PresenceGuard implements Extension {
   async beforeHandleAwareness({ connection, document, states }: beforeHandleAwarenessPayload): Promise<void> {
     if (!connection) return;
     const principal = (connection.context as Partial<AuthContext> | undefined)?.principal;
-    const owner = principal ? this.ownerOf(connection, announcedIds(states), document.getConnections()) : undefined;
+    const owner = principal ? this.ownerOf(connection, announcedClientIds(states), document.getConnections()) : undefined;
     for (const [clientId, state] of [...states]) {
       const sanitized = clientId === owner && principal ? sanitizePresenceState(state, principal) : null;
       if (sanitized) states.set(clientId, sanitized);
@@ -46,13 +47,3 @@ export class PresenceGuard implements Extension {
   }
 }
 
-/**
- * The client ids an inbound update announces. Hocuspocus 4.7 decodes the update into a scratch
- * Awareness whose constructor sets its own local state to `{}`, so `states` starts with that
- * entry, which is no peer's: skip a leading empty state.
- */
-function announcedIds(states: Map<number, Record<string, unknown>>): number[] {
-  const ids = [...states.keys()];
-  const first = ids.length > 0 ? states.get(ids[0]) : undefined;
-  return first && Object.keys(first).length === 0 ? ids.slice(1) : ids;
-}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { docName, notesParts } from '../../shared/model/doc-layout.ts';
-import { SafeUnloadHocuspocus } from '../../server/safe-unload-hocuspocus.ts';
+import { SafeUnloadHocuspocus } from '../../server/sync/hocuspocus-internals.ts';
 import { waitFor } from '../helpers/peer.ts';
 import { createDoc, instruct } from '../helpers/runs.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
