@@ -1,3 +1,4 @@
+import type { Extension } from '@hocuspocus/server';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SafeUnloadHocuspocus } from './sync/hocuspocus-internals.ts';
@@ -65,6 +66,8 @@ export interface TandemServer {
   signToken(claims: ClaimsInput): Promise<string>;
   /** Closes connections, stores every open document and releases the port and the database. */
   close(): Promise<void>;
+  /** The Hocuspocus extensions in the order their hooks run (server/sync/extension-priorities.ts). */
+  extensions: { name: string; priority: number | undefined }[];
 }
 
 /**
@@ -85,14 +88,19 @@ export async function startServer(
   const agents = new LateBound<AgentService>('The agent service');
 
   const notesGuard = new NotesGuard({ docCreatedAt: async (docId) => (await store.getDoc(docId))?.createdAt ?? null });
-  // SQLite logs in the update event, before NotesGuard (both refuse sync messages in beforeSync,
-  // and NotesGuard must be the last to refuse); PostgreSQL logs a client's update after every
-  // refusal, and the API awaits its server-side writes before it answers (DUR1, SCALE2).
   const auth = new Auth({ verifyToken: verify, store });
   const freshSync = new FreshSync();
-  const asyncLog = store.updates.appendsAsynchronously
-    ? new AsyncPersistence(store.updates, log, (document) => notesGuard.forget(document), undefined, freshSync, notesGuard)
-    : null;
+  // One persistence per backend: SQLite appends in the update event (group commit), PostgreSQL
+  // after every refusal (DUR1, SCALE2). Hocuspocus orders the hooks by each extension's
+  // `priority` (server/sync/extension-priorities.ts), not by this list.
+  let asyncLog: AsyncPersistence | null = null;
+  let persistence: Extension[];
+  if (store.updates.appendsAsynchronously) {
+    asyncLog = new AsyncPersistence(store.updates, log, (document) => notesGuard.forget(document), undefined, freshSync, notesGuard);
+    persistence = [asyncLog];
+  } else {
+    persistence = [new PromptBroadcast(), new Persistence(store.updates, log, undefined, freshSync)];
+  }
   const hocuspocus = new SafeUnloadHocuspocus({
     quiet: true,
     maxPendingDocuments: options.limits.pendingDocumentsPerSocket,
@@ -102,12 +110,9 @@ export async function startServer(
       auth,
       new SocketLimits({ auth }),
       new AuditConnections({ audit: store.audit, onError: log }),
-      // Before NotesGuard and the logs: an update of the wrong shape reaches neither (SHAPE4).
       new ShapeGuard(),
-      ...(store.updates.appendsAsynchronously
-        ? [notesGuard, asyncLog!]
-        : // PromptBroadcast before Persistence: peers get an update before it is appended (only its acknowledgement waits).
-          [new PromptBroadcast(), new Persistence(store.updates, log, undefined, freshSync), notesGuard]),
+      ...persistence,
+      notesGuard,
       new PresenceGuard(),
       new NotesStrays(),
       new DocMetadata(store),
@@ -116,7 +121,6 @@ export async function startServer(
       new RunGc(scopes),
       writers,
       new AgentStateless(agents, log),
-      // Last with a `beforeHandleMessage` hook: it answers a substituted step 1 where Hocuspocus would, after every such hook.
       freshSync,
     ],
   });
@@ -187,6 +191,9 @@ export async function startServer(
     dataDir: options.dataDir,
     ownerToken,
     signToken: sign,
+    extensions: hocuspocus.configuration.extensions.flatMap(({ extensionName, priority }) =>
+      extensionName === undefined ? [] : [{ name: extensionName, priority }],
+    ),
     close() {
       closing ??= (async () => {
         sweeper.stop();

@@ -8,6 +8,7 @@ import type { AgentService } from '../runs/agent-service.ts';
 
 import type { AuthContext } from './auth.ts';
 import { stringifyWithRaw } from '../raw-json.ts';
+import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /**
  * The agent routes as Hocuspocus stateless messages (shared/PROTOCOL.md, AGENT1–AGENT4): an
@@ -18,6 +19,7 @@ import { stringifyWithRaw } from '../raw-json.ts';
  */
 export class AgentStateless implements Extension {
   extensionName = 'TandemAgentStateless';
+  priority = extensionPriority.agentStateless;
 
   constructor(
     /** Read per message: the services are built after Hocuspocus (server/late-bound.ts). */

@@ -2,6 +2,7 @@ import type { afterLoadDocumentPayload, Extension } from '@hocuspocus/server';
 import { isRecordId } from '../../shared/notes/annotations.ts';
 import { notesParts, parseDocName } from '../../shared/model/doc-layout.ts';
 import type { AnnotationDocIndex } from '../store/run-store.ts';
+import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /**
  * Keeps the annotation → document index current: when a `<id>/notes` document loads, indexes
@@ -10,6 +11,7 @@ import type { AnnotationDocIndex } from '../store/run-store.ts';
  */
 export class AnnotationIndex implements Extension {
   extensionName = 'TandemAnnotationIndex';
+  priority = extensionPriority.annotationIndex;
 
   constructor(private readonly index: AnnotationDocIndex, private readonly onError: (error: unknown) => void) {}
 

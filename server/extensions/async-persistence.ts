@@ -15,6 +15,7 @@ import { applyStored, loadedWithout, type LeftOut, type AsyncUpdateLog } from '.
 import { defaultCompactionLimits, type CompactionLimits } from './persistence.ts';
 import { withoutUpdateListeners } from '../sync/hocuspocus-internals.ts';
 import { Outbox } from '../outbox.ts';
+import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /** Hocuspocus's "reconnect and sync afresh": the provider sends its update again on a new socket. */
 const resetCode = 4205;
@@ -61,6 +62,7 @@ interface LogTail {
  */
 export class AsyncPersistence implements Extension {
   extensionName = 'TandemAsyncPersistence';
+  priority = extensionPriority.asyncPersistence;
 
   private readonly tails = new WeakMap<Document, LogTail>();
   private readonly inFlight = new Set<Promise<void>>();

@@ -2,6 +2,7 @@ import type { Extension, connectedPayload } from '@hocuspocus/server';
 import { parseDocName } from '../../shared/model/doc-layout.ts';
 import type { AuditLog } from '../store/sqlite-audit.ts';
 import type { AuthContext } from './auth.ts';
+import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /**
  * Writes one audit entry `doc.opened` when an authenticated connection to a part of a document
@@ -9,6 +10,7 @@ import type { AuthContext } from './auth.ts';
  */
 export class AuditConnections implements Extension {
   extensionName = 'TandemAuditConnections';
+  priority = extensionPriority.auditConnections;
 
   constructor(private readonly options: { audit: AuditLog; onError: (error: unknown) => void }) {}
 

@@ -5,6 +5,7 @@ import { denialReasons, type DenialReason } from '../../shared/protocol/denials.
 import type { TokenRefusal, TokenVerifier } from '../auth/tokens.ts';
 import { coversDoc, may, mayWritePart } from '../../shared/protocol/permissions.ts';
 import type { Store } from '../store/store.ts';
+import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /** What every authenticated connection carries in its Hocuspocus context. */
 export interface AuthContext {
@@ -37,6 +38,7 @@ const denialOf: Record<TokenRefusal, DenialReason> = {
  */
 export class Auth implements Extension {
   extensionName = 'TandemAuth';
+  priority = extensionPriority.auth;
 
   /** The principal each admitted connection authenticated as, by its Hocuspocus connection configuration. */
   private readonly admitted = new WeakMap<ConnectionConfiguration, Claims>();

@@ -2,6 +2,7 @@ import type { Extension, onStoreDocumentPayload } from '@hocuspocus/server';
 import { parseDocName, readMeta } from '../../shared/model/doc-layout.ts';
 import { maxTitleLength } from '../../shared/protocol/limits.ts';
 import type { Store } from '../store/store.ts';
+import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /**
  * Keeps the catalogue in step with the text documents: when a changed text document is stored,
@@ -9,6 +10,7 @@ import type { Store } from '../store/store.ts';
  */
 export class DocMetadata implements Extension {
   extensionName = 'TandemDocMetadata';
+  priority = extensionPriority.docMetadata;
 
   constructor(private readonly store: Store) {}
 

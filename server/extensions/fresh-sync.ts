@@ -4,6 +4,7 @@ import * as encoding from 'lib0/encoding';
 import { messageYjsSyncStep1, messageYjsSyncStep2 } from 'y-protocols/sync';
 import { MessageType, OutgoingMessage, type beforeHandleMessagePayload, type Document, type Extension } from '@hocuspocus/server';
 import { runBeforeSyncHooks } from '../sync/hocuspocus-internals.ts';
+import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /** A state vector of no client: what a peer that holds nothing of the document sends. */
 const emptyStateVector = Uint8Array.of(0);
@@ -25,6 +26,7 @@ const emptyStateVector = Uint8Array.of(0);
  */
 export class FreshSync implements Extension {
   extensionName = 'TandemFreshSync';
+  priority = extensionPriority.freshSync;
 
   /** Set once a Hocuspocus has this extension: only then is there someone to answer a substitute. */
   private configured = false;

@@ -7,6 +7,7 @@ import { restoreInstructionState } from '../../shared/notes/annotations-writers.
 import { serverOrigin } from '../../shared/model/origins.ts';
 import type { AuthContext } from './auth.ts';
 import { NotesShadow, type NotesLimits } from './notes-shadow.ts';
+import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /** Close codes: a refused change, a change too large, and Hocuspocus's "reconnect and sync afresh". */
 const forbiddenCode = 4403;
@@ -66,6 +67,7 @@ export class NotesWriteRefused extends Error {
  */
 export class NotesGuard implements Extension {
   extensionName = 'TandemNotesGuard';
+  priority = extensionPriority.notesGuard;
 
   private readonly shadows = new WeakMap<Y.Doc, { shadow: NotesShadow; earliest: number }>();
   /** Write-backs waiting for the transaction that applies a connection's current message. */

@@ -2,6 +2,7 @@ import * as Y from 'yjs';
 import type { afterLoadDocumentPayload, Extension } from '@hocuspocus/server';
 import { notesParts, parseDocName } from '../../shared/model/doc-layout.ts';
 import { serverOrigin } from '../../shared/model/origins.ts';
+import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /**
  * [NOTES11] When a `<id>/notes` document loads, deletes whatever it holds outside the annotations
@@ -10,6 +11,7 @@ import { serverOrigin } from '../../shared/model/origins.ts';
  */
 export class NotesStrays implements Extension {
   extensionName = 'TandemNotesStrays';
+  priority = extensionPriority.notesStrays;
 
   async afterLoadDocument({ documentName, document }: afterLoadDocumentPayload): Promise<void> {
     if (parseDocName(documentName)?.part !== 'notes') return;

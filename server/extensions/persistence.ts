@@ -12,6 +12,7 @@ import { isTransactionOrigin } from '@hocuspocus/server';
 import { Outbox } from '../outbox.ts';
 import { withoutUpdateListeners } from '../sync/hocuspocus-internals.ts';
 import { applyStored, loadedWithout, type LeftOut, type UpdateLog } from '../store/update-log.ts';
+import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /** When a document's log grows past either limit, it is compacted without waiting for the debounced store. */
 export interface CompactionLimits {
@@ -64,6 +65,7 @@ interface Waiting {
  */
 export class Persistence implements Extension {
   extensionName = 'TandemPersistence';
+  priority = extensionPriority.persistence;
 
   private readonly tails = new WeakMap<Document, LogTail>();
   /** Client updates applied in this turn, oldest first, not yet appended. */

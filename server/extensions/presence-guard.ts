@@ -2,6 +2,7 @@ import type { beforeHandleAwarenessPayload, Connection, Extension } from '@hocus
 import { sanitizePresenceState } from '../../shared/protocol/presence.ts';
 import type { AuthContext } from './auth.ts';
 import { announcedClientIds } from '../sync/hocuspocus-internals.ts';
+import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /**
  * Makes the server the authority on presence (PRES1, PRES2, PRES3). A connection owns one awareness
@@ -16,6 +17,7 @@ import { announcedClientIds } from '../sync/hocuspocus-internals.ts';
  */
 export class PresenceGuard implements Extension {
   extensionName = 'TandemPresenceGuard';
+  priority = extensionPriority.presenceGuard;
 
   private readonly owners = new WeakMap<Connection, number>();
 

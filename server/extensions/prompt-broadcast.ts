@@ -1,4 +1,5 @@
 import type { Extension, onLoadDocumentPayload } from '@hocuspocus/server';
+import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /**
  * Sends the first update of each event-loop turn to the document's connections at once, inside
@@ -17,6 +18,7 @@ import type { Extension, onLoadDocumentPayload } from '@hocuspocus/server';
  */
 export class PromptBroadcast implements Extension {
   extensionName = 'TandemPromptBroadcast';
+  priority = extensionPriority.promptBroadcast;
 
   async onLoadDocument({ document }: onLoadDocumentPayload): Promise<void> {
     let sentThisTurn = false;

@@ -1,6 +1,7 @@
 import type { afterUnloadDocumentPayload, Extension, onCreateDocumentPayload } from '@hocuspocus/server';
 import { parseDocName } from '../../shared/model/doc-layout.ts';
 import type { RunScopes } from '../runs/run-scopes.ts';
+import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /**
  * Gives each text document (`<id>`) a garbage collector that keeps what its open runs deleted
@@ -13,6 +14,7 @@ import type { RunScopes } from '../runs/run-scopes.ts';
  */
 export class RunGc implements Extension {
   extensionName = 'TandemRunGc';
+  priority = extensionPriority.runGc;
 
   constructor(private readonly scopes: RunScopes) {}
 

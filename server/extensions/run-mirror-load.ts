@@ -2,6 +2,7 @@ import type { afterLoadDocumentPayload, Extension } from '@hocuspocus/server';
 import { parseDocName } from '../../shared/model/doc-layout.ts';
 import { writeRunRecords } from '../runs/run-mirror.ts';
 import { toRunRecord, type RunStore } from '../store/run-store.ts';
+import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /**
  * When a `<id>/runs` document loads, brings its mirror in line with the run store before anyone
@@ -10,6 +11,7 @@ import { toRunRecord, type RunStore } from '../store/run-store.ts';
  */
 export class RunMirrorLoad implements Extension {
   extensionName = 'TandemRunMirrorLoad';
+  priority = extensionPriority.runMirrorLoad;
 
   constructor(private readonly runs: RunStore) {}
 

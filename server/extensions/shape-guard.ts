@@ -2,6 +2,7 @@ import { messageYjsSyncStep2, messageYjsUpdate } from 'y-protocols/sync';
 import type { beforeSyncPayload, Extension } from '@hocuspocus/server';
 import { parseDocName, topLevelNames } from '../../shared/model/doc-layout.ts';
 import { defaultShapeLimits, inspectUpdate, type ShapeLimits, type ShapeRule } from '../update-shape.ts';
+import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /** Close codes: a refused shape, a value too large, and Hocuspocus's "reconnect and sync afresh". */
 const forbiddenCode = 4403;
@@ -40,6 +41,7 @@ export class ShapeRefused extends Error {
  */
 export class ShapeGuard implements Extension {
   extensionName = 'TandemShapeGuard';
+  priority = extensionPriority.shapeGuard;
 
   constructor(private readonly limits: ShapeLimits = defaultShapeLimits) {}
 

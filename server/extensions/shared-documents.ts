@@ -14,6 +14,7 @@ import type { afterStoreDocumentPayload, beforeUnloadDocumentPayload, Document, 
  * nobody waits for it.
  */
 class SharedDocuments extends Redis {
+  extensionName = 'TandemSharedDocuments';
   private readonly deferred = new WeakSet<Document>();
   private readonly due = new WeakSet<Document>();
 

@@ -2,6 +2,7 @@ import type { Extension, onAuthenticatePayload } from '@hocuspocus/server';
 import { denialReasons } from '../../shared/protocol/denials.ts';
 import type { SocketGate } from '../collab-gate.ts';
 import { ConnectionDenied, type Auth } from './auth.ts';
+import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /** The socket's gate, put into every connection's context by server/collab-socket.ts. */
 export interface GateContext {
@@ -18,6 +19,7 @@ export interface GateContext {
  */
 export class SocketLimits implements Extension {
   extensionName = 'TandemSocketLimits';
+  priority = extensionPriority.socketLimits;
 
   constructor(private readonly options: { auth: Pick<Auth, 'principalOf'> }) {}
 

@@ -2,6 +2,7 @@ import * as Y from 'yjs';
 import type { Extension, onChangePayload } from '@hocuspocus/server';
 import { parseDocName } from '../../shared/model/doc-layout.ts';
 import type { AuthContext } from './auth.ts';
+import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /**
  * Who writes the text of each document, by Yjs client id: every update a connection sends to
@@ -11,6 +12,7 @@ import type { AuthContext } from './auth.ts';
  */
 export class TextWriters implements Extension {
   extensionName = 'TandemTextWriters';
+  priority = extensionPriority.textWriters;
   /** Client ids remembered per document; the oldest are forgotten beyond this (a new tab is a new id). */
   static readonly perDoc = 10_000;
   private readonly byDoc = new Map<string, Map<number, string>>();

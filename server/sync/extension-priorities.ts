@@ -1,0 +1,47 @@
+/**
+ * The order in which Hocuspocus runs the hooks of Tandem's extensions: it sorts them by
+ * `priority`, higher first (100 when none is given), so their place in server/index.ts's list
+ * does not matter. Each line says why an extension sits where it does. Where two extensions have
+ * no hook in common their relative order is free; they still get distinct values, so that adding
+ * a hook to one never depends on the list's order.
+ */
+export const extensionPriority = {
+  // @hocuspocus/extension-redis sets 1000 itself (server/extensions/shared-documents.ts): its
+  // `onStoreDocument` lets one instance at a time store a document, and its deferral of an unload
+  // runs before anyone else's `beforeUnloadDocument`.
+
+  /** Every later hook reads the principal and the parts it may write from the connection's context. */
+  auth: 900,
+  /** Counts sockets per principal (an `onAuthenticate` of its own): needs Auth's principal, refuses before any work. */
+  socketLimits: 890,
+  /** Records a connection once it is accepted, before any of its messages. */
+  auditConnections: 880,
+  /** An update of the wrong shape reaches neither the notes guard nor the logs (SHAPE4). */
+  shapeGuard: 800,
+  /** SQLite: its `onLoadDocument` broadcasts a client's update before Persistence appends it; only the acknowledgement waits (DUR1). */
+  promptBroadcast: 710,
+  /** SQLite: logs in the `update` event, so its `beforeSync` (flushing a failed append) comes before NotesGuard's. */
+  persistence: 700,
+  /** The last to refuse a sync message in `beforeSync`: nothing after it may refuse what it let through. */
+  notesGuard: 690,
+  /** PostgreSQL: appends a client's update after every refusal, and before the API answers a server-side write (SCALE2). */
+  asyncPersistence: 680,
+  /** Owns the presence entries of a connection (PRES1–3): alone on `beforeHandleAwareness`. */
+  presenceGuard: 600,
+  /** After the load hooks that apply the stored state: clears what a notes document holds outside its map (NOTES11). */
+  notesStrays: 590,
+  /** After the persistences' `onStoreDocument`: reads the state they stored. */
+  docMetadata: 500,
+  /** After the load: indexes the annotations the stored state holds. */
+  annotationIndex: 490,
+  /** After the load: fills the runs mirror from the store. */
+  runMirrorLoad: 480,
+  /** Alone on `onCreateDocument`, whose last answer wins (its garbage-collection filter). */
+  runGc: 470,
+  /** Counts the writers of a text document on `onChange`, after everything that could refuse the change. */
+  textWriters: 460,
+  /** Alone on `onStateless`. */
+  agentStateless: 450,
+  /** The last with a `beforeHandleMessage` hook: it answers a substituted sync step 1 where Hocuspocus would, after every such hook (DUR6). */
+  freshSync: 10,
+} as const;
