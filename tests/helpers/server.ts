@@ -1,10 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { startServer, type TandemServer } from '../../server/index.ts';
 import type { ClaimsInput } from '../../server/auth/tokens.ts';
+import Database from 'better-sqlite3';
+import pg from 'pg';
 import { signTestToken } from './test-tokens.ts';
+import { postgresUrlIn } from './store-backends.ts';
 import type { AgentChoice, ServerOptions } from '../../server/config.ts';
 import type { Limits } from '../../server/limits.ts';
 import type { Role } from '../../shared/protocol/claims.ts';
@@ -35,6 +39,12 @@ export interface TestServer {
   /** A token for a new principal of `role`; `extra` may set name, doc, ops or sub. */
   token(role: Role, extra?: Partial<Omit<ClaimsInput, 'role'>>): string;
   api(path: string, request?: ApiRequest): Promise<ApiResponse>;
+  /**
+   * Runs one statement on the server's database behind its back (SQLite or PostgreSQL alike;
+   * `?` marks each parameter); for tests that damage or inspect stored rows, mostly while the
+   * server is stopped.
+   */
+  exec(sql: string, params?: unknown[]): Promise<void>;
   /** Creates a document as the owner through `POST /api/docs`; its id. Throws unless 201. */
   createDoc(title: string, markdown?: string): Promise<string>;
   /** Closes the server, keeping its data. */
@@ -58,8 +68,10 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const ownsDataDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'tandem-test-'));
+  const ownSchema = opts.databaseUrl === undefined ? await schemaForTheSuite() : null;
+  const databaseUrl = opts.databaseUrl ?? ownSchema?.url;
   const start = (port: number) =>
-    startServer({ port, host: '127.0.0.1', dataDir, distDir: opts.distDir, quiet: true, leaseMs: opts.leaseMs ?? 30_000, leaseClock: opts.leaseClock, agent: opts.agent ?? 'off', openai: opts.openai, anthropic: opts.anthropic, modelLimits: opts.modelLimits, limits: opts.limits, asideTimeoutMs: opts.asideTimeoutMs, databaseUrl: opts.databaseUrl, redisUrl: opts.redisUrl });
+    startServer({ port, host: '127.0.0.1', dataDir, distDir: opts.distDir, quiet: true, leaseMs: opts.leaseMs ?? 30_000, leaseClock: opts.leaseClock, agent: opts.agent ?? 'off', openai: opts.openai, anthropic: opts.anthropic, modelLimits: opts.modelLimits, limits: opts.limits, asideTimeoutMs: opts.asideTimeoutMs, databaseUrl, redisUrl: opts.redisUrl });
   let server: TandemServer | null = await start(opts.port ?? 0);
   const first = server;
   const port = server.port;
@@ -82,6 +94,7 @@ export async function startTestServer(
       return signTestToken(dataDir, { sub: `${role}-${principals}`, name: `${role} ${principals}`, role, ...extra });
     },
     api: (path, request = {}) => callApi(url, first.ownerToken, path, request),
+    exec: (sql, params = []) => execIn(databaseUrl ?? null, dataDir, sql, params),
     async createDoc(title, markdown) {
       const created = await testServer.api('/api/docs', { method: 'POST', body: { title, markdown } });
       if (created.status !== 201) throw new Error(`POST /api/docs answered ${created.status}: ${JSON.stringify(created.body)}`);
@@ -94,10 +107,63 @@ export async function startTestServer(
     },
     async dispose() {
       await stop();
+      await ownSchema?.drop();
       if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
   return testServer;
+}
+
+async function execIn(databaseUrl: string | null, dataDir: string, sql: string, params: unknown[]): Promise<void> {
+  if (databaseUrl === null) {
+    const db = new Database(join(dataDir, 'tandem.sqlite'));
+    try {
+      db.prepare(sql).run(...params);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    let n = 0;
+    await client.query(sql.replace(/\?/g, () => `$${++n}`), params);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * With `TANDEM_TEST_STORE=postgres` every test server that is not given a database runs on a
+ * schema of its own on `TEST_DATABASE_URL`, so that the whole integration suite runs on
+ * PostgreSQL as it does on SQLite (.ci/run runs it both ways). Null otherwise: SQLite in the data
+ * directory.
+ */
+async function schemaForTheSuite(): Promise<{ url: string; drop(): Promise<void> } | null> {
+  if (process.env.TANDEM_TEST_STORE !== 'postgres') return null;
+  const server = process.env.TEST_DATABASE_URL;
+  if (!server) throw new Error('TANDEM_TEST_STORE=postgres needs TEST_DATABASE_URL: a PostgreSQL server with a superuser');
+  const schema = `t_${randomUUID().replaceAll('-', '')}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE SCHEMA ${schema}`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    url: postgresUrlIn(server, schema),
+    async drop() {
+      const client = new pg.Client({ connectionString: server });
+      await client.connect();
+      try {
+        await client.query(`DROP SCHEMA ${schema} CASCADE`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
 }
 
 /** A request to the API of the server at `url`, with `ownerToken` unless the request names a token. */

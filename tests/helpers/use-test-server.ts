@@ -66,6 +66,7 @@ export function useTestServer(options: Parameters<typeof startTestServer>[0] = {
     },
     token: (role, extra) => current().token(role, extra),
     api: (path, request) => current().api(path, request),
+    exec: (sql, params) => current().exec(sql, params),
     createDoc: (title, markdown) => current().createDoc(title, markdown),
     stop: () => current().stop(),
     restart: () => current().restart(),

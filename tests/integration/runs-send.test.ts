@@ -1,5 +1,3 @@
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Role } from '../../shared/protocol/claims.ts';
 import { readAnnotation, type Annotation } from '../../shared/notes/annotations.ts';
@@ -225,9 +223,7 @@ describe('the runs mirror', () => {
     await annotate(doc.id, 'instruction', doc.blocks[0], 'uppercase');
     const { body } = await send(doc.id);
     await server.stop();
-    const db = new Database(join(server.dataDir, 'tandem.sqlite'));
-    db.prepare('DELETE FROM documents WHERE name = ?').run(docName(doc.id, 'runs'));
-    db.close();
+    await server.exec('DELETE FROM documents WHERE name = ?', [docName(doc.id, 'runs')]);
     await server.restart();
     const runs = connect(docName(doc.id, 'runs'), server.token('viewer'));
     await runs.synced;
