@@ -128,7 +128,9 @@ describe('WebSocket limits', () => {
   it('[LIMIT3] closes a socket that opens more documents than it has authenticated', async () => {
     const socket = new WebSocket(server.wsUrl);
     await new Promise((resolve) => socket.once('open', resolve));
-    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
     for (let i = 0; i < 9; i++) {
       const encoder = encoding.createEncoder();
       encoding.writeVarString(encoder, `no-such-document-${i}`);
@@ -137,7 +139,8 @@ describe('WebSocket limits', () => {
       encoding.writeVarUint8Array(encoder, new Uint8Array([0]));
       socket.send(encoding.toUint8Array(encoder));
     }
-    await closed;
+    // Hocuspocus's own close for a socket beyond maxPendingDocuments (`ResetConnection`).
+    expect(await closed).toEqual({ code: 4205, reason: 'Reset Connection' });
   });
 
   it('[LIMIT2] closes a socket that sends more messages than its budget with 1008', async () => {
