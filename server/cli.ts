@@ -57,10 +57,27 @@ REDIS_URL (redis://…: share live documents with the other instances on that Re
 class UsageError extends Error {}
 
 /**
+ * What a command reads and writes besides its arguments: the environment (DATA_DIR,
+ * DATABASE_URL, …) and its two output streams. The process's own by default; a test passes its
+ * own to run a command in-process.
+ */
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const processIo: CliIo = {
+  env: process.env,
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
+
+/**
  * Runs one command of the `tandem` CLI. Resolves to the exit code, or to null for `start`,
  * whose process lives until SIGINT or SIGTERM.
  */
-export async function main(argv: string[]): Promise<number | null> {
+export async function main(argv: string[], io: CliIo = processIo): Promise<number | null> {
   try {
     const { values, positionals } = parseArgs({
       args: argv,
@@ -79,29 +96,29 @@ export async function main(argv: string[]): Promise<number | null> {
     });
     const [command, ...extra] = positionals;
     if (values.help || command === 'help') {
-      process.stdout.write(usage);
+      io.out(usage);
       return 0;
     }
     if (command === undefined) throw new UsageError('Name a command.');
-    if (command === 'revoke') return await revoke(extra);
-    if (command === 'repair') return await repair(extra);
+    if (command === 'revoke') return await revoke(extra, io);
+    if (command === 'repair') return await repair(extra, io);
     if (extra.length > 0) throw new UsageError(`Unexpected argument: ${extra[0]}`);
     if (command === 'start') return await start();
-    if (command === 'token') return await token(values);
-    if (command === 'rotate-key') return rotateKey();
+    if (command === 'token') return await token(values, io);
+    if (command === 'rotate-key') return rotateKey(io);
     if (command === 'agent') return agent(values);
     if (command === 'mcp') return mcp(values);
     throw new UsageError(`Unknown command: ${command}`);
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`${(error as Error).message}\nRun \`tandem --help\` for usage.\n`);
+      io.err(`${(error as Error).message}\nRun \`tandem --help\` for usage.\n`);
       return 2;
     }
     throw error;
   }
 }
 
-async function token(values: { role?: string; name?: string; doc?: string; ops?: string; expires?: string }): Promise<number> {
+async function token(values: { role?: string; name?: string; doc?: string; ops?: string; expires?: string }, io: CliIo): Promise<number> {
   const role = values.role;
   if (!isRole(role)) throw new UsageError(`--role must be editor, commenter, viewer or agent${role ? `, not "${role}"` : ''}`);
   if (values.doc !== undefined && !isDocId(values.doc)) throw new UsageError(`--doc is not a document id: "${values.doc}"`);
@@ -118,44 +135,44 @@ async function token(values: { role?: string; name?: string; doc?: string; ops?:
   const iat = Math.floor(Date.now() / 1000);
   const exp = lifetime === null ? undefined : iat + lifetime;
   const claims = { sub: `${role}-${randomId(8)}`, name, role, doc: values.doc, ops, iat, exp };
-  process.stdout.write((await signToken(openKeyRing(dataDirFromEnv()), claims)) + '\n');
+  io.out((await signToken(openKeyRing(dataDirFromEnv(io.env)), claims)) + '\n');
   return 0;
 }
 
-async function revoke(args: string[]): Promise<number> {
+async function revoke(args: string[], io: CliIo): Promise<number> {
   if (args.length !== 1) throw new UsageError('revoke needs one token or token id');
   const target = tokenIdOf(args[0]);
   if (!target) throw new UsageError('That is neither a Tandem token nor a token id.');
   const doc = target.claims?.doc ?? null;
-  const databaseUrl = process.env.DATABASE_URL;
-  const added = databaseUrl ? await revokeInDatabase(databaseUrl, target.jti, doc) : await revokeInDataDir(dataDirFromEnv(), target.jti, doc);
+  const databaseUrl = io.env.DATABASE_URL;
+  const added = databaseUrl ? await revokeInDatabase(databaseUrl, target.jti, doc) : await revokeInDataDir(dataDirFromEnv(io.env), target.jti, doc);
   const who = target.claims ? ` (${target.claims.name}, ${target.claims.role})` : '';
-  process.stdout.write(`${added ? 'Revoked' : 'Already revoked:'} token ${target.jti}${who}\n`);
+  io.out(`${added ? 'Revoked' : 'Already revoked:'} token ${target.jti}${who}\n`);
   return 0;
 }
 
 /** SHAPE6: rewrites the stored parts of a document that load only in part; says what each left out. */
-async function repair(args: string[]): Promise<number> {
+async function repair(args: string[], io: CliIo): Promise<number> {
   if (args.length !== 1 || !isDocId(args[0])) throw new UsageError('repair needs one document id');
   const [docId] = args;
-  const store = await openStore({ dataDir: dataDirFromEnv(), databaseUrl: process.env.DATABASE_URL || null });
+  const store = await openStore({ dataDir: dataDirFromEnv(io.env), databaseUrl: io.env.DATABASE_URL || null });
   try {
     if (!(await store.getDoc(docId))) {
-      process.stderr.write(`No document ${docId}\n`);
+      io.err(`No document ${docId}\n`);
       return 1;
     }
     const repaired = await repairDoc(store, docId);
-    for (const leftOut of repaired) process.stdout.write(`Repaired ${describeLeftOut(leftOut)}; it now loads whole\n`);
-    if (repaired.length === 0) process.stdout.write(`Document ${docId} loads whole; nothing to repair\n`);
+    for (const leftOut of repaired) io.out(`Repaired ${describeLeftOut(leftOut)}; it now loads whole\n`);
+    if (repaired.length === 0) io.out(`Document ${docId} loads whole; nothing to repair\n`);
     return 0;
   } finally {
     await store.close();
   }
 }
 
-function rotateKey(): number {
-  const kid = addKey(dataDirFromEnv());
-  process.stdout.write(`New signing key ${kid}; new tokens are signed with it\n`);
+function rotateKey(io: CliIo): number {
+  const kid = addKey(dataDirFromEnv(io.env));
+  io.out(`New signing key ${kid}; new tokens are signed with it\n`);
   return 0;
 }
 
