@@ -1,5 +1,26 @@
 import { defineConfig } from 'vitest/config';
 
+/** The integration files the `integration-postgres` project runs once more on PostgreSQL. */
+const postgresPass = [
+  'agent-routes',
+  'agents-list',
+  'annotations-api',
+  'asides',
+  'audit-log',
+  'discard-reason',
+  'pages',
+  'reference-agent',
+  'run-activity',
+  'run-items',
+  'run-lease',
+  'run-review',
+  'run-review-typing',
+  'run-revert',
+  'runs-send',
+  'send-run',
+  'token-lifecycle',
+];
+
 export default defineConfig({
   test: {
     projects: [
@@ -12,6 +33,19 @@ export default defineConfig({
           name: 'integration',
           include: ['tests/integration/**/*.test.ts'],
           environment: 'node',
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        // The integration tests that keep the most in the store, again with every test server on
+        // PostgreSQL (tests/helpers/server.ts); the store's own tests run both backends already.
+        test: {
+          name: 'integration-postgres',
+          include: postgresPass.map((name) => `tests/integration/${name}.test.ts`),
+          environment: 'node',
+          env: { TANDEM_TEST_STORE: 'postgres' },
+          globalSetup: ['tests/helpers/postgres-global-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },

@@ -7,6 +7,10 @@ import { startServer, type TandemServer } from '../../server/index.ts';
 import type { ClaimsInput } from '../../server/auth/tokens.ts';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { inject } from 'vitest';
+import { revokeInDatabase, revokeInDataDir } from '../../server/auth/revoke.ts';
+import { openStore } from '../../server/store/open-store.ts';
+import type { Store } from '../../server/store/store.ts';
 import { signTestToken } from './test-tokens.ts';
 import { postgresUrlIn } from './store-backends.ts';
 import type { AgentChoice, ServerOptions } from '../../server/config.ts';
@@ -45,6 +49,10 @@ export interface TestServer {
    * server is stopped.
    */
   exec(sql: string, params?: unknown[]): Promise<void>;
+  /** Revokes a token id as `tandem revoke` does, on the server's backend. */
+  revoke(jti: string, doc: string | null): Promise<void>;
+  /** Opens the server's store (SQLite or PostgreSQL) once more, as a command-line tool would. */
+  openStore(): Promise<Store>;
   /** Creates a document as the owner through `POST /api/docs`; its id. Throws unless 201. */
   createDoc(title: string, markdown?: string): Promise<string>;
   /** Closes the server, keeping its data. */
@@ -95,6 +103,10 @@ export async function startTestServer(
     },
     api: (path, request = {}) => callApi(url, first.ownerToken, path, request),
     exec: (sql, params = []) => execIn(databaseUrl ?? null, dataDir, sql, params),
+    async revoke(jti, doc) {
+      await (databaseUrl ? revokeInDatabase(databaseUrl, jti, doc) : revokeInDataDir(dataDir, jti, doc));
+    },
+    openStore: () => openStore({ dataDir, databaseUrl: databaseUrl ?? null }),
     async createDoc(title, markdown) {
       const created = await testServer.api('/api/docs', { method: 'POST', body: { title, markdown } });
       if (created.status !== 201) throw new Error(`POST /api/docs answered ${created.status}: ${JSON.stringify(created.body)}`);
@@ -136,14 +148,14 @@ async function execIn(databaseUrl: string | null, dataDir: string, sql: string, 
 
 /**
  * With `TANDEM_TEST_STORE=postgres` every test server that is not given a database runs on a
- * schema of its own on `TEST_DATABASE_URL`, so that the whole integration suite runs on
- * PostgreSQL as it does on SQLite (.ci/run runs it both ways). Null otherwise: SQLite in the data
- * directory.
+ * schema of its own, on the PostgreSQL server of the `integration-postgres` project
+ * (vitest.config.ts) or `TEST_DATABASE_URL`, so that an integration test runs on PostgreSQL as it
+ * does on SQLite. Null otherwise: SQLite in the data directory.
  */
 async function schemaForTheSuite(): Promise<{ url: string; drop(): Promise<void> } | null> {
   if (process.env.TANDEM_TEST_STORE !== 'postgres') return null;
-  const server = process.env.TEST_DATABASE_URL;
-  if (!server) throw new Error('TANDEM_TEST_STORE=postgres needs TEST_DATABASE_URL: a PostgreSQL server with a superuser');
+  const server = inject('postgresUrl') ?? process.env.TEST_DATABASE_URL;
+  if (!server) throw new Error('TANDEM_TEST_STORE=postgres needs a PostgreSQL server: run the integration-postgres project, or set TEST_DATABASE_URL');
   const schema = `t_${randomUUID().replaceAll('-', '')}`;
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();

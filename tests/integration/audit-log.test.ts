@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { revokeInDataDir } from '../../server/auth/revoke.ts';
 import { decodeClaims } from '../../shared/protocol/claims.ts';
 import { connectPeer, waitFor } from '../helpers/peer.ts';
 import { agentApi, createDoc, instruct } from '../helpers/runs.ts';
@@ -46,7 +45,7 @@ describe('the audit log', () => {
     expect((await server.api(`/api/runs/${discarded}/discard`, { method: 'POST' })).status).toBe(200);
 
     const scoped = server.token('commenter', { doc: doc.id });
-    await revokeInDataDir(server.dataDir, decodeClaims(scoped)!.jti!, doc.id);
+    await server.revoke(decodeClaims(scoped)!.jti!, doc.id);
 
     const response = await audit(doc.id);
     expect(response.status).toBe(200);
@@ -145,8 +144,7 @@ describe('the audit log', () => {
 
     // The hour is the log's: an entry of an hour before does not count for this one.
     const { recordRead, readCoalesceMs } = await import('../../server/audit/record-audit.ts');
-    const { openSqliteStore } = await import('../../server/store/sqlite-store.ts');
-    const store = openSqliteStore(server.dataDir);
+    const store = await server.openStore();
     try {
       const claims = decodeClaims(viewer)!;
       await recordRead(store.audit, claims, doc.id, Date.now() + readCoalesceMs);

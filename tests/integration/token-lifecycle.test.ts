@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { addKey } from '../../server/auth/keys.ts';
-import { revokeInDataDir } from '../../server/auth/revoke.ts';
 import { tokenEndedCloseCode } from '../../server/auth/token-sweeper.ts';
 import { decodeClaims } from '../../shared/protocol/claims.ts';
 import { denialReasons } from '../../shared/protocol/denials.ts';
@@ -18,7 +17,7 @@ function connect(name: string, token: string): Peer {
 
 /** Revokes as `tandem revoke` does: through its own connection to the server's database. */
 async function revoke(token: string): Promise<void> {
-  await revokeInDataDir(server.dataDir, decodeClaims(token)!.jti!, null);
+  await server.revoke(decodeClaims(token)!.jti!, null);
 }
 
 /** The close codes the peer's WebSocket has seen. */
