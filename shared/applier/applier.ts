@@ -1,9 +1,9 @@
 import * as Y from 'yjs';
 import type { Mark, Node, NodeType } from 'prosemirror-model';
-import { blockHashOf } from '../model/doc-content.ts';
+import { blockHashOf, withoutPendingDeletes } from '../model/doc-content.ts';
 import { docParts } from '../model/doc-layout.ts';
 import { blockToMarkdown, markdownToBlocks } from '../model/markdown.ts';
-import { schema } from '../model/schema.ts';
+import { carriesId, holdsBlocks, schema } from '../model/schema.ts';
 import { changeMark } from './applier-marks.ts';
 import { newBlock, readBlock, updateBlock } from './applier-write.ts';
 import { markPendingDelete, pendingDeleteOf } from './pending-delete.ts';
@@ -104,6 +104,8 @@ interface PlannedOp {
   markdown: string | null;
   /** The replaced or deleted block as read (null for an insert). */
   read: ReadBlock | null;
+  /** Whether the block is a list item: its Markdown is an item's content (OP12). */
+  inItem: boolean;
 }
 
 /** A live block read once per batch: its type, its Markdown and its hash (`blockHash`). */
@@ -113,6 +115,10 @@ interface ReadBlock {
   hash: string;
   /** Its text when it is a plain paragraph (plain-block.ts), whose Markdown it is; else null. */
   plain: string | null;
+  /** The block as read without its pending deletes, when not a plain paragraph (its nested ids are reused). */
+  node: Node | null;
+  /** Whether blocks inside it are pending deletes (a replace would write over them). */
+  holdsPending: boolean;
 }
 
 export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origin: Origin): ApplyResult {
@@ -128,46 +134,60 @@ export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origi
   return { ok: true, applied: planned.length, changes };
 }
 
-/** The top-level blocks of the live document, found by id without reading their content. */
+/** The blocks of the live document, at any depth, found by id without reading their content. */
 interface LiveBlocks {
   /** The first block carrying each (non-empty) id the batch names. */
   found: ReadonlyMap<string, FoundBlock>;
-  /** Whether any top-level block carries `id` (a pending delete or a repeated id included). */
+  /** Whether any block, at any depth, carries `id` (a pending delete or a repeated id included). */
   carries(id: string): boolean;
   /** The block carrying `id` as read (null when the schema cannot build it), or undefined when no block carries it. */
   read(id: string): ReadBlock | null | undefined;
 }
 
 interface FoundBlock {
-  /** Its position among the top-level children (as `toArray` counts them). */
+  /** Its position among its parent's children (as `toArray` counts them). */
   index: number;
   yblock: Y.XmlElement;
+  /** The fragment or element holding it. */
+  parent: Y.XmlFragment | Y.XmlElement;
+  /** The ids of the blocks holding it, the nearest first (OP12). */
+  ancestors: readonly string[];
+  /** Its place in document order (writes go from the last block to the first). */
+  order: number;
 }
 
 /**
- * One pass over the top-level Yjs items that records only the blocks the batch names (`named`):
- * the rest of the document costs one attribute read per block (and no array of it). Every id
- * the document holds is collected only if the batch needs fresh ids.
+ * One pass over the Yjs items of the text that records only the blocks the batch names
+ * (`named`), descending only into blocks that hold blocks (lists, list items, quotes) and not
+ * into pending deletes: the rest of the document costs one attribute read per block (and no
+ * array of it). Every id the document holds is collected only if the batch needs fresh ids.
  */
 function scanBlocks(ydoc: Y.Doc, named: ReadonlySet<string>): LiveBlocks {
   const yfragment = docParts(ydoc).content;
   const found = new Map<string, FoundBlock>();
-  let index = 0;
-  for (let item = yfragment._start; item !== null; item = item.right) {
-    if (item.deleted || !item.countable) continue;
-    const at = index;
-    index += item.length;
-    const yblock = item.content instanceof Y.ContentType ? item.content.type : null;
-    if (!(yblock instanceof Y.XmlElement)) continue;
-    const id = yblock.getAttribute('id');
-    // With a duplicated id (a split not yet renamed), the first block is the one that keeps it.
-    if (typeof id !== 'string' || id === '' || !named.has(id) || found.has(id)) continue;
-    // A block a run deleted (OP7) is gone as far as ops are concerned, until the run is decided.
-    if (pendingDeleteOf(yblock) !== null) continue;
-    found.set(id, { index: at, yblock });
-  }
+  let order = 0;
+  const visit = (parent: Y.XmlFragment | Y.XmlElement, ancestors: readonly string[]) => {
+    let index = 0;
+    for (let item = parent._start; item !== null; item = item.right) {
+      if (item.deleted || !item.countable) continue;
+      const at = index;
+      index += item.length;
+      const yblock = item.content instanceof Y.ContentType ? item.content.type : null;
+      if (!(yblock instanceof Y.XmlElement)) continue;
+      // A block a run deleted (OP7) is gone as far as ops are concerned, until the run is decided;
+      // so is every block inside it.
+      if (pendingDeleteOf(yblock) !== null) continue;
+      const id = yblock.getAttribute('id');
+      // With a duplicated id (a split not yet renamed), the first block is the one that keeps it.
+      if (typeof id === 'string' && id !== '' && named.has(id) && !found.has(id)) {
+        found.set(id, { index: at, yblock, parent, ancestors, order: order++ });
+      }
+      if (holdsBlocksNamed(yblock.nodeName)) visit(yblock, typeof id === 'string' && id !== '' ? [id, ...ancestors] : ancestors);
+    }
+  };
+  visit(yfragment, []);
   let ids: Set<string> | null = null;
-  const carries = (id: string): boolean => (ids ??= idsOf(yfragment.toArray())).has(id);
+  const carries = (id: string): boolean => (ids ??= idsOf(yfragment)).has(id);
   const cache = new Map<string, ReadBlock | null>();
   const read = (id: string): ReadBlock | null | undefined => {
     const block = found.get(id);
@@ -182,22 +202,38 @@ function scanBlocks(ydoc: Y.Doc, named: ReadonlySet<string>): LiveBlocks {
   return { found, carries, read };
 }
 
-/** The block as `readBlock` reads it (null when unreadable), through the plain paragraph shortcut where it answers. */
-function readLiveBlock(yblock: Y.XmlElement): ReadBlock | null {
-  const plain = readPlainParagraph(yblock);
-  if (plain !== null) return { type: schema.nodes.paragraph, markdown: plain, hash: blockHashOf('paragraph', plain), plain };
-  const node = readBlock(yblock);
-  if (node === null) return null;
-  const markdown = blockToMarkdown(node);
-  return { type: node.type, markdown, hash: blockHashOf(node.type.name, markdown), plain: null };
+function holdsBlocksNamed(nodeName: string): boolean {
+  const type = schema.nodes[nodeName];
+  return type !== undefined && holdsBlocks(type);
 }
 
-function idsOf(yblocks: readonly unknown[]): Set<string> {
+/**
+ * The block as `readBlock` reads it (null when unreadable), through the plain paragraph
+ * shortcut where it answers. Its Markdown and hash are those of the block without the blocks
+ * inside it that a run deleted pending review, as the API shows it (OP7).
+ */
+function readLiveBlock(yblock: Y.XmlElement): ReadBlock | null {
+  const plain = readPlainParagraph(yblock);
+  if (plain !== null) return { type: schema.nodes.paragraph, markdown: plain, hash: blockHashOf('paragraph', plain), plain, node: null, holdsPending: false };
+  const read = readBlock(yblock);
+  if (read === null) return null;
+  const node = withoutPendingDeletes(read);
+  const markdown = blockToMarkdown(node);
+  return { type: node.type, markdown, hash: blockHashOf(node.type.name, markdown), plain: null, node, holdsPending: node !== read };
+}
+
+/** Every id of the text, at any depth. */
+function idsOf(yfragment: Y.XmlFragment): Set<string> {
   const ids = new Set<string>();
-  for (const yblock of yblocks) {
-    const id = yblock instanceof Y.XmlElement ? yblock.getAttribute('id') : undefined;
-    if (typeof id === 'string') ids.add(id);
-  }
+  const visit = (parent: Y.XmlFragment | Y.XmlElement) => {
+    for (const yblock of parent.toArray()) {
+      if (!(yblock instanceof Y.XmlElement)) continue;
+      const id = yblock.getAttribute('id');
+      if (typeof id === 'string') ids.add(id);
+      if (holdsBlocksNamed(yblock.nodeName)) visit(yblock);
+    }
+  };
+  visit(yfragment);
   return ids;
 }
 
@@ -211,16 +247,15 @@ function idsOf(yblocks: readonly unknown[]): Set<string> {
  * anchors inside it along.)
  */
 function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], runId: string, origin: Origin): void {
-  const yfragment = docParts(ydoc).content;
   const located = regions.map((region) => {
     const block = live.found.get(region.blockId);
     // Unreachable: validation found every block the batch names. Checked before writing
     // anything, all or nothing.
     if (block === undefined) throw new Error(`Block ${region.blockId} is not in the live document`);
-    return { region, index: block.index, yblock: block.yblock };
+    return { region, block };
   });
-  // The last block first, so that the indices of the earlier ones stay valid.
-  located.sort((a, b) => b.index - a.index);
+  // The last block first, so that the indices of the earlier ones (in the same parent) stay valid.
+  located.sort((a, b) => b.block.order - a.block.order);
   const marks = new Map<string, Mark>();
   const markFor = (instructionId: string): Mark => {
     let mark = marks.get(instructionId);
@@ -229,38 +264,35 @@ function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], runId:
   };
   // OP3: one transaction with the run's origin, the smallest change block by block.
   ydoc.transact(() => {
-    for (const { region, index, yblock } of located) {
+    for (const { region, block } of located) {
+      const { index, yblock, parent } = block;
       const created: Y.XmlElement[] = [];
       const at = index + 1;
       const replacement = region.replacement;
       if (replacement !== null) {
         const mark = markFor(replacement.instructionId);
-        const { blocks, ids } = replacement;
+        const { blocks } = replacement;
         // Read during validation, in this same call: nothing has written to the block since.
         const old = region.old;
         let from = 0;
         if (blocks.length > 0 && old !== null && blocks[0].type === old.type) {
           const plain = old.plain === null ? null : unmarkedParagraphText(blocks[0]);
           if (plain !== null) writePlainParagraph(yblock, old.plain as string, plain, mark);
-          else updateBlock(yblock, withId(blocks[0], ids[0]), mark);
+          else updateBlock(yblock, blocks[0], mark);
           from = 1;
         } else {
           // OP7: the old block stays, marked, until the run is decided; its id goes to the new block.
           markPendingDelete(yblock, runId, region.blockId, region.hash, region.retiredId ?? undefined);
         }
-        for (let i = from; i < blocks.length; i++) created.push(newBlock(withId(blocks[i], ids[i]), mark));
+        for (let i = from; i < blocks.length; i++) created.push(newBlock(blocks[i], mark));
       }
       for (const insert of region.inserts) {
         const mark = markFor(insert.instructionId);
-        for (let i = 0; i < insert.blocks.length; i++) created.push(newBlock(withId(insert.blocks[i], insert.ids[i]), mark));
+        for (const inserted of insert.blocks) created.push(newBlock(inserted, mark));
       }
-      if (created.length > 0) yfragment.insert(at, created);
+      if (created.length > 0) parent.insert(at, created);
     }
   }, origin);
-}
-
-function withId(block: Node, id: string): Node {
-  return block.type.create({ ...block.attrs, id }, block.content, block.marks);
 }
 
 /** OP2: returns the planned ops, or the first problem in the documented order. */
@@ -268,6 +300,7 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
   const rewritten = new Map<string, number>();
   const deleted = new Map<string, number>();
   const insertedAfter = new Map<string, number>();
+  const named: { index: number; blockId: string; ancestors: readonly string[] }[] = [];
   const planned: PlannedOp[] = [];
 
   for (let index = 0; index < ops.length; index++) {
@@ -279,11 +312,13 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
     if (!run.instructions.has(op.instructionId)) {
       return refusal('INVALID_OP', index, op, `The op at index ${index} answers "${op.instructionId}", which is no instruction of this run.`);
     }
-    if (!run.fence.has(op.blockId)) {
+    const found = live.found.get(op.blockId);
+    // OP12: an instruction on a block lets the run change the blocks inside it too.
+    if (!run.fence.has(op.blockId) && !(found?.ancestors.some((id) => run.fence.has(id)) ?? false)) {
       const what = op.op === 'insert_after' ? 'inserts after' : 'changes';
       return refusal('OUTSIDE_FENCE', index, op, `The op at index ${index} ${what} block "${op.blockId}", which no instruction of this run targets.`);
     }
-    if (!live.found.has(op.blockId)) {
+    if (found === undefined) {
       return refusal('STALE_BLOCK', index, op, `Block "${op.blockId}" is no longer in the document; read it again.`);
     }
     // An insert only needs its anchor to be there; a replace or delete reads the block.
@@ -294,6 +329,9 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
     }
     if (op.op !== 'insert_after' && block !== undefined && block.hash !== op.expectHash) {
       return refusal('STALE_BLOCK', index, op, `Block "${op.blockId}" has changed since it was read (its hash is no longer ${op.expectHash}); read it again.`);
+    }
+    if (op.op === 'replace_block' && block?.holdsPending === true) {
+      return refusal('STALE_BLOCK', index, op, `Block "${op.blockId}" holds a block that a run deleted, pending review; it can be replaced once that run is decided.`);
     }
     let blocks: Node[] = [];
     let markdown: string | null = null;
@@ -319,13 +357,24 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
     if (op.op === 'delete_block' && insertBy !== undefined) {
       return refusal('INVALID_OP', index, op, `The op at index ${index} deletes block "${op.blockId}", after which the op at index ${insertBy} inserts.`);
     }
+    // OP12: a block and a block inside it are not both changed by one batch, when either op
+    // replaces or deletes (the outer op would write over, or remove, what the inner one wrote).
+    const outer = found.ancestors.find((id) => rewritten.has(id));
+    if (outer !== undefined) {
+      return refusal('INVALID_OP', index, op, `The op at index ${index} changes block "${op.blockId}", inside block "${outer}", which the op at index ${rewritten.get(outer)} replaces or deletes.`);
+    }
+    const inner = op.op === 'insert_after' ? undefined : named.find((earlier) => earlier.ancestors.includes(op.blockId));
+    if (inner !== undefined) {
+      return refusal('INVALID_OP', index, op, `The op at index ${index} replaces or deletes block "${op.blockId}", inside which the op at index ${inner.index} changes block "${inner.blockId}".`);
+    }
+    named.push({ index, blockId: op.blockId, ancestors: found.ancestors });
     if (op.op === 'insert_after') {
       if (!insertedAfter.has(op.blockId)) insertedAfter.set(op.blockId, index);
     } else {
       rewritten.set(op.blockId, index);
       if (op.op === 'delete_block') deleted.set(op.blockId, index);
     }
-    planned.push({ op, blocks, markdown, read: block ?? null });
+    planned.push({ op, blocks, markdown, read: block ?? null, inItem: found.yblock.nodeName === 'list_item' });
   }
   return planned;
 }
@@ -347,10 +396,8 @@ function parseBlocks(markdown: string): Node[] | null {
 
 interface Placed {
   instructionId: string;
-  /** The blocks as parsed (their ids not set). */
+  /** The blocks to write, every one of them and every block inside them with its id. */
   blocks: Node[];
-  /** The id of each. */
-  ids: string[];
 }
 
 /** What the batch does at one block of the document: its replacement and what follows it. */
@@ -369,8 +416,10 @@ interface Region {
 
 /**
  * Gives the planned blocks their ids (the first block of a replacement keeps the replaced id,
- * every other comes from `makeId`) and describes the changes. Throws a RangeError, before
- * anything is written, when `makeId` repeats an id or returns one the document already holds.
+ * every other comes from `makeId`; inside a replaced block, a nested block keeps the id of the
+ * one of its type it replaces, at the same place, OP12) and describes the changes. An op on a
+ * list item writes one item holding the op's blocks. Throws a RangeError, before anything is
+ * written, when `makeId` repeats an id or returns one the document already holds.
  */
 function assignIds(live: LiveBlocks, planned: readonly PlannedOp[], run: ApplierRun) {
   const taken = new Set<string>();
@@ -384,10 +433,13 @@ function assignIds(live: LiveBlocks, planned: readonly PlannedOp[], run: Applier
   };
   const regions = new Map<string, Region>();
   const changes: Change[] = [];
-  for (const { op, blocks, markdown, read } of planned) {
-    const ids: string[] = [];
-    for (let i = 0; i < blocks.length; i++) ids.push(op.op === 'replace_block' && i === 0 ? op.blockId : freshId());
-    const placed = { instructionId: op.instructionId, blocks, ids };
+  for (const { op, blocks: parsed, markdown, read, inItem } of planned) {
+    const replacing = op.op === 'replace_block';
+    const old = replacing ? (read?.node ?? null) : null;
+    const blocks = inItem && op.op !== 'delete_block'
+      ? [withIds(schema.nodes.list_item.create(null, parsed), replacing ? op.blockId : freshId(), old, freshId)]
+      : parsed.map((block, i) => (replacing && i === 0 ? withIds(block, op.blockId, old?.type === block.type ? old : null, freshId) : withIds(block, freshId(), null, freshId)));
+    const placed = { instructionId: op.instructionId, blocks };
     const region: Region = regions.get(op.blockId) ?? { blockId: op.blockId, replacement: null, inserts: [], hash: '', old: null, retiredId: null };
     regions.set(op.blockId, region);
     if (op.op === 'insert_after') region.inserts.push(placed);
@@ -395,16 +447,39 @@ function assignIds(live: LiveBlocks, planned: readonly PlannedOp[], run: Applier
       region.replacement = placed;
       region.hash = read?.hash ?? '';
       region.old = read;
-      if (op.op === 'replace_block' && blocks[0]?.type !== read?.type) region.retiredId = freshId();
+      if (replacing && blocks[0]?.type !== read?.type) region.retiredId = freshId();
     }
     changes.push({
       blockId: op.blockId,
       instructionId: op.instructionId,
       op: op.op,
       before: read?.markdown ?? null,
-      after: op.op === 'delete_block' ? null : (markdown ?? blocks.map(blockToMarkdown).join('\n\n')),
-      blockIds: ids,
+      after: op.op === 'delete_block' ? null : (markdown ?? parsed.map(blockToMarkdown).join('\n\n')),
+      blockIds: blocks.map((block) => block.attrs.id as string),
     });
   }
   return { regions: [...regions.values()], changes };
+}
+
+/**
+ * `node` with `id`, and every block inside it with one: the id of the block of its type at the
+ * same place in `old` (the block it replaces) when there is one, else a fresh one.
+ */
+function withIds(node: Node, id: string, old: Node | null, freshId: () => string): Node {
+  const attrs = { ...node.attrs, id };
+  if (!holdsBlocks(node.type)) return node.type.create(attrs, node.content, node.marks);
+  const children: Node[] = [];
+  const kept = new Set<string>();
+  node.forEach((child, _offset, index) => {
+    if (!carriesId(child.type)) {
+      children.push(child);
+      return;
+    }
+    const was = old !== null && index < old.childCount && old.child(index).type === child.type ? old.child(index) : null;
+    const wasId: unknown = was?.attrs.id;
+    const keep = typeof wasId === 'string' && wasId !== '' && !kept.has(wasId);
+    if (keep) kept.add(wasId);
+    children.push(withIds(child, keep ? wasId : freshId(), was, freshId));
+  });
+  return node.type.create(attrs, children, node.marks);
 }

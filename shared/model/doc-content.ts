@@ -1,7 +1,8 @@
 import * as Y from 'yjs';
 import type { Node } from 'prosemirror-model';
 import { initProseMirrorDoc, prosemirrorToYXmlFragment, updateYFragment, yXmlFragmentToProseMirrorRootNode } from 'y-prosemirror';
-import { schema } from './schema.ts';
+import { carriesId, holdsBlocks, schema } from './schema.ts';
+import { withBlockIds } from './block-ids.ts';
 import { docParts } from './doc-layout.ts';
 import { blockToMarkdown } from './markdown.ts';
 import { joinedContentHash } from './hash.ts';
@@ -31,34 +32,59 @@ export function blockHashOf(typeName: string, markdown: string): string {
   return joinedContentHash(typeName + '\n', markdown);
 }
 
-export function viewBlock(block: Node): BlockView {
+export function viewBlock(block: Node, parentId: string | null = null): BlockView {
   const markdown = blockToMarkdown(block);
   return {
     id: String(block.attrs.id ?? ''),
+    parentId,
     type: block.type.name,
     markdown,
     hash: blockHashOf(block.type.name, markdown),
   };
 }
 
-/** The blocks of a text Y.Doc as the API and agents see them: without pending deletes (OP7). */
+/**
+ * The blocks of a text Y.Doc as the API and agents see them, in document order: every top-level
+ * block, and inside lists and quotes every list item and nested block (OP12), each with its
+ * parent's id; without pending deletes (OP7). A nested block written before nested blocks had
+ * ids reads with the id the server gives it when it first writes there (`derivedBlockId`).
+ */
 export function readBlocks(ydoc: Y.Doc): BlockView[] {
   const blocks: BlockView[] = [];
-  withoutPendingDeletes(readProseMirrorDoc(ydoc)).forEach((block) => blocks.push(viewBlock(block)));
+  const doc = withBlockIds(withoutPendingDeletes(readProseMirrorDoc(ydoc)), null);
+  const visit = (node: Node, parentId: string | null) => {
+    node.forEach((child) => {
+      if (!carriesId(child.type)) return;
+      const view = viewBlock(child, parentId);
+      blocks.push(view);
+      if (holdsBlocks(child.type)) visit(child, view.id);
+    });
+  };
+  visit(doc, null);
   return blocks;
 }
 
 /**
- * `doc` without the top-level blocks a run has deleted pending review (their `deleting`
- * attribute is set, see pending-delete.ts): what the text is once the run is accepted, and
- * what the API, Markdown export and agents read, as they did when a delete removed the block.
+ * `node` without the blocks, at any depth, that a run has deleted pending review (their
+ * `deleting` attribute is set, see pending-delete.ts): what the text is once the run is
+ * accepted, and what the API, Markdown export, hashes and agents read, as they did when a
+ * delete removed the block. `node` itself stays, marked or not. Subtrees without such a block
+ * are returned as they are.
  */
-export function withoutPendingDeletes(doc: Node): Node {
+export function withoutPendingDeletes(node: Node): Node {
+  if (node.type !== schema.topNodeType && !holdsBlocks(node.type)) return node;
   const kept: Node[] = [];
-  doc.forEach((block) => {
-    if (!block.attrs.deleting) kept.push(block);
+  let changed = false;
+  node.forEach((child) => {
+    if (child.attrs.deleting) {
+      changed = true;
+      return;
+    }
+    const inner = withoutPendingDeletes(child);
+    changed ||= inner !== child;
+    kept.push(inner);
   });
-  return kept.length === doc.childCount ? doc : doc.type.create(doc.attrs, kept);
+  return changed ? node.type.create(node.attrs, kept, node.marks) : node;
 }
 
 /** Fills an empty text Y.Doc with `doc`, as one transaction with `origin`. */

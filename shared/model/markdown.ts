@@ -118,11 +118,15 @@ function isChangeMark(mark: Mark, runId: string | undefined, instructionIds: Rea
   );
 }
 
-/** The Markdown of one block, as agents read and write it. */
+/**
+ * The Markdown of one block, as agents read and write it. A list item's is the Markdown of its
+ * content, without the list's marker (OP12): what a `replace_block` of the item writes.
+ */
 export function blockToMarkdown(block: Node): string {
   const plainText = plainParagraphMarkdown(block);
   if (plainText !== null) return plainText;
-  return docToMarkdown(schema.nodes.doc.create(null, block)).trimEnd();
+  const content = block.type === schema.nodes.list_item ? block.content : block;
+  return docToMarkdown(schema.nodes.doc.create(null, content)).trimEnd();
 }
 
 /**

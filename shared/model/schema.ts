@@ -1,4 +1,4 @@
-import { Schema, type NodeSpec, type MarkSpec } from 'prosemirror-model';
+import { Schema, type NodeSpec, type MarkSpec, type NodeType } from 'prosemirror-model';
 import { safeLinkHref } from './safe-url.ts';
 
 /**
@@ -6,12 +6,13 @@ import { safeLinkHref } from './safe-url.ts';
  *
  * Written for concurrency: every content expression uses `*` (a concurrent edit may leave any
  * container empty, and y-prosemirror deletes content its schema cannot build), and every
- * attribute has a default. Top-level blocks carry a stable `id` (see block-ids.ts).
+ * attribute has a default. Every block, at any depth, and every list item carry a stable `id`
+ * (see block-ids.ts, DOC2 and OP12).
  */
 
 /**
- * Every top-level block: its `id`, and `deleting`, set while a run has deleted the block and the
- * run awaits review (a JSON string, see pending-delete.ts; the editor shows the block struck
+ * Every block (top-level or nested) and every list item: its `id`, and `deleting`, set while a
+ * run has deleted the block and the run awaits review (a JSON string, see pending-delete.ts; the editor shows the block struck
  * through). Neither is parsed from pasted HTML.
  */
 const blockId = { id: { default: null as string | null }, deleting: { default: null as string | null } };
@@ -98,8 +99,9 @@ const nodes: Record<string, NodeSpec> = {
   list_item: {
     content: 'block*',
     defining: true,
-    parseDOM: [{ tag: 'li' }],
-    toDOM: () => ['li', 0],
+    attrs: { ...blockId },
+    parseDOM: [{ tag: 'li', getAttrs: readId }],
+    toDOM: (node) => ['li', idAttr(node.attrs.id), 0],
   },
 
   text: { group: 'inline' },
@@ -185,6 +187,16 @@ export const blockTypes = [
   'ordered_list',
 ] as const;
 export type BlockType = (typeof blockTypes)[number];
+
+/** Whether nodes of this type carry an `id` (every block and list item, at any depth). */
+export function carriesId(type: NodeType): boolean {
+  return type.spec.attrs !== undefined && 'id' in type.spec.attrs;
+}
+
+/** Whether nodes of this type hold blocks (or list items) that carry ids of their own (OP12). */
+export function holdsBlocks(type: NodeType): boolean {
+  return !type.isTextblock && !type.isLeaf && type !== type.schema.topNodeType;
+}
 
 function readId(dom: HTMLElement | string) {
   return typeof dom === 'string' ? {} : { id: dom.getAttribute('data-block-id') };

@@ -51,8 +51,11 @@ export type DocSummary = v.InferOutput<typeof DocSummary>;
 
 export const DocList = v.array(DocSummary);
 
-/** One top-level block as the API and agents see it; `hash` is what an op's `expectHash` names. */
-export const BlockView = v.object({ id: v.string(), type: v.string(), markdown: v.string(), hash: v.string() });
+/**
+ * One block as the API and agents see it, top-level or nested (OP12): `parentId` is the id of the
+ * block holding it (null at the top level); `hash` is what an op's `expectHash` names.
+ */
+export const BlockView = v.object({ id: v.string(), parentId: v.nullable(v.string()), type: v.string(), markdown: v.string(), hash: v.string() });
 export type BlockView = v.InferOutput<typeof BlockView>;
 
 /** One element of a page (PAGE3); `hash` is what a page op's `expectHash` names. */

@@ -15,7 +15,7 @@ export const markdown = ['# Title', 'Alpha beta gamma delta', 'Second paragraph 
  */
 export function setup(source = markdown, runId = 'run1') {
   const ydoc = makeYDoc(source);
-  const blocks = readBlocks(ydoc);
+  const blocks = readTopBlocks(ydoc);
   let count = 0;
   const made: string[] = [];
   const run: ApplierRun = {
@@ -43,6 +43,11 @@ export function bytes(ydoc: Y.Doc) {
 }
 
 export function markdowns(ydoc: Y.Doc): string[] {
-  return readBlocks(ydoc).map((block) => block.markdown);
+  return readTopBlocks(ydoc).map((block) => block.markdown);
+}
+
+/** The top-level blocks of `ydoc` as the API lists them (without the nested ones, OP12). */
+export function readTopBlocks(ydoc: Y.Doc) {
+  return readBlocks(ydoc).filter((block) => block.parentId === null);
 }
 

@@ -1,10 +1,11 @@
+import { readTopBlocks } from '../helpers/applier-fixture.ts';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import * as Y from 'yjs';
 import { Fragment, type Node } from 'prosemirror-model';
 import { applyOps, type ApplierRun } from '../../shared/applier/applier.ts';
 import { clearChangeMarks } from '../../shared/applier/applier-marks.ts';
-import { readBlocks, readProseMirrorDoc, writeInitialContent } from '../../shared/model/doc-content.ts';
+import { readProseMirrorDoc, writeInitialContent } from '../../shared/model/doc-content.ts';
 import { docParts } from '../../shared/model/doc-layout.ts';
 import { markdownToBlocks, withoutChangeMarks } from '../../shared/model/markdown.ts';
 import { opKinds } from '../../shared/applier/op-kinds.ts';
@@ -98,7 +99,7 @@ interface Batch {
 }
 
 function makeBatch(specs: BlockSpec[], plans: BlockPlan[], base: Y.Doc): Batch {
-  const views = readBlocks(base);
+  const views = readTopBlocks(base);
   const batch: Batch = { ops: [], fence: new Set(), changed: new Set(), typable: new Set() };
   specs.forEach((spec, i) => {
     const plan = plans[i % plans.length];
@@ -349,7 +350,7 @@ describe('applier properties (fast-check)', () => {
       fc.property(docSpecs, fc.array(blockPlan, { minLength: 1, maxLength: 5 }), fault, fc.nat(), (specs, plans, kind, at) => {
         const base = baseDoc(specs);
         const batch = makeBatch(specs, plans, base);
-        const views = readBlocks(base);
+        const views = readTopBlocks(base);
         const target = views[at % views.length];
         const run = runOf(batch, 'run');
         let made = 0;
@@ -402,7 +403,7 @@ describe('applier properties (fast-check)', () => {
         const batch = makeBatch(specs, plans, base);
         fc.pre(batch.ops.length > 0);
         const expected: [string, string][] = [];
-        const views = readBlocks(base);
+        const views = readTopBlocks(base);
         const run = runOf(batch, 'run');
         let count = 0;
         const ids = () => `n${++count}`;
@@ -419,7 +420,7 @@ describe('applier properties (fast-check)', () => {
         const ydoc = replicaOf(base, 1);
         const result = applyOps(ydoc, batch.ops, { ...run, makeId: ids }, runOrigin('run'));
         expect(result.ok).toBe(true);
-        const actual = readBlocks(ydoc).map((b) => [b.id, b.markdown]);
+        const actual = readTopBlocks(ydoc).map((b) => [b.id, b.markdown]);
         expect(actual.map(([id, text], i) => [expected[i]?.[0] === '?' ? '?' : id, text])).toEqual(expected);
         expect(new Set(actual.map(([id]) => id)).size).toBe(actual.length);
         expectMarksOnRunText(ydoc, 1);
@@ -451,5 +452,5 @@ function expectMarksOnRunText(ydoc: Y.Doc, runClient: number): void {
 function readBlocksOf(block: Node): string {
   const ydoc = new Y.Doc();
   writeInitialContent(ydoc, schema.nodes.doc.create(null, block), importOrigin);
-  return readBlocks(ydoc)[0].markdown;
+  return readTopBlocks(ydoc)[0].markdown;
 }

@@ -3,14 +3,14 @@ import * as Y from 'yjs';
 import type { Node } from 'prosemirror-model';
 import { applyOps } from '../../shared/applier/applier.ts';
 import { clearChangeMarks } from '../../shared/applier/applier-marks.ts';
-import { blockHash, readBlocks, readProseMirrorDoc } from '../../shared/model/doc-content.ts';
+import { blockHash, readProseMirrorDoc } from '../../shared/model/doc-content.ts';
 import { docParts } from '../../shared/model/doc-layout.ts';
 import { blockToMarkdown, withoutChangeMarks } from '../../shared/model/markdown.ts';
 import type { Op } from '../../shared/applier/ops.ts';
 import { runOrigin, serverOrigin } from '../../shared/model/origins.ts';
 import { keepRunDeletions, restoreRunScope, runUndoManager, saveRunScope, undoRun } from '../../shared/applier/run-scope.ts';
 import { makeYDoc } from '../helpers/doc-builder.ts';
-import { bytes, markdown, markdowns, replaceOp, setup } from '../helpers/applier-fixture.ts';
+import { bytes, markdown, markdowns, replaceOp, setup, readTopBlocks } from '../helpers/applier-fixture.ts';
 
 /*
  * What the review of a run relies on: the change marks the applier writes (applier-marks.ts,
@@ -92,7 +92,7 @@ describe('change marks', () => {
   it('of an earlier batch stay on the text a later batch keeps', () => {
     const { ydoc, blocks, run, origin } = setup();
     expect(applyOps(ydoc, [replaceOp(blocks[1], 'Alpha beta gamma delta epsilon', 'i1')], run, origin).ok).toBe(true);
-    const read = readBlocks(ydoc)[1];
+    const read = readTopBlocks(ydoc)[1];
     expect(applyOps(ydoc, [replaceOp(read, 'Zero alpha beta gamma delta epsilon', 'i2')], run, origin).ok).toBe(true);
     expect(changeRuns(readProseMirrorDoc(ydoc).child(1))).toEqual([
       // y-prosemirror's diff: one common prefix (none: "A" became "Z") and one common suffix.
@@ -106,7 +106,7 @@ describe('change marks', () => {
     const { ydoc, blocks, run, origin } = setup();
     expect(applyOps(ydoc, [replaceOp(blocks[1], 'Alpha beta gamma delta, first')], run, origin).ok).toBe(true);
     const other = { ...run, runId: 'run2' };
-    expect(applyOps(ydoc, [replaceOp(readBlocks(ydoc)[2], 'Second paragraph here, second')], other, runOrigin('run2')).ok).toBe(true);
+    expect(applyOps(ydoc, [replaceOp(readTopBlocks(ydoc)[2], 'Second paragraph here, second')], other, runOrigin('run2')).ok).toBe(true);
     const text = markdowns(ydoc);
     const origins: unknown[] = [];
     ydoc.on('afterTransaction', (tr: Y.Transaction) => origins.push(tr.origin));
@@ -141,7 +141,7 @@ describe('the run scope (shared/applier/run-scope.ts)', () => {
     ydoc.transact(() => ytext.insert(5, ' typed'));
     expect(undoRun(um)).toBe(true);
     expect(markdowns(ydoc)).toEqual(['# Title typed', 'Alpha beta gamma delta', 'Second paragraph here', '* one\n* two', 'Outside the fence']);
-    expect(readBlocks(ydoc).map((b) => b.id)).toEqual(blocks.map((b) => b.id));
+    expect(readTopBlocks(ydoc).map((b) => b.id)).toEqual(blocks.map((b) => b.id));
   });
 
   it('Discard keeps what a person typed between the words the run wrote', () => {
@@ -186,7 +186,7 @@ describe('the run scope (shared/applier/run-scope.ts)', () => {
     expect(markdowns(loaded)[1]).toBe('Alpha omega');
     expect(undoRun(restored)).toBe(true);
     expect(markdowns(loaded)).toEqual(markdowns(makeYDoc(markdown)));
-    expect(readBlocks(loaded).map((b) => b.id)).toEqual(blocks.map((b) => b.id));
+    expect(readTopBlocks(loaded).map((b) => b.id)).toEqual(blocks.map((b) => b.id));
   });
 
   it('survives a restart into a collecting document whose gcFilter keeps the open runs\' deletions', () => {

@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { applyOps, type ApplierRun, type ApplyResult } from '../../shared/applier/applier.ts';
 import { anchorFromRange, resolveAnchor } from '../../shared/model/anchors.ts';
-import { readBlocks, readProseMirrorDoc } from '../../shared/model/doc-content.ts';
+import { readProseMirrorDoc } from '../../shared/model/doc-content.ts';
 import { docParts } from '../../shared/model/doc-layout.ts';
 import type { Op } from '../../shared/applier/ops.ts';
 import { runUndoManager } from '../../shared/applier/run-scope.ts';
 import { serverOrigin } from '../../shared/model/origins.ts';
 import { acceptRunText } from '../../shared/applier/pending-delete.ts';
-import { bytes, markdown, markdowns, replaceOp, setup } from '../helpers/applier-fixture.ts';
+import { bytes, markdown, markdowns, replaceOp, setup, readTopBlocks } from '../helpers/applier-fixture.ts';
 
 /*
  * The applier (shared/applier/applier.ts): validation, precedence of refusals, all-or-nothing writes as
@@ -39,7 +39,7 @@ describe('applyOps: a valid batch', () => {
         },
       ],
     });
-    expect(readBlocks(ydoc)[1]).toMatchObject({ id: blocks[1].id, type: 'paragraph', markdown: 'Alpha beta *gamma* delta!' });
+    expect(readTopBlocks(ydoc)[1]).toMatchObject({ id: blocks[1].id, type: 'paragraph', markdown: 'Alpha beta *gamma* delta!' });
   });
 
   it('inserts after a block with ids from makeId, several inserts after one block in batch order', () => {
@@ -54,7 +54,7 @@ describe('applyOps: a valid batch', () => {
       ['insert_after', null, 'Second\n\nThird', ['new2', 'new3']],
     ]);
     expect(made).toEqual(['new1', 'new2', 'new3']);
-    expect(readBlocks(ydoc).map((b) => b.id)).toEqual([blocks[0].id, blocks[1].id, 'new1', 'new2', 'new3', ...blocks.slice(2).map((b) => b.id)]);
+    expect(readTopBlocks(ydoc).map((b) => b.id)).toEqual([blocks[0].id, blocks[1].id, 'new1', 'new2', 'new3', ...blocks.slice(2).map((b) => b.id)]);
   });
 
   it('replaces one block with several: the first keeps the id, inserts follow the last of them', () => {
@@ -65,7 +65,7 @@ describe('applyOps: a valid batch', () => {
     ];
     const result = applyOps(ydoc, ops, run, origin);
     expect(result.ok && result.changes.map((c) => c.blockIds)).toEqual([['new1'], [blocks[2].id, 'new2']]);
-    expect(readBlocks(ydoc).slice(2, 5).map((b) => [b.id, b.markdown])).toEqual([
+    expect(readTopBlocks(ydoc).slice(2, 5).map((b) => [b.id, b.markdown])).toEqual([
       [blocks[2].id, 'Second paragraph here'],
       ['new2', '## A new heading'],
       ['new1', 'After'],
@@ -75,7 +75,7 @@ describe('applyOps: a valid batch', () => {
   it('keeps the id when a replacement changes the block type', () => {
     const { ydoc, blocks, run, origin } = setup();
     expect(applyOps(ydoc, [replaceOp(blocks[1], '## Alpha')], run, origin).ok).toBe(true);
-    expect(readBlocks(ydoc)[1]).toMatchObject({ id: blocks[1].id, type: 'heading', markdown: '## Alpha' });
+    expect(readTopBlocks(ydoc)[1]).toMatchObject({ id: blocks[1].id, type: 'heading', markdown: '## Alpha' });
   });
 
   it('deletes a block and reports what it held', () => {
@@ -84,7 +84,7 @@ describe('applyOps: a valid batch', () => {
     expect(result.ok && result.changes).toEqual([
       { blockId: blocks[3].id, instructionId: 'i2', op: 'delete_block', before: '* one\n* two', after: null, blockIds: [] },
     ]);
-    expect(readBlocks(ydoc).map((b) => b.id)).toEqual([blocks[0].id, blocks[1].id, blocks[2].id, blocks[4].id]);
+    expect(readTopBlocks(ydoc).map((b) => b.id)).toEqual([blocks[0].id, blocks[1].id, blocks[2].id, blocks[4].id]);
   });
 
   it('[OP3] [ORIGIN1] writes the whole batch as one transaction whose origin is the run', () => {
@@ -167,7 +167,7 @@ describe('applyOps: a valid batch', () => {
     // The insert after blocks[3] moves the widget one place on.
     expect([yblocks()[1].toString(), yblocks()[5].toString()]).toEqual(untouched);
     expect(yblocks().map((y) => y.nodeName)).toEqual(['heading', 'paragraph', 'paragraph', 'bullet_list', 'paragraph', 'widget_from_a_newer_client', 'paragraph']);
-    expect(readBlocks(ydoc).find((block) => block.id === blocks[2].id)?.markdown).toBe('Second paragraph, changed');
+    expect(readTopBlocks(ydoc).find((block) => block.id === blocks[2].id)?.markdown).toBe('Second paragraph, changed');
   });
 
   it('[STALE_BLOCK] refuses to replace or delete a block holding content the schema cannot build, and never deletes it', () => {
@@ -378,7 +378,7 @@ describe('applyOps: what survives a replacement', () => {
     expect(applyOps(ydoc, ops, run, origin).ok).toBe(true);
     expect(docParts(ydoc).content.get(3)).toBe(untouched);
     Y.applyUpdate(ydoc, Y.encodeStateAsUpdate(person, Y.encodeStateVector(ydoc)));
-    expect(readBlocks(ydoc).map((b) => [b.id, b.markdown])).toEqual([
+    expect(readTopBlocks(ydoc).map((b) => [b.id, b.markdown])).toEqual([
       [blocks[0].id, 'Aaa'],
       [blocks[1].id, 'Bbb two'],
       ['new1', 'Extra'],

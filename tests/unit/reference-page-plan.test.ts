@@ -37,7 +37,7 @@ describe('the reference agent on a page element', () => {
   });
 
   it('[PAGE10] refuses set text in a text document', () => {
-    const block = { id: 'b1', type: 'paragraph', markdown: 'Hello', hash: 'h' };
+    const block = { id: 'b1', parentId: null, type: 'paragraph', markdown: 'Hello', hash: 'h' };
     expect(planInstruction('i1', 'set text "x"', block)).toMatchObject({ kind: 'refusal' });
   });
 });

@@ -6,9 +6,8 @@ import { revertOrigin, serverOrigin, type Origin } from '../../shared/model/orig
 import { acceptRunText } from '../../shared/applier/pending-delete.ts';
 import { applyRevert, planRevert } from '../../shared/applier/run-revert.ts';
 import { runUndoManager, saveRunScope, withDeletions } from '../../shared/applier/run-scope.ts';
-import { readBlocks } from '../../shared/model/doc-content.ts';
 import { appendToBlock, replicaOf } from '../helpers/doc-builder.ts';
-import { markdowns, replaceOp, setup } from '../helpers/applier-fixture.ts';
+import { markdowns, replaceOp, setup, readTopBlocks } from '../helpers/applier-fixture.ts';
 
 const source = ['# Title', 'Alpha beta', 'Gamma delta', 'Outside the fence'].join('\n\n');
 
@@ -67,7 +66,7 @@ function typingInABlockTheRunRemoved(second: 'other' | 'delete') {
   const heading = docParts(person).content.toArray().findIndex((block) => (block as Y.XmlElement).getAttribute('id') === alpha.id);
   appendToBlock(person, heading, 'Y');
   Y.applyUpdate(ydoc, Y.encodeStateAsUpdate(person));
-  const typed = readBlocks(ydoc).find((block) => block.id === alpha.id)!;
+  const typed = readTopBlocks(ydoc).find((block) => block.id === alpha.id)!;
   expect(typed.markdown).toBe('## Alpha betaY');
   const op = second === 'other' ? replaceOp(typed, 'Alpha betaY') : { op: 'delete_block' as const, blockId: typed.id, expectHash: typed.hash, instructionId: 'i1' };
   expect(applyOps(ydoc, [op], run, origin).ok).toBe(true);
@@ -80,7 +79,7 @@ function typingInABlockTheRunRemoved(second: 'other' | 'delete') {
   return { ydoc, blocks, scope, changes: [{ op: op.op, blockId: alpha.id, instructionId: 'i1' }] };
 }
 
-const ids = (ydoc: Y.Doc) => readBlocks(ydoc).map((block) => block.id);
+const ids = (ydoc: Y.Doc) => readTopBlocks(ydoc).map((block) => block.id);
 
 describe('revert keeps typing inside a block the run inserted and Accept removed (REV8, REV7)', () => {
   it('[REV8] keeps a character typed in a block the run inserted, then replaced by another block type', () => {

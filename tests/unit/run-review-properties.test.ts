@@ -1,8 +1,9 @@
+import { readTopBlocks } from '../helpers/applier-fixture.ts';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import * as Y from 'yjs';
 import { applyOps, type ApplierRun } from '../../shared/applier/applier.ts';
-import { readBlocks, readProseMirrorDoc } from '../../shared/model/doc-content.ts';
+import { readProseMirrorDoc } from '../../shared/model/doc-content.ts';
 import { docParts } from '../../shared/model/doc-layout.ts';
 import { opKinds } from '../../shared/applier/op-kinds.ts';
 import type { Op } from '../../shared/applier/ops.ts';
@@ -129,7 +130,7 @@ class Network {
 
 /** The ops of a batch planned against the server's document as the agent reads it. */
 function planOps(server: Y.Doc, plans: OpPlan[], fence: ReadonlySet<string>): Op[] {
-  const views = readBlocks(server).filter((view) => fence.has(view.id));
+  const views = readTopBlocks(server).filter((view) => fence.has(view.id));
   const ops: Op[] = [];
   const used = new Set<string>();
   for (const plan of plans) {
@@ -277,7 +278,7 @@ describe('review keeps what people type (fast-check)', () => {
         fc.nat(),
         (specs, steps, decision, restart, scramble) => {
           const base = baseDoc(specs);
-          const fence = new Set(readBlocks(base).map((block) => block.id));
+          const fence = new Set(readTopBlocks(base).map((block) => block.id));
           // Replica 0 is the server; replica 3 is offline from the start until the decision.
           const replicas = [replicaOf(base, 1), replicaOf(base, 2), replicaOf(base, 3), replicaOf(base, 4)];
           const network = new Network(replicas, new Set([3]));
@@ -352,7 +353,7 @@ describe('review keeps what people type (fast-check)', () => {
         fc.nat(),
         (specs, steps, later, restart, scramble) => {
           const base = baseDoc(specs);
-          const fence = new Set(readBlocks(base).map((block) => block.id));
+          const fence = new Set(readTopBlocks(base).map((block) => block.id));
           const replicas = [replicaOf(base, 1), replicaOf(base, 2), replicaOf(base, 3), replicaOf(base, 4)];
           const network = new Network(replicas, new Set([3]));
           const origin = runOrigin('run');
@@ -409,7 +410,7 @@ describe('review keeps what people type (fast-check)', () => {
             expect(JSON.stringify(readProseMirrorDoc(ydoc).toJSON())).toBe(text);
           }
           expect(text).not.toMatch(/"deleting":"/);
-          const ids = readBlocks(replicas[0]).map((block) => block.id);
+          const ids = readTopBlocks(replicas[0]).map((block) => block.id);
           expect(new Set(ids).size).toBe(ids.length);
           // With nobody typing, the revert gives back exactly the text the run found.
           if (typed === 0) expect(text).toBe(JSON.stringify(readProseMirrorDoc(base).toJSON()));
@@ -430,7 +431,7 @@ describe('review keeps what people type (fast-check)', () => {
         fc.nat(),
         (specs, steps, decisions, order, restart, scramble) => {
           const base = baseDoc(specs);
-          const blocks = readBlocks(base);
+          const blocks = readTopBlocks(base);
           const fence = new Set(blocks.map((block) => block.id));
           // One instruction per block of the document: block k is item `ik`'s.
           const instructionOf = new Map(blocks.map((block, index) => [block.id, `i${index}`]));
@@ -513,7 +514,7 @@ describe('review keeps what people type (fast-check)', () => {
           // Every item is decided: no change mark, no block pending deletion.
           expect(text).not.toContain('"change"');
           expect(text).not.toMatch(/"deleting":"/);
-          const ids = readBlocks(server).map((block) => block.id);
+          const ids = readTopBlocks(server).map((block) => block.id);
           expect(new Set(ids).size).toBe(ids.length);
         },
       ),
