@@ -1,5 +1,6 @@
 import * as Y from 'yjs';
-import { blockHash } from '../model/doc-content.ts';
+import { blockHash, withoutPendingDeletes } from '../model/doc-content.ts';
+import { holdsBlocks, schema } from '../model/schema.ts';
 import { docParts } from '../model/doc-layout.ts';
 import { readBlock } from './applier-write.ts';
 import { clearChangeMarks } from './applier-marks.ts';
@@ -9,7 +10,7 @@ import { forEachOwnItem, pendingDeleteAttr, pendingDeleteOf, writersSince, type 
 export { notAppliedNote, parsePendingDelete, pendingDeleteAttr, pendingDeleteOf, type PendingDelete } from './pending-delete-attr.ts';
 
 /**
- * Deletion on Accept (PROTOCOL.md OP7, REV6): a run never removes a top-level block. It marks
+ * Deletion on Accept (PROTOCOL.md OP7, REV6): a run never removes a block (at any depth, OP12). It marks
  * it with the `deleting` attribute (shared/model/schema.ts) and the block stays in the text, shown
  * struck through, until the run is decided:
  * - Discard undoes the run, which takes the attribute off again: nothing was removed, so every
@@ -53,31 +54,65 @@ export interface PendingState {
   clients: number[];
 }
 
-/** Every top-level block of `ydoc` that run `runId` marked for deletion, with its state. */
+/**
+ * Every block of `ydoc`, at any depth (OP12), that run `runId` marked for deletion, with its
+ * state, in document order. Its hash is read as the run read it: without the blocks inside it
+ * that are pending deletes themselves.
+ */
 export function pendingDeletes(ydoc: Y.Doc, runId: string): PendingState[] {
   const states: PendingState[] = [];
-  for (const yblock of docParts(ydoc).content.toArray()) {
-    const pending = pendingDeleteOf(yblock);
-    if (!pending || pending.runId !== runId) continue;
-    const element = yblock as Y.XmlElement;
-    const node = readBlock(element);
-    states.push({ yblock: element, pending, changed: node === null || blockHash(node) !== pending.hash, clients: writersSince(element, pending) });
-  }
+  const visit = (parent: Y.XmlFragment | Y.XmlElement) => {
+    for (const yblock of parent.toArray()) {
+      if (!(yblock instanceof Y.XmlElement)) continue;
+      const pending = pendingDeleteOf(yblock);
+      if (pending && pending.runId === runId) {
+        const node = readBlock(yblock);
+        const changed = node === null || blockHash(withoutPendingDeletes(node)) !== pending.hash;
+        states.push({ yblock, pending, changed, clients: writersSince(yblock, pending) });
+      }
+      const type = schema.nodes[yblock.nodeName];
+      if (type !== undefined && holdsBlocks(type)) visit(yblock);
+    }
+  };
+  visit(docParts(ydoc).content);
   return states;
 }
 
-/** Removes the blocks `states` holds that are unchanged; takes the mark off the changed ones. */
-function settlePendingDeletes(ydoc: Y.Doc, states: readonly PendingState[]): void {
-  const yfragment = docParts(ydoc).content;
+/**
+ * Removes the blocks `states` holds that are unchanged; takes the mark off the changed ones. A
+ * list item or a list that a removal leaves empty goes with it (OP12): the last item of a list
+ * deleted leaves no empty list behind.
+ */
+function settlePendingDeletes(states: readonly PendingState[]): void {
   for (const { yblock, changed } of states) {
-    if (yblock._item?.deleted !== false) continue;
+    if (isGone(yblock)) continue;
     if (changed) {
       yblock.removeAttribute(pendingDeleteAttr);
       continue;
     }
-    const index = yfragment.toArray().indexOf(yblock);
-    if (index >= 0) yfragment.delete(index, 1);
+    let removed: Y.XmlElement = yblock;
+    let parent = removed.parent;
+    while (parent instanceof Y.XmlElement && parent.length === 1 && emptiedGoes(parent)) {
+      removed = parent;
+      parent = removed.parent;
+    }
+    if (!(parent instanceof Y.XmlElement || parent instanceof Y.XmlFragment)) continue;
+    const index = parent.toArray().indexOf(removed);
+    if (index >= 0) parent.delete(index, 1);
   }
+}
+
+/** Whether an element left empty by Accept goes too: a list item, or a list. */
+function emptiedGoes(yelement: Y.XmlElement): boolean {
+  return yelement.nodeName === 'list_item' || yelement.nodeName === 'bullet_list' || yelement.nodeName === 'ordered_list';
+}
+
+/** Whether the element, or one holding it, is deleted. */
+function isGone(yelement: Y.XmlElement): boolean {
+  for (let item = yelement._item; item !== null; item = (item.parent as Y.AbstractType<unknown>)._item) {
+    if (item.deleted) return true;
+  }
+  return yelement._item === null;
 }
 
 /**
@@ -96,7 +131,7 @@ export function acceptRunText(
   const states = pendingDeletes(ydoc, runId).filter(({ yblock }) => !items || (yblock._item !== null && items.owns(yblock._item)));
   let removed = Y.createDeleteSet();
   ydoc.transact((transaction) => {
-    settlePendingDeletes(ydoc, states);
+    settlePendingDeletes(states);
     removed = copyDeleteSet(transaction.deleteSet);
     clearChangeMarks(ydoc, runId, origin, items?.instructionIds);
   }, origin);
@@ -105,10 +140,10 @@ export function acceptRunText(
 
 type DeleteSet = Y.UndoManager['undoStack'][number]['insertions'];
 
-/** Some items of a run (REV12): their instructions, and whether a top-level block is theirs. */
+/** Some items of a run (REV12): their instructions, and whether a block (at any depth) is theirs. */
 export interface ItemsOfRun {
   instructionIds: ReadonlySet<string>;
-  owns(top: Y.Item): boolean;
+  owns(block: Y.Item): boolean;
 }
 
 /** A sorted copy of a transaction's delete set so far (Yjs sorts and merges its own in place later). */

@@ -8,7 +8,7 @@ import { renewRepeatedIds, sparePeoplesTyping, subtract } from './undo-keeps-typ
 /**
  * Review item by item (PROTOCOL.md REV12): an item is one instruction of a run and every change
  * that answers it. The run's undo scope is one pair of DeleteSets for all of its batches; the
- * part of an item is what lies under the top-level blocks that item's changes own
+ * part of an item is what lies in the blocks (at any depth, OP12) that item's changes own
  * (`instructionOf`: the block a change names, a block a run inserted follows its anchor, a
  * block the run marked for deletion names the id the run knew it by). Of two instructions of
  * one run that target the same block, the block is the item's of the first change naming it.
@@ -22,22 +22,49 @@ export interface ScopePart {
   deletions: DeleteSet;
 }
 
-/** The part of a scope (`insertions`, `deletions`) under the blocks owned by instructions `keep` says yes to. */
+/**
+ * The part of a scope (`insertions`, `deletions`) under the blocks owned by instructions `keep`
+ * says yes to. Ownership goes block by block at any depth (OP12): within a list, each item (and
+ * each block inside one) is the item's of the change that names it, or of the block it follows.
+ */
 export function scopePart(
   ydoc: Y.Doc,
   scope: ScopePart,
   changes: readonly RevertedChange[],
   keep: (instructionId: string) => boolean,
 ): ScopePart {
+  const inScope = (item: Y.Item) => Y.isDeleted(scope.insertions, item.id) || Y.isDeleted(scope.deletions, item.id);
   const left: Y.Item[] = [];
   for (let top = docParts(ydoc).content._start; top !== null; top = top.right) {
     if (!(top.content instanceof Y.ContentType)) continue;
-    const items = itemsUnder(top);
-    if (!items.some((item) => Y.isDeleted(scope.insertions, item.id) || Y.isDeleted(scope.deletions, item.id))) continue;
-    if (!keep(instructionOf(top, changes))) left.push(...items);
+    if (!itemsUnder(top).some(inScope)) continue;
+    for (const { block, items } of blocksUnder(top)) {
+      if (items.some(inScope) && !keep(instructionOf(block, changes))) left.push(...items);
+    }
   }
   if (left.length === 0) return scope;
   return { insertions: subtract(scope.insertions, left), deletions: subtract(scope.deletions, left) };
+}
+
+/**
+ * The element items at and under `top`, each with its own items: itself, its attributes, and
+ * everything under its children that are not elements (its text); a child element is a block
+ * of its own.
+ */
+function blocksUnder(top: Y.Item): { block: Y.Item; items: Y.Item[] }[] {
+  const out: { block: Y.Item; items: Y.Item[] }[] = [];
+  const walk = (block: Y.Item) => {
+    const items: Y.Item[] = [block];
+    out.push({ block, items });
+    const type = (block.content as Y.ContentType).type;
+    for (const last of type._map.values()) for (let entry: Y.Item | null = last; entry !== null; entry = entry.left) items.push(entry);
+    for (let child = type._start; child !== null; child = child.right) {
+      if (child.content instanceof Y.ContentType && child.content.type instanceof Y.XmlElement) walk(child);
+      else items.push(...itemsUnder(child));
+    }
+  };
+  walk(top);
+  return out;
 }
 
 /** Everything `undoManager` can take back, merged into one part. */
@@ -81,6 +108,6 @@ function stackItem(part: ScopePart): StackItem {
 }
 
 /** Items `instructionIds` of a run with `changes`, as Accept's pending deletes ask (pending-delete.ts). */
-export function itemsOfRun(changes: readonly RevertedChange[], instructionIds: ReadonlySet<string>): { instructionIds: ReadonlySet<string>; owns(top: Y.Item): boolean } {
-  return { instructionIds, owns: (top) => instructionIds.has(instructionOf(top, changes)) };
+export function itemsOfRun(changes: readonly RevertedChange[], instructionIds: ReadonlySet<string>): { instructionIds: ReadonlySet<string>; owns(block: Y.Item): boolean } {
+  return { instructionIds, owns: (block) => instructionIds.has(instructionOf(block, changes)) };
 }

@@ -59,7 +59,7 @@ export function planRevert(ydoc: Y.Doc, saved: SavedRunScope, changes: readonly 
   }
   // A block deleted since is usually collected whole (Yjs collects a deleted node's content
   // with it), so the walk above cannot see it: a replaced block whose id no block has any more.
-  const live = new Set(docParts(ydoc).content.toArray().map((yblock) => (yblock instanceof Y.XmlElement ? yblock.getAttribute('id') : null)));
+  const live = liveIds(ydoc);
   for (const change of changes) {
     if (change.op !== 'replace_block' || live.has(change.blockId)) continue;
     if (notReverted.some((entry) => entry.blockId === change.blockId)) continue;
@@ -133,19 +133,44 @@ function attributeOf(top: Y.Item, name: string): unknown {
 }
 
 /**
- * The instruction of the run's change at `top`: the change of the block's own id, else that of
- * the nearest block before it that a change names (a block the run inserted follows its anchor).
+ * The instruction of the run's change at the block `block` (an element item, at any depth,
+ * OP12): the change of the block's own id, else that of the nearest block before it among its
+ * siblings that a change names (a block the run inserted follows its anchor), else that of the
+ * block holding it, and so on up to the top level.
  */
-export function instructionOf(top: Y.Item, changes: readonly RevertedChange[]): string {
-  // A block a run replaced by another type or deleted names the id the run knew it by.
-  const pending = parsePendingDelete(attributeOf(top, pendingDeleteAttr));
-  const marked = pending && changes.find((candidate) => candidate.blockId === pending.blockId);
-  if (marked) return marked.instructionId;
-  for (let item: Y.Item | null = top; item !== null; item = item.left) {
-    if (!(item.content instanceof Y.ContentType)) continue;
-    const id = idOf(item);
-    const change = changes.find((candidate) => candidate.blockId === id);
-    if (change) return change.instructionId;
+export function instructionOf(block: Y.Item, changes: readonly RevertedChange[]): string {
+  for (let node: Y.Item | null = block; node !== null; node = holderOf(node)) {
+    // A block a run replaced by another type or deleted names the id the run knew it by.
+    const pending = parsePendingDelete(attributeOf(node, pendingDeleteAttr));
+    const marked = pending && changes.find((candidate) => candidate.blockId === pending.blockId);
+    if (marked) return marked.instructionId;
+    for (let item: Y.Item | null = node; item !== null; item = item.left) {
+      if (!(item.content instanceof Y.ContentType)) continue;
+      const id = idOf(item);
+      const change = changes.find((candidate) => candidate.blockId === id);
+      if (change) return change.instructionId;
+    }
   }
   return changes[0]?.instructionId ?? '';
+}
+
+/** The item of the element holding `item`'s element, or null at the top level. */
+function holderOf(item: Y.Item): Y.Item | null {
+  const parent = item.parent;
+  return parent instanceof Y.XmlElement ? parent._item : null;
+}
+
+/** Every id the live text holds, at any depth. */
+function liveIds(ydoc: Y.Doc): Set<string> {
+  const ids = new Set<string>();
+  const visit = (parent: Y.XmlFragment | Y.XmlElement) => {
+    for (const child of parent.toArray()) {
+      if (!(child instanceof Y.XmlElement)) continue;
+      const id = child.getAttribute('id');
+      if (typeof id === 'string') ids.add(id);
+      visit(child);
+    }
+  };
+  visit(docParts(ydoc).content);
+  return ids;
 }

@@ -29,7 +29,7 @@ export function sparePeoplesTyping(ydoc: Y.Doc, insertions: DeleteSet, deletions
   const spare: Y.Item[] = [];
   const spared: Y.Item[] = [];
   const ours = (item: Y.Item) => Y.isDeleted(insertions, item.id);
-  for (const top of topLevelItems(ydoc, insertions)) {
+  for (const top of insertedRoots(ydoc, insertions)) {
     // A block the run deleted itself comes back with the undo (a pending delete Accept carried out).
     if ((top.deleted && !Y.isDeleted(deletions, top.id)) || !(top.content instanceof Y.ContentType)) continue;
     const path: Y.Item[] = [];
@@ -54,12 +54,14 @@ export function sparePeoplesTyping(ydoc: Y.Doc, insertions: DeleteSet, deletions
 }
 
 /**
- * The top-level items of the text among the clocks of `ds`, found in the document's store by
- * clock: the cost follows what the run inserted, not the length of the document.
+ * The blocks among the clocks of `ds` (a run's insertions) that are not inside another of them:
+ * top-level blocks, and nested ones the run inserted into a block it did not (a list item after
+ * another, a paragraph in an item, OP12). Found in the document's store by clock: the cost
+ * follows what the run inserted, not the length of the document.
  */
-export function topLevelItems(ydoc: Y.Doc, ds: DeleteSet): Y.Item[] {
+export function insertedRoots(ydoc: Y.Doc, ds: DeleteSet): Y.Item[] {
   const content = docParts(ydoc).content;
-  const tops: Y.Item[] = [];
+  const roots: Y.Item[] = [];
   for (const [client, ranges] of ds.clients) {
     const structs = ydoc.store.clients.get(client);
     const last = structs?.[structs.length - 1];
@@ -69,11 +71,16 @@ export function topLevelItems(ydoc: Y.Doc, ds: DeleteSet): Y.Item[] {
       if (clock >= state) continue;
       for (let index = Y.findIndexSS(structs, clock); index < structs.length && structs[index].id.clock < clock + len; index++) {
         const struct = structs[index];
-        if (struct instanceof Y.Item && struct.parent === content) tops.push(struct);
+        if (!(struct instanceof Y.Item) || struct.parentSub !== null) continue;
+        if (struct.parent === content) roots.push(struct);
+        else if (struct.content instanceof Y.ContentType && struct.content.type instanceof Y.XmlElement && struct.parent instanceof Y.XmlElement) {
+          const holder = struct.parent._item;
+          if (holder !== null && !Y.isDeleted(ds, holder.id)) roots.push(struct);
+        }
       }
     }
   }
-  return tops;
+  return roots;
 }
 
 /**
@@ -86,29 +93,40 @@ export function renewRepeatedIds(ydoc: Y.Doc, spared: readonly Y.Item[], makeId:
   const blocks = liveBlocks(ydoc, spared);
   const seen = new Set<unknown>();
   const repeated: Y.XmlElement[] = [];
-  for (const yblock of docParts(ydoc).content.toArray()) {
-    if (!(yblock instanceof Y.XmlElement)) continue;
-    const id = yblock.getAttribute('id');
-    if (blocks.includes(yblock) && (seen.has(id) || typeof id !== 'string')) repeated.push(yblock);
-    seen.add(id);
-  }
+  // Every block at any depth (OP12), in document order: a spared nested block may repeat an id too.
+  const visit = (parent: Y.XmlFragment | Y.XmlElement) => {
+    for (const yblock of parent.toArray()) {
+      if (!(yblock instanceof Y.XmlElement)) continue;
+      const id = yblock.getAttribute('id');
+      if (blocks.includes(yblock) && (seen.has(id) || typeof id !== 'string')) repeated.push(yblock);
+      seen.add(id);
+      visit(yblock);
+    }
+  };
+  visit(docParts(ydoc).content);
   if (repeated.length > 0) ydoc.transact(() => repeated.forEach((yblock) => yblock.setAttribute('id', makeId())), origin);
 }
 
 /**
- * The live top-level blocks of `tops`: each one itself, or, when the undo restored it, the copy
- * it made (Yjs links a restored item to its copy by `redone`).
+ * The live blocks of `roots`: each one itself, or, when the undo restored it, the copy it made
+ * (Yjs links a restored item to its copy by `redone`).
  */
-function liveBlocks(ydoc: Y.Doc, tops: readonly Y.Item[]): Y.XmlElement[] {
-  const byId = new Map<string, Y.Item>();
-  for (let item = docParts(ydoc).content._start; item !== null; item = item.right) byId.set(`${item.id.client}:${item.id.clock}`, item);
+function liveBlocks(ydoc: Y.Doc, roots: readonly Y.Item[]): Y.XmlElement[] {
   const blocks: Y.XmlElement[] = [];
-  for (const top of tops) {
-    let item: Y.Item | undefined = top;
-    while (item?.deleted && item.redone) item = byId.get(`${item.redone.client}:${item.redone.clock}`);
+  for (const root of roots) {
+    let item: Y.Item | null = root;
+    while (item?.deleted && item.redone) item = itemAt(ydoc, item.redone);
     if (item && !item.deleted && item.content instanceof Y.ContentType && item.content.type instanceof Y.XmlElement) blocks.push(item.content.type);
   }
   return blocks;
+}
+
+/** The item whose first clock is `id`, or null. */
+function itemAt(ydoc: Y.Doc, id: Y.ID): Y.Item | null {
+  const structs = ydoc.store.clients.get(id.client);
+  if (structs === undefined) return null;
+  const struct = structs[Y.findIndexSS(structs, id.clock)];
+  return struct instanceof Y.Item && struct.id.clock === id.clock ? struct : null;
 }
 
 /** The items of a node's attributes, but for a pending delete (the run's delete of its own block goes). */

@@ -11,7 +11,7 @@ import { revertOrigin, runOrigin, serverOrigin } from '../../shared/model/origin
 import { acceptRunText, pendingDeletes } from '../../shared/applier/pending-delete.ts';
 import { applyRevert, planRevert } from '../../shared/applier/run-revert.ts';
 import { keepRunDeletions, restoreRunScope, runUndoManager, saveRunScope, undoRun, withDeletions } from '../../shared/applier/run-scope.ts';
-import { topLevelItems } from '../../shared/applier/undo-keeps-typing.ts';
+import { insertedRoots } from '../../shared/applier/undo-keeps-typing.ts';
 import { itemsOfRun, keepInScope, managerScope, scopePart, undoRunItems } from '../../shared/applier/run-items.ts';
 import type { Change } from '../../shared/applier/applier.ts';
 import { makeBlocksYDoc, replicaOf } from '../helpers/doc-builder.ts';
@@ -247,9 +247,19 @@ function collectClocks(ytype: { _start: Y.Item | null }, into: Set<string>): voi
 }
 
 /** The top-level items of the text among `ds`, found by walking every top-level item. */
-function walkedTopLevelItems(ydoc: Y.Doc, ds: ReturnType<typeof Y.createDeleteSet>): Y.Item[] {
+/** The blocks of `ds` not inside another of them, found by walking the whole text (deleted items included). */
+function walkedInsertedRoots(ydoc: Y.Doc, ds: ReturnType<typeof Y.createDeleteSet>): Y.Item[] {
   const items: Y.Item[] = [];
-  for (let top = docParts(ydoc).content._start; top !== null; top = top.right) if (Y.isDeleted(ds, top.id)) items.push(top);
+  const walk = (first: Y.Item | null, top: boolean) => {
+    for (let item = first; item !== null; item = item.right) {
+      if (Y.isDeleted(ds, item.id)) {
+        if (top || (item.content instanceof Y.ContentType && item.content.type instanceof Y.XmlElement)) items.push(item);
+        continue;
+      }
+      if (item.content instanceof Y.ContentType && item.content.type instanceof Y.XmlElement) walk(item.content.type._start, false);
+    }
+  };
+  walk(docParts(ydoc).content._start, true);
   return items;
 }
 
@@ -321,7 +331,7 @@ describe('review keeps what people type (fast-check)', () => {
           if (decision === 'discard') {
             // Discard finds the blocks the run inserted through the store: the same as walking the text.
             const insertions = Y.mergeDeleteSets(manager.undoStack.map((item) => item.insertions));
-            expect(itemKeys(topLevelItems(server, insertions))).toEqual(itemKeys(walkedTopLevelItems(server, insertions)));
+            expect(itemKeys(insertedRoots(server, insertions))).toEqual(itemKeys(walkedInsertedRoots(server, insertions)));
             undoRun(manager);
           } else acceptRunText(server, 'run', serverOrigin);
           network.flush(scramble);
