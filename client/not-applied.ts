@@ -1,4 +1,4 @@
-import type * as Y from 'yjs';
+import * as Y from 'yjs';
 import type { Awareness } from 'y-protocols/awareness';
 import { docParts } from '../shared/model/doc-layout.ts';
 import { pendingDeleteOf, writersSince } from '../shared/applier/pending-delete-attr.ts';
@@ -12,7 +12,7 @@ import { pendingDeleteOf, writersSince } from '../shared/applier/pending-delete-
  */
 export function readNotApplied(ydoc: Y.Doc, awareness: Awareness | null): ReadonlyMap<string, string[]> {
   const found = new Map<string, string[]>();
-  for (const yblock of docParts(ydoc).content.toArray()) {
+  for (const yblock of blocksAtAnyDepth(docParts(ydoc).content)) {
     const pending = pendingDeleteOf(yblock);
     if (!pending) continue;
     const clients = writersSince(yblock as Y.XmlElement, pending);
@@ -25,4 +25,15 @@ export function readNotApplied(ydoc: Y.Doc, awareness: Awareness | null): Readon
     found.set(`${pending.runId} ${pending.blockId}`, [...new Set(names)]);
   }
   return found;
+}
+
+/** Every element of the text, at any depth (OP12: nested blocks are deleted pending review too). */
+function blocksAtAnyDepth(root: Y.XmlFragment | Y.XmlElement): Y.XmlElement[] {
+  const out: Y.XmlElement[] = [];
+  for (const child of root.toArray()) {
+    if (!(child instanceof Y.XmlElement)) continue;
+    out.push(child);
+    out.push(...blocksAtAnyDepth(child));
+  }
+  return out;
 }

@@ -128,27 +128,38 @@ function decorate(doc: Node, numbers: ReviewState['numbers']): DecorationSet {
   return decorations.length ? DecorationSet.create(doc, decorations) : DecorationSet.empty;
 }
 
-/** Top-level blocks a run deleted, pending review: struck through, and named for screen readers. */
+/**
+ * Blocks a run deleted, pending review, at any depth (OP12: a list item too): struck through, and
+ * named for screen readers. Only blocks that hold blocks are descended into, so the walk costs
+ * one attribute read per paragraph.
+ */
 function pendingDeleteDecorations(doc: Node): Decoration[] {
   const decorations: Decoration[] = [];
-  doc.forEach((block, offset) => {
-    const pending = parsePendingDelete(block.attrs.deleting);
-    if (!pending) return;
-    decorations.push(
-      Decoration.node(offset, offset + block.nodeSize, {
-        class: 'tandem-deleting',
-        role: 'deletion',
-        'data-deleting-run': pending.runId,
-        title: 'Deleted by the run: removed if the run is accepted',
-      }),
-    );
-    if (block.isTextblock) {
-      decorations.push(
-        Decoration.widget(offset + 1, deletedLabel, { side: -1, marks: [], ignoreSelection: true, key: `deleting:${pending.runId}` }),
-      );
-    }
+  doc.descendants((block, offset) => {
+    markPending(block, offset, decorations);
+    return !block.isTextblock && !block.isLeaf;
   });
   return decorations;
+}
+
+function markPending(block: Node, offset: number, decorations: Decoration[]): void {
+  const pending = parsePendingDelete(block.attrs.deleting);
+  if (!pending) return;
+  decorations.push(
+    Decoration.node(offset, offset + block.nodeSize, {
+      class: 'tandem-deleting',
+      role: 'deletion',
+      'data-deleting-run': pending.runId,
+      title: 'Deleted by the run: removed if the run is accepted',
+    }),
+  );
+  // The label goes at the start of the block's text (for a list item, its first paragraph's).
+  const labelAt = block.isTextblock ? offset + 1 : block.firstChild?.isTextblock ? offset + 2 : null;
+  if (labelAt !== null) {
+    decorations.push(
+      Decoration.widget(labelAt, deletedLabel, { side: -1, marks: [], ignoreSelection: true, key: `deleting:${pending.runId}` }),
+    );
+  }
 }
 
 function deletedLabel(): HTMLElement {

@@ -26,6 +26,7 @@ import { NotesStrays } from './extensions/notes-strays.ts';
 import { PresenceGuard } from './extensions/presence-guard.ts';
 import { AnnotationIndex } from './extensions/annotation-index.ts';
 import { RunMirrorLoad } from './extensions/run-mirror-load.ts';
+import { NestedIds } from './extensions/nested-ids.ts';
 import { RunGc } from './extensions/run-gc.ts';
 import { TextWriters } from './extensions/text-writers.ts';
 import { AgentStateless } from './extensions/agent-stateless.ts';
@@ -116,6 +117,7 @@ export async function startServer(
       new PresenceGuard(),
       new NotesStrays(),
       new DocMetadata(store),
+      new NestedIds(),
       new AnnotationIndex(store.annotationDocs, log),
       new RunMirrorLoad(store.runs),
       new RunGc(scopes),

@@ -56,7 +56,7 @@ function schema(properties: JsonSchemaObject['properties']): JsonSchemaObject {
 const definitions: ToolDefinition[] = [
   {
     name: 'read_document',
-    description: 'Read the whole document as it is now: its blocks, each with id, type and Markdown.',
+    description: 'Read the whole document as it is now: its blocks in document order, each with id, type, Markdown and parentId (the list or quote holding it, null at the top level; a list item is addressed by its own id and its Markdown is its content, without the marker).',
     parameters: schema({}),
   },
   {
@@ -135,7 +135,7 @@ export async function runTool(name: string, rawArguments: string, context: ToolC
     case 'read_document': {
       const { blocks } = await client.document(state.docId);
       for (const block of blocks) state.remember(block.id, block.hash);
-      return { blocks: blocks.map(({ id, type, markdown }) => ({ id, type, markdown })) };
+      return { blocks: blocks.map(({ id, parentId, type, markdown }) => ({ id, parentId, type, markdown })) };
     }
     case 'read_block': {
       const { blocks } = await client.document(state.docId);

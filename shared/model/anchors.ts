@@ -48,7 +48,7 @@ export interface PinnedRange {
   anchor: Anchor;
   /** The anchored text as it reads now (blocks joined by `\n`), at most `maxQuoteLength`. */
   quote: string;
-  /** The id of the top-level block containing `from`. */
+  /** The id of the block the pin targets (`blockIdAt`): the innermost list item containing `from`, else the top-level block. */
   blockId: string;
 }
 
@@ -103,12 +103,14 @@ export function anchorFromRange(textYdoc: Y.Doc, from: number, to: number, mappi
   };
 }
 
-/** Pins a whole top-level block, from just before it to just after it; null if no such block. */
+/** Pins a whole block (at any depth, OP12), from just before it to just after it; null if no such block. */
 export function anchorForBlock(textYdoc: Y.Doc, blockId: string, mapping?: ProsemirrorMapping): PinnedRange | null {
   const projection = project(textYdoc, mapping);
   let range: { from: number; to: number } | null = null;
-  projection.doc.forEach((block, offset) => {
-    if (range === null && block.attrs.id === blockId) range = { from: offset, to: offset + block.nodeSize };
+  projection.doc.descendants((block, offset) => {
+    if (range !== null) return false;
+    if (block.attrs.id === blockId) range = { from: offset, to: offset + block.nodeSize };
+    return !block.isTextblock;
   });
   if (range === null) return null;
   const { from, to } = range;
@@ -171,11 +173,23 @@ function toPlainJSON(pos: Y.RelativePosition): RelativePositionJSON {
   return json;
 }
 
+/**
+ * The block a pin at `pos` targets (NOTES, OP12): the innermost list item containing `pos` (a pin
+ * inside a list item targets that item), else the top-level block containing it.
+ */
 function blockIdAt(doc: Node, pos: number): string | null {
   let id: unknown = null;
   doc.forEach((block, offset) => {
     if (offset <= pos && pos < offset + block.nodeSize) id = block.attrs.id;
   });
+  const $pos = doc.resolve(Math.min(pos + 1, doc.content.size));
+  for (let depth = $pos.depth; depth > 1; depth--) {
+    const node = $pos.node(depth);
+    if (node.type === schema.nodes.list_item) {
+      id = node.attrs.id;
+      break;
+    }
+  }
   return typeof id === 'string' && id !== '' ? id : null;
 }
 
