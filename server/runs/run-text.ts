@@ -6,6 +6,7 @@ import { setAnchor } from '../../shared/notes/annotations-writers.ts';
 import { applyOps, type ApplyResult, type Change } from '../../shared/applier/applier.ts';
 import { newBlockId } from '../../shared/model/block-ids.ts';
 import { docName } from '../../shared/model/doc-layout.ts';
+import { giveNestedIds } from '../../shared/model/nested-ids.ts';
 import type { OpKind } from '../../shared/applier/op-kinds.ts';
 import type { Op } from '../../shared/applier/ops.ts';
 import { serverOrigin } from '../../shared/model/origins.ts';
@@ -57,6 +58,8 @@ export async function applyBatch(
       allowedOps,
       makeId: newBlockId,
     };
+    // OP12: nested blocks a peer wrote without ids since the load get the ids the agent read.
+    giveNestedIds(ydoc, serverOrigin);
     const result = scopes.whileApplying(run.docId, () => applyOps(ydoc, ops as Op[], applier, scopes.origin(run.id)));
     if (!result.ok) return result;
     manager.stopCapturing();

@@ -6,6 +6,7 @@ import {
   relativePositionToAbsolutePosition,
 } from 'y-prosemirror';
 import { schema } from './schema.ts';
+import { withBlockIds } from './block-ids.ts';
 import { docParts } from './doc-layout.ts';
 import { maxQuoteLength } from '../protocol/limits.ts';
 
@@ -107,7 +108,9 @@ export function anchorFromRange(textYdoc: Y.Doc, from: number, to: number, mappi
 export function anchorForBlock(textYdoc: Y.Doc, blockId: string, mapping?: ProsemirrorMapping): PinnedRange | null {
   const projection = project(textYdoc, mapping);
   let range: { from: number; to: number } | null = null;
-  projection.doc.descendants((block, offset) => {
+  // A nested block without an id yet is found by the id the API shows for it (OP12); ids are
+  // attributes, so positions are those of the projection.
+  withBlockIds(projection.doc, null).descendants((block, offset) => {
     if (range !== null) return false;
     if (block.attrs.id === blockId) range = { from: offset, to: offset + block.nodeSize };
     return !block.isTextblock;
