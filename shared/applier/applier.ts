@@ -20,8 +20,8 @@ import type { Origin } from '../model/origins.ts';
  * come from `run.makeId`). It validates the whole batch first and, on the first problem, returns
  * it without touching the document. Validation never projects the document (y-prosemirror would
  * delete what its schema cannot build, and the cost would grow with the document): it finds the
- * blocks the batch names by their `id` attribute among the top-level Yjs elements and reads only
- * those, with the writer's non-mutating reader (`readBlock`); content outside them, readable or
+ * blocks the batch names by their `id` attribute among the Yjs elements, at any depth (lists,
+ * list items and quotes hold blocks with ids of their own, OP12), and reads only those, with the writer's non-mutating reader (`readBlock`); content outside them, readable or
  * not, is never read nor written. Otherwise it writes every op as
  * ONE transaction with `origin` (the run's origin object, so that the run's Y.UndoManager
  * captures it; see run-scope.ts), with a minimal diff (applier-write.ts): blocks no op names
@@ -32,14 +32,19 @@ import type { Origin } from '../model/origins.ts';
  * answer (`index` is that op's position, `blockId` the block it names):
  *   1. OP_NOT_ALLOWED  the op's kind is outside the agent's allowlist;
  *   2. INVALID_OP      the op answers no instruction of the run;
- *   3. OUTSIDE_FENCE   the block (for insert_after, the anchor) is no target of the run;
+ *   3. OUTSIDE_FENCE   the block (for insert_after, the anchor) is no target of the run, nor
+ *                      inside one (OP12);
  *   4. STALE_BLOCK     the block is gone, or (replace, delete) it holds content the schema
  *                      cannot build (it is left as it is), or its hash is no longer `expectHash`
  *                      (with a duplicated id, not yet renewed by an editor, the first block
  *                      carrying it is the one meant);
  *   5. INVALID_OP      the Markdown holds no block the schema can keep;
  *   6. INVALID_OP      a second replace or delete of one block, or an insert after a block the
- *                      batch deletes (reported at the later of the two ops).
+ *                      batch deletes (reported at the later of the two ops);
+ *   7. INVALID_OP      an op on a block inside a block the batch replaces or deletes, or a
+ *                      replace or delete of a block inside which the batch changes a block
+ *                      (OP12, at the later op).
+ * A replace of a block holding a nested pending delete is STALE_BLOCK too (after check 4).
  *
  * Semantics of a valid batch, read as one edit of the document the agent read:
  * - replace_block: the block becomes the blocks of its Markdown (one or several). The first
@@ -51,7 +56,12 @@ import type { Origin } from '../model/origins.ts';
  * - insert_after: the blocks of its Markdown follow the block (after all of its replacement
  *   blocks); several inserts after one block keep their batch order.
  * - delete_block: the block is marked for deletion on Accept (OP7); until the run is decided
- *   it stays in the text, and ops treat it as gone.
+ *   it stays in the text, and ops treat it (and every block inside it) as gone.
+ * - a nested block is replaced, followed and deleted within its parent. A list item's Markdown is
+ *   its content: a replace writes one item holding the op's blocks (keeping the item's id), an
+ *   insert after an item one new sibling item holding them (OP12). Blocks inside what an op
+ *   writes get ids too: a replaced block's nested blocks keep the ids of those of their type
+ *   at the same place, others come from `makeId`.
  * Text the run inserts carries a `change` mark naming the run and the op's instruction (see
  * applier-marks.ts); empty blocks and rules have no text to mark.
  */
