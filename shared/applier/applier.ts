@@ -6,6 +6,7 @@ import { blockToMarkdown, markdownToBlocks } from '../model/markdown.ts';
 import { carriesId, holdsBlocks, schema } from '../model/schema.ts';
 import { changeMark } from './applier-marks.ts';
 import { newBlock, readBlock, updateBlock } from './applier-write.ts';
+import { writeHoldingBlock, writtenChildByChild } from './applier-nested-write.ts';
 import { markPendingDelete, pendingDeleteOf } from './pending-delete.ts';
 import { plainParagraph } from '../model/plain-markdown.ts';
 import { readPlainParagraph, unmarkedParagraphText, writePlainParagraph } from './plain-block.ts';
@@ -44,7 +45,6 @@ import type { Origin } from '../model/origins.ts';
  *   7. INVALID_OP      an op on a block inside a block the batch replaces or deletes, or a
  *                      replace or delete of a block inside which the batch changes a block
  *                      (OP12, at the later op).
- * A replace of a block holding a nested pending delete is STALE_BLOCK too (after check 4).
  *
  * Semantics of a valid batch, read as one edit of the document the agent read:
  * - replace_block: the block becomes the blocks of its Markdown (one or several). The first
@@ -57,6 +57,9 @@ import type { Origin } from '../model/origins.ts';
  *   blocks); several inserts after one block keep their batch order.
  * - delete_block: the block is marked for deletion on Accept (OP7); until the run is decided
  *   it stays in the text, and ops treat it (and every block inside it) as gone.
+ * - a block that holds blocks (a list, an item, a quote) replaced by one of its type is written
+ *   child by child (applier-nested-write.ts): a nested block the replacement drops is marked
+ *   for deletion on Accept, as a top-level block is (OP7), never removed at once.
  * - a nested block is replaced, followed and deleted within its parent. A list item's Markdown is
  *   its content: a replace writes one item holding the op's blocks (keeping the item's id), an
  *   insert after an item one new sibling item holding them (OP12). Blocks inside what an op
@@ -127,8 +130,6 @@ interface ReadBlock {
   plain: string | null;
   /** The block as read without its pending deletes, when not a plain paragraph (its nested ids are reused). */
   node: Node | null;
-  /** Whether blocks inside it are pending deletes (a replace would write over them). */
-  holdsPending: boolean;
 }
 
 export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origin: Origin): ApplyResult {
@@ -224,12 +225,12 @@ function holdsBlocksNamed(nodeName: string): boolean {
  */
 function readLiveBlock(yblock: Y.XmlElement): ReadBlock | null {
   const plain = readPlainParagraph(yblock);
-  if (plain !== null) return { type: schema.nodes.paragraph, markdown: plain, hash: blockHashOf('paragraph', plain), plain, node: null, holdsPending: false };
+  if (plain !== null) return { type: schema.nodes.paragraph, markdown: plain, hash: blockHashOf('paragraph', plain), plain, node: null };
   const read = readBlock(yblock);
   if (read === null) return null;
   const node = withoutPendingDeletes(read);
   const markdown = blockToMarkdown(node);
-  return { type: node.type, markdown, hash: blockHashOf(node.type.name, markdown), plain: null, node, holdsPending: node !== read };
+  return { type: node.type, markdown, hash: blockHashOf(node.type.name, markdown), plain: null, node };
 }
 
 /** Every id of the text, at any depth. */
@@ -288,6 +289,7 @@ function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], runId:
         if (blocks.length > 0 && old !== null && blocks[0].type === old.type) {
           const plain = old.plain === null ? null : unmarkedParagraphText(blocks[0]);
           if (plain !== null) writePlainParagraph(yblock, old.plain as string, plain, mark);
+          else if (writtenChildByChild(blocks[0].type.name)) writeHoldingBlock(yblock, blocks[0], mark, runId);
           else updateBlock(yblock, blocks[0], mark);
           from = 1;
         } else {
@@ -339,9 +341,6 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
     }
     if (op.op !== 'insert_after' && block !== undefined && block.hash !== op.expectHash) {
       return refusal('STALE_BLOCK', index, op, `Block "${op.blockId}" has changed since it was read (its hash is no longer ${op.expectHash}); read it again.`);
-    }
-    if (op.op === 'replace_block' && block?.holdsPending === true) {
-      return refusal('STALE_BLOCK', index, op, `Block "${op.blockId}" holds a block that a run deleted, pending review; it can be replaced once that run is decided.`);
     }
     let blocks: Node[] = [];
     let markdown: string | null = null;

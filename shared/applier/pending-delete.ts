@@ -75,6 +75,18 @@ export function pendingDeletes(ydoc: Y.Doc, runId: string): PendingState[] {
     }
   };
   visit(docParts(ydoc).content);
+  // A block that holds a changed one (people typed in a nested block the run also deleted, which
+  // the block's own hash leaves out) is changed too: removing it would take their text along.
+  const byBlock = new Map(states.map((state) => [state.yblock, state]));
+  for (const state of states) {
+    if (!state.changed) continue;
+    for (let parent = state.yblock.parent; parent instanceof Y.XmlElement; parent = parent.parent) {
+      const holder = byBlock.get(parent);
+      if (holder === undefined) continue;
+      holder.changed = true;
+      holder.clients = [...new Set([...holder.clients, ...state.clients])];
+    }
+  }
   return states;
 }
 
