@@ -80,7 +80,7 @@ describe('the model agent', () => {
     expect(JSON.stringify(firstRequest.tools?.[2].function.parameters)).toContain('"required":["instructionId","blockId","markdown"]');
     // The document read comes back without hashes; the write answers ok.
     expect(toolAnswers(fake.requests[1].body)).toEqual([
-      { blocks: doc.blocks.map(({ id, type, markdown }) => ({ id, type, markdown })) },
+      { blocks: doc.blocks.map(({ id, parentId, type, markdown }) => ({ id, parentId, type, markdown })) },
     ]);
     expect(toolAnswers(fake.requests[2].body)[1]).toEqual({ ok: true });
   });
