@@ -82,7 +82,7 @@ describe('the model agent over the Anthropic Messages API', () => {
     expect(second.messages[2].role).toBe('user');
     const [read] = toolResults(second);
     expect(read.tool_use_id).toBe('toolu_1');
-    expect(JSON.parse(read.content)).toEqual({ blocks: doc.blocks.map(({ id, type, markdown }) => ({ id, type, markdown })) });
+    expect(JSON.parse(read.content)).toEqual({ blocks: doc.blocks.map(({ id, parentId, type, markdown }) => ({ id, parentId, type, markdown })) });
     const write = toolResults(fake.requests[2].body)[1];
     expect(write.tool_use_id).toBe('toolu_2');
     expect(JSON.parse(write.content)).toEqual({ ok: true });
