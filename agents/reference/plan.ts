@@ -1,8 +1,8 @@
-import { Fragment, type Node } from 'prosemirror-model';
 import { schema } from '../../shared/model/schema.ts';
 import { blockToMarkdown, markdownToBlocks } from '../../shared/model/markdown.ts';
 import type { BlockView } from '../../shared/model/doc-content.ts';
 import { parseInstruction, understoodInstructions } from './instruction-language.ts';
+import { changeRange, pinnedRange, type Pin } from './pinned-range.ts';
 
 /** An op as docs/api.md writes it. */
 export type PlannedOp =
@@ -13,10 +13,12 @@ export type PlannedOp =
 export type Plan = { kind: 'ops'; ops: PlannedOp[] } | { kind: 'refusal'; reason: string };
 
 /**
- * What the reference agent does for one instruction on its target block, as it read it.
- * Deterministic: the same instruction and block give the same plan.
+ * What the reference agent does for one instruction on its target block, as it read it, and
+ * the text it was pinned to (REF1: a text change stays inside the pinned range; without `pin`,
+ * or with an empty one, it covers the block). Deterministic: the same instruction, block and
+ * pin give the same plan.
  */
-export function planInstruction(instructionId: string, instruction: string, block: BlockView | undefined): Plan {
+export function planInstruction(instructionId: string, instruction: string, block: BlockView | undefined, pin?: Pin): Plan {
   const action = parseInstruction(instruction);
   if (!action) {
     return {
@@ -46,8 +48,11 @@ export function planInstruction(instructionId: string, instruction: string, bloc
             ? (text: string) => text.toUpperCase()
             : (text: string) => text.toLowerCase();
       const before = markdownToBlocks(block.markdown);
-      const after = before.map((node) => mapText(node, change) ?? node.copy(Fragment.empty));
-      const markdown = after.map(blockToMarkdown).join('\n\n');
+      const range = pin ? pinnedRange(before, pin) : 'whole';
+      if (range === null) {
+        return { kind: 'refusal', reason: 'The text this instruction was pinned to is no longer in its block.' };
+      }
+      const markdown = changeRange(before, range, change).map(blockToMarkdown).join('\n\n');
       if (markdown === block.markdown) {
         return {
           kind: 'refusal',
@@ -57,18 +62,4 @@ export function planInstruction(instructionId: string, instruction: string, bloc
       return { kind: 'ops', ops: [{ op: 'replace_block', ...target, markdown, expectHash: block.hash }] };
     }
   }
-}
-
-/** `node` with `change` applied to each of its text nodes (marks kept; text emptied by the change is dropped). */
-function mapText(node: Node, change: (text: string) => string): Node | null {
-  if (node.isText) {
-    const text = change(node.text ?? '');
-    return text === '' ? null : node.type.schema.text(text, node.marks);
-  }
-  const children: Node[] = [];
-  node.forEach((child) => {
-    const mapped = mapText(child, change);
-    if (mapped) children.push(mapped);
-  });
-  return node.copy(Fragment.fromArray(children));
 }

@@ -97,7 +97,7 @@ export async function work(
       for (let attempt = 1; ; attempt++) {
         const plan = page
           ? planPageInstruction(item.instructionId, item.instruction, elements.find((element) => element.id === item.blockId))
-          : planInstruction(item.instructionId, item.instruction, findBlock(blocks, item.blockId));
+          : planInstruction(item.instructionId, item.instruction, findBlock(blocks, item.blockId), item);
         if (plan.kind === 'refusal') {
           refusals.push({ instructionId: item.instructionId, reason: plan.reason });
           progress.refused = refusals.length;

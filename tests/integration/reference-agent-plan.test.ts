@@ -73,4 +73,54 @@ describe('the reference agent’s plan for one instruction', () => {
     });
     expect(planInstruction('i1', 'delete', undefined).kind).toBe('refusal');
   });
+
+  describe('REF1: a text change stays inside the pinned text', () => {
+    const pin = (quote: string, currentText: string | null = quote) => ({ quote, currentText });
+    const markdownOf = (plan: ReturnType<typeof planInstruction>) => (plan.kind === 'ops' && plan.ops[0].op === 'replace_block' ? plan.ops[0].markdown : plan);
+
+    it('uppercases only the five words pinned, leaving another person’s sentence and its formatting', () => {
+      const target = block('Mine is **these five words here** now. Theirs is [a link](https://example.com/x) too.');
+      expect(markdownOf(planInstruction('i1', 'uppercase', target, pin('five words here now.')))).toBe(
+        'Mine is **these FIVE WORDS HERE** NOW. Theirs is [a link](https://example.com/x) too.',
+      );
+    });
+
+    it('lowercases and replaces only inside the range', () => {
+      const target = block('One CAT. Two CAT. Three CAT.');
+      expect(markdownOf(planInstruction('i1', 'lowercase', target, pin('Two CAT')))).toBe('One CAT. two cat. Three CAT.');
+      expect(markdownOf(planInstruction('i1', 'replace "CAT" with "dog"', target, pin('Two CAT. Three')))).toBe('One CAT. Two dog. Three CAT.');
+      expect(planInstruction('i1', 'replace "CAT" with "dog"', target, pin('Two'))).toEqual({
+        kind: 'refusal',
+        reason: '"CAT" does not occur in this text.',
+      });
+    });
+
+    it('takes the whole block when the pin is empty or is the whole block', () => {
+      const target = block('Alpha *beta*');
+      expect(markdownOf(planInstruction('i1', 'uppercase', target, pin('')))).toBe('ALPHA *BETA*');
+      expect(markdownOf(planInstruction('i1', 'uppercase', target, pin('Alpha beta')))).toBe('ALPHA *BETA*');
+    });
+
+    it('reads the text at send over the quote when the pin drifted, and refuses a pin no longer in the block', () => {
+      const target = block('Alpha beta gamma');
+      expect(markdownOf(planInstruction('i1', 'uppercase', target, pin('beta', 'gamma')))).toBe('Alpha beta GAMMA');
+      expect(planInstruction('i1', 'uppercase', target, pin('zeta'))).toEqual({
+        kind: 'refusal',
+        reason: 'The text this instruction was pinned to is no longer in its block.',
+      });
+    });
+
+    it('changes the pinned item of a list, and the part of a pin that spans into the next block', () => {
+      expect(markdownOf(planInstruction('i1', 'uppercase', block('* one\n* two\n* three'), pin('two')))).toBe('* one\n* TWO\n* three');
+      expect(markdownOf(planInstruction('i1', 'uppercase', block('First line ends'), pin('ends\nNext block')))).toBe('First line ENDS');
+    });
+
+    it('deletes the block the pin is in whatever the pin covers', () => {
+      const target = block('Alpha beta');
+      expect(planInstruction('i1', 'delete', target, pin('beta'))).toEqual({
+        kind: 'ops',
+        ops: [{ op: 'delete_block', blockId: target.id, instructionId: 'i1', expectHash: target.hash }],
+      });
+    });
+  });
 });
