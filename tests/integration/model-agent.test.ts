@@ -9,6 +9,9 @@ import { connectPeer, roundTrip } from '../helpers/peer.ts';
 import { createDoc, instruct, markdownOf, sentRun, waitForState } from '../helpers/runs.ts';
 import { waitFor } from '../helpers/peer.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
+import { anchorFromRange } from '../../shared/model/anchors.ts';
+import { docName } from '../../shared/model/doc-layout.ts';
+import { createAnnotation } from '../../shared/notes/annotations-writers.ts';
 
 /*
  * The model agent end to end: the real server and its agent API, the official OpenAI SDK, and
@@ -228,5 +231,38 @@ describe('the model agent', () => {
       { instructionId: drifted, instruction: 'Make it louder', targetBlockId: doc.blocks[0].id, quote: 'alpha', currentText: 'alpha and more' },
       { instructionId: kept, instruction: 'Leave it', targetBlockId: doc.blocks[1].id, quote: 'beta' },
     ]);
+  });
+
+  it('[MODEL1] [MODEL2] tells the model the pinned part of a block and its block id, and makes it read the block before it writes', async () => {
+    const doc = await createDoc(server, 'Mine are these five words. Theirs is **another** sentence.');
+    const [block] = doc.blocks;
+    const ann = { id: 'ann', name: 'Ann' };
+    const token = server.token('editor', { sub: ann.id, name: ann.name });
+    const text = server.track(connectPeer({ wsUrl: server.wsUrl, name: docName(doc.id), token }));
+    const notes = server.track(connectPeer({ wsUrl: server.wsUrl, name: docName(doc.id, 'notes'), token }));
+    await Promise.all([text.synced, notes.synced]);
+    const at = 1 + 'Mine are '.length;
+    const made = createAnnotation(notes.ydoc, { kind: 'instruction', ...anchorFromRange(text.ydoc, at, at + 'these five words'.length), author: ann, text: 'Make it louder', now: Date.now() });
+    if (!made.ok) throw new Error(made.error.message);
+    await roundTrip(notes);
+    const sent = await server.api(`/api/docs/${doc.id}/runs`, { method: 'POST' });
+    expect(sent.status).toBe(201);
+    const louder = 'Mine are THESE FIVE WORDS. Theirs is **another** sentence.';
+    const fake = await startAgent([
+      { toolCalls: [{ name: 'replace_block', arguments: { instructionId: made.id, blockId: block.id, markdown: louder } }] },
+      { toolCalls: [{ name: 'read_block', arguments: { blockId: block.id } }] },
+      { toolCalls: [{ name: 'replace_block', arguments: { instructionId: made.id, blockId: block.id, markdown: louder } }] },
+      { text: 'Made the pinned words louder.' },
+    ]);
+    await waitForState(server, sent.body.runId, 'review', 15_000);
+    expect(await markdownOf(server, doc.id)).toBe(louder);
+
+    const first = fake.requests[0].body;
+    expect(first.messages[0].content).toContain('when the quote is only part of its target block, change that part and keep the rest of the block');
+    const items = JSON.parse(/<run-items>\n([\s\S]*)\n<\/run-items>/.exec(first.messages[1].content ?? '')?.[1] ?? '[]');
+    expect(items).toEqual([{ instructionId: made.id, instruction: 'Make it louder', targetBlockId: block.id, quote: 'these five words' }]);
+    expect(toolAnswers(fake.requests[1].body)).toEqual([{ error: { code: 'READ_FIRST', message: expect.stringContaining(block.id) } }]);
+    expect(toolAnswers(fake.requests[2].body)[1]).toEqual({ id: block.id, type: 'paragraph', markdown: block.markdown });
+    expect(toolAnswers(fake.requests[3].body)[2]).toEqual({ ok: true });
   });
 });
