@@ -21,7 +21,7 @@ import type { Router } from './router.ts';
  * (`POST /api/runs/:runId/accept`, `/discard {reason?}`, and per item
  * `/items/:instructionId/accept`, `/discard {reason?}`, through the ReviewService; a discard's
  * reason becomes draft instructions, server/runs/discard-reason.ts), and taking a decision back
- * (`/revert`, `/undo-discard`, through the RevertService), and withdrawing a run before review
+ * (`/revert`, `/undo-revert`, `/undo-discard`, through the RevertService), and withdrawing a run before review
  * (`/cancel`, through the CancelService).
  */
 export function addRunRoutes(
@@ -128,6 +128,13 @@ export function addRunRoutes(
     const run = await store.runs.getRun(params.runId);
     if (run) await recordAudit(store.audit, principal, 'run.reverted', run.docId, run.id);
     return json(200, reverted);
+  });
+
+  router.add('POST', '/api/runs/:runId/undo-revert', async ({ principal, params }) => {
+    const restored = await runs.revert.undoRevert(principal, params.runId);
+    const run = await store.runs.getRun(params.runId);
+    if (run) await recordAudit(store.audit, principal, 'run.revert-undone', run.docId, run.id);
+    return json(200, restored);
   });
 
   router.add('POST', '/api/runs/:runId/undo-discard', async ({ principal, params }) => {

@@ -4,6 +4,7 @@ import { docName } from '../../shared/model/doc-layout.ts';
 import { revertOrigin, serverOrigin } from '../../shared/model/origins.ts';
 import type { NotReverted } from '../../shared/protocol/run-record.ts';
 import { applyRevert, planRevert, redoIsClean } from '../../shared/applier/run-revert.ts';
+import { revertUndoIsClean, trackRevert, undoRevert } from '../../shared/applier/revert-undo.ts';
 import { coversDoc, may } from '../../shared/protocol/permissions.ts';
 import { saveRunScope } from '../../shared/applier/run-scope.ts';
 import { canTake } from '../../shared/protocol/run-states.ts';
@@ -19,6 +20,7 @@ import { revertPageRun } from '../pages/page-runs.ts';
  * Taking a decision back (PROTOCOL.md REV8, REV9), for editors:
  * - revert: an accepted run's changes are taken back, as one transaction with the revert
  *   origin, keeping everything written since; the run stays `accepted` with `reverted` set;
+ * - undo revert: a reverted run's changes come back (REV14), the revert's own manager undoing it;
  * - undo discard: a run discarded while its document stayed loaded goes back to `review` with
  *   its changes redone (its undo manager's redo), keeping edits made meanwhile; its
  *   instructions stay `answered` (an instruction's state only moves forward).
@@ -44,14 +46,46 @@ export class RevertService {
         withDocument(hocuspocus, docName(run.docId, 'notes'), async (notes) => {
           const plan = planRevert(text, saved, current.changes);
           if (!(await store.runs.revertRun(run.id, Date.now(), by, plan.notReverted))) throw alreadyReverted();
-          applyRevert(text, plan, revertOrigin(run.id));
+          const origin = revertOrigin(run.id);
+          const tracker = trackRevert(text, origin);
+          applyRevert(text, plan, origin);
           notes.transact(() => repinRestored(text, notes), serverOrigin);
           scopes.forget(run.docId, run.id, text);
+          scopes.holdRevert(run.docId, run.id, text, tracker);
           return plan.notReverted;
         }),
       );
     });
     return { state: 'accepted', notReverted };
+  }
+
+  /**
+   * REV14: takes a revert back while its window is open (the document stayed loaded on this
+   * server since, and none of the text the revert brought back was changed since): the run's
+   * changes come back exactly, what people wrote since stays, and the run is revertible again.
+   */
+  async undoRevert(principal: Claims, runId: string): Promise<{ state: 'accepted' }> {
+    const run = await this.reviewable(principal, runId, 'Only editors may undo a revert.');
+    const { store, locks, hocuspocus, scopes } = this.deps;
+    await locks.run(run.id, async () => {
+      const current = (await store.runs.getRun(run.id)) ?? run;
+      if (!canTake('undoRevert', current.state) || !current.reverted) throw notReverted(current.state);
+      if ((await store.getDoc(run.docId))?.kind === 'page') throw revertWindowClosed('a page run’s revert is not kept for undoing');
+      await withDocument(hocuspocus, docName(run.docId), (text) =>
+        withDocument(hocuspocus, docName(run.docId, 'notes'), async (notes) => {
+          const tracker = scopes.heldRevert(run.id, text);
+          if (!tracker) throw revertWindowClosed('the document was closed since');
+          if (!revertUndoIsClean(text, tracker)) throw revertWindowClosed('text the revert brought back was changed since');
+          if (!(await store.runs.unrevertRun(run.id, Date.now()))) throw revertWindowClosed('the run is no longer reverted');
+          const scope = undoRevert(tracker);
+          notes.transact(() => repinRestored(text, notes), serverOrigin);
+          scopes.dropRevert(run.id);
+          scopes.saved(run.docId, run.id, scope);
+          await store.runs.storeScope(run.id, scope);
+        }),
+      );
+    });
+    return { state: 'accepted' };
   }
 
   async undoDiscard(principal: Claims, runId: string): Promise<{ state: 'review' }> {
@@ -100,5 +134,9 @@ const notRevertible = () =>
   new Rejection(409, 'NOT_REVERTIBLE', 'This run is no longer revertible: only the last accepted runs of a document can be reverted.');
 const notDiscarded = (state: string) =>
   new Rejection(409, 'NOT_DISCARDED', `This run is ${state}, not discarded: only a discarded run's discard can be undone.`);
+const notReverted = (state: string) =>
+  new Rejection(409, 'NOT_REVERTED', `This run is ${state} and not reverted: only a reverted run's revert can be undone.`);
+const revertWindowClosed = (why: string) =>
+  new Rejection(409, 'UNDO_WINDOW_CLOSED', `This revert can no longer be undone: ${why}.`);
 const windowClosed = (why: string) =>
   new Rejection(409, 'UNDO_WINDOW_CLOSED', `This discard can no longer be undone: ${why}.`);

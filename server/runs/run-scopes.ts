@@ -34,6 +34,8 @@ export class RunScopes {
   private readonly discardedWith = new WeakMap<Y.UndoManager, Set<string>>();
   /** Discarded runs that can still be redone: run id → the document, its loaded Y.Doc and the manager. */
   private readonly redoable = new Map<string, { docId: string; ydoc: Y.Doc; manager: Y.UndoManager }>();
+  /** Reverted runs whose revert can still be undone (REV14): run id → the document, its Y.Doc and the revert's manager. */
+  private readonly reverts = new Map<string, { docId: string; ydoc: Y.Doc; manager: Y.UndoManager }>();
 
   constructor(private readonly runs: RunStore) {}
 
@@ -157,13 +159,36 @@ export class RunScopes {
     };
   }
 
-  /** Closes the discard windows of a document (it unloaded, or another run was sent for it). */
+  /** Closes the discard and revert windows of a document (it unloaded, or another run was sent for it). */
   closeRedo(docId: string): void {
-    for (const [runId, held] of this.redoable) {
-      if (held.docId !== docId) continue;
-      held.manager.destroy();
-      this.redoable.delete(runId);
+    for (const held of [this.redoable, this.reverts]) {
+      for (const [runId, { docId: heldDoc, manager }] of held) {
+        if (heldDoc !== docId) continue;
+        manager.destroy();
+        held.delete(runId);
+      }
     }
+  }
+
+  /**
+   * After Revert: keeps the manager holding the revert over `ydoc` (revert-undo.ts) for Undo
+   * revert (REV14) until the document unloads; it keeps what the revert took out meanwhile.
+   */
+  holdRevert(docId: string, runId: string, ydoc: Y.Doc, manager: Y.UndoManager): void {
+    this.dropRevert(runId);
+    this.reverts.set(runId, { docId, ydoc, manager });
+  }
+
+  /** The manager holding the revert of run `runId` over this very `ydoc`, or null (its window is closed). */
+  heldRevert(runId: string, ydoc: Y.Doc): Y.UndoManager | null {
+    const held = this.reverts.get(runId);
+    return held && held.ydoc === ydoc ? held.manager : null;
+  }
+
+  /** Ends the window of a revert (it was undone). */
+  dropRevert(runId: string): void {
+    this.reverts.get(runId)?.manager.destroy();
+    this.reverts.delete(runId);
   }
 
   /**

@@ -8,7 +8,7 @@ import { isUniqueViolation, toBuffer, transaction } from './pg-db.ts';
 
 type Lifecycle = Pick<
   RunStore,
-  'claimRun' | 'renewLease' | 'requeueRun' | 'findBatch' | 'recordBatch' | 'completeRun' | 'failRun' | 'cancelRun' | 'decideRun' | 'decideItem' | 'storeScope' | 'revertRun' | 'reopenRun' | 'loadScope' | 'openScopes'
+  'claimRun' | 'renewLease' | 'requeueRun' | 'findBatch' | 'recordBatch' | 'completeRun' | 'failRun' | 'cancelRun' | 'decideRun' | 'decideItem' | 'storeScope' | 'revertRun' | 'reopenRun' | 'unrevertRun' | 'loadScope' | 'openScopes'
 >;
 
 /**
@@ -198,6 +198,14 @@ export function pgRunLifecycle(pool: pg.Pool): Lifecycle {
         await client.query('DELETE FROM run_scopes WHERE run_id = $1', [id]);
         return true;
       }),
+    async unrevertRun(id, now) {
+      const result = await pool.query(
+        `UPDATE runs SET reverted_at = NULL, reverted_by = NULL, reverted_by_name = NULL, not_reverted = NULL, updated_at = $2
+         WHERE id = $1 AND ${leaves('undoRevert')} AND reverted_at IS NOT NULL`,
+        [id, now],
+      );
+      return result.rowCount === 1;
+    },
     async reopenRun(id, now) {
       try {
         return await transaction(pool, async (client) => {

@@ -18,6 +18,7 @@ const runWrites = [
   'storeScope',
   'revertRun',
   'reopenRun',
+  'unrevertRun',
 ] as const satisfies readonly (keyof RunStore)[];
 
 /**

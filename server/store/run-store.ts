@@ -176,6 +176,12 @@ export interface RunStore {
    * outstanding run.
    */
   reopenRun(id: string, now: number): Promise<boolean>;
+  /**
+   * accepted and reverted → not reverted again (Undo revert, REV14; its scope is stored next,
+   * with `storeScope`, so that it is revertible again); false when the run is not a reverted
+   * accepted run.
+   */
+  unrevertRun(id: string, now: number): Promise<boolean>;
   /** The undo scope stored for a run, or null. */
   loadScope(runId: string): Promise<SavedRunScope | null>;
   /**

@@ -23,6 +23,7 @@ export const auditActions = [
   'run.discarded',
   'run.reverted',
   'run.discard-undone',
+  'run.revert-undone',
   'run.item-accepted',
   'run.item-discarded',
   'run.lease-expired',

@@ -8,7 +8,7 @@ import { revertibleRuns, type AppliedBatch, type Completion, type RunStore } fro
 
 type Lifecycle = Pick<
   RunStore,
-  'claimRun' | 'renewLease' | 'requeueRun' | 'findBatch' | 'recordBatch' | 'completeRun' | 'failRun' | 'cancelRun' | 'decideRun' | 'decideItem' | 'storeScope' | 'revertRun' | 'reopenRun' | 'loadScope' | 'openScopes'
+  'claimRun' | 'renewLease' | 'requeueRun' | 'findBatch' | 'recordBatch' | 'completeRun' | 'failRun' | 'cancelRun' | 'decideRun' | 'decideItem' | 'storeScope' | 'revertRun' | 'reopenRun' | 'unrevertRun' | 'loadScope' | 'openScopes'
 >;
 
 /**
@@ -67,6 +67,10 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
   const revert = db.prepare(
     `UPDATE runs SET reverted_at = @now, reverted_by = @byId, reverted_by_name = @byName, not_reverted = @notReverted, updated_at = @now
      WHERE id = @id AND ${leaves('revert')} AND reverted_at IS NULL AND EXISTS (SELECT 1 FROM run_scopes WHERE run_id = @id)`,
+  );
+  const unrevert = db.prepare(
+    `UPDATE runs SET reverted_at = NULL, reverted_by = NULL, reverted_by_name = NULL, not_reverted = NULL, updated_at = @now
+     WHERE id = @id AND ${leaves('undoRevert')} AND reverted_at IS NOT NULL`,
   );
   const reopen = db.prepare(
     `UPDATE runs SET ${reaches('undoDiscard')}, decided_by = NULL, decided_by_name = NULL, updated_at = @now WHERE id = @id AND ${leaves('undoDiscard')}`,
@@ -236,6 +240,9 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
     },
     async revertRun(id, now, by, notReverted) {
       return revertRun(id, now, by, notReverted);
+    },
+    async unrevertRun(id, now) {
+      return unrevert.run({ id, now }).changes === 1;
     },
     async reopenRun(id, now) {
       try {

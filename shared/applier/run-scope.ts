@@ -93,6 +93,7 @@ export function withDeletions(scope: SavedRunScope, more: DeleteSet): SavedRunSc
   return { insertions: scope.insertions, deletions: encodeDeleteSet(Y.mergeDeleteSets([Y.decodeSnapshot(scope.deletions).ds, more])) };
 }
 
-function encodeDeleteSet(ds: DeleteSet): Uint8Array {
+/** A DeleteSet as a scope stores it: a snapshot with an empty state vector. */
+export function encodeDeleteSet(ds: DeleteSet): Uint8Array {
   return Y.encodeSnapshot(Y.createSnapshot(ds, new Map()));
 }

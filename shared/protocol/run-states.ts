@@ -5,8 +5,8 @@ import { runStates, type RunState } from './run-state-names.ts';
  * the states it leaves and the state it reaches. The run store builds the guards of its
  * conditional updates from it (`… WHERE state IN (from)`), and the services ask it whether a
  * run may take a step; `send` creates a run, so it leaves no state. `cancel` (an editor withdraws
- * a run no agent has finished, RUN6) ends it for good. Revert (REV8) is a step of
- * an accepted run that keeps it accepted.
+ * a run no agent has finished, RUN6) ends it for good. Revert (REV8) and Undo
+ * revert (REV14) are steps of an accepted run that keep it accepted.
  */
 export const runTransitions = {
   send: { from: [], to: 'queued' },
@@ -19,6 +19,7 @@ export const runTransitions = {
   discard: { from: ['review'], to: 'discarded' },
   undoDiscard: { from: ['discarded'], to: 'review' },
   revert: { from: ['accepted'], to: 'accepted' },
+  undoRevert: { from: ['accepted'], to: 'accepted' },
 } as const satisfies Record<string, { from: readonly RunState[]; to: RunState }>;
 
 export type RunTransition = keyof typeof runTransitions;

@@ -26,6 +26,11 @@ const take: Record<Exclude<RunTransition, 'send'>, () => Promise<boolean>> = {
   discard: () => store.runs.decideRun('r1', 'discarded', 2000, ed),
   undoDiscard: () => store.runs.reopenRun('r1', 2000),
   revert: () => store.runs.revertRun('r1', 2000, ed, []),
+  // Undo revert leaves a reverted run: the revert is put in place by hand, as the state is.
+  undoRevert: async () => {
+    await opened.exec(`UPDATE runs SET reverted_at = 1900, reverted_by = 'ed', reverted_by_name = 'Ed', not_reverted = '[]' WHERE id = 'r1'`);
+    return store.runs.unrevertRun('r1', 2000);
+  },
 };
 
 describe.each(storeBackends)('the run store in $name and the transition table', (backend) => {
