@@ -4,7 +4,7 @@ import { ErrorEnvelope } from '../shared/wire/errors.ts';
 import { readWire } from '../shared/wire/parse.ts';
 import { AsideAnswer, type AsideBody } from '../shared/wire/asides.ts';
 import { SessionView } from '../shared/wire/session.ts';
-import { DiscardUndone, ItemDecided, RunCancelled, RunDecision as RunDecisionAnswer, RunReverted, SentRun, type DiscardBody } from '../shared/wire/runs.ts';
+import { DiscardUndone, ItemDecided, RevertUndone, RunCancelled, RunDecision as RunDecisionAnswer, RunReverted, SentRun, type DiscardBody } from '../shared/wire/runs.ts';
 
 export type { CreatedDoc, DocSummary, SentRun };
 
@@ -119,6 +119,11 @@ export function listAgents(token: string, docId: string): Promise<AgentView[]> {
 /** Cancel run withdraws a queued or claimed run (RUN6); `NOT_CANCELLABLE` (409) in any other state. */
 export function cancelRun(token: string, runId: string): Promise<RunCancelled> {
   return request(RunCancelled, token, 'POST', `/api/runs/${encodeURIComponent(runId)}/cancel`, {});
+}
+
+/** Undo revert brings a reverted run's changes back (REV14); `UNDO_WINDOW_CLOSED` or `NOT_REVERTED` (409) once it cannot. */
+export function undoRevert(token: string, runId: string): Promise<RevertUndone> {
+  return request(RevertUndone, token, 'POST', `/api/runs/${encodeURIComponent(runId)}/undo-revert`, {});
 }
 
 /** Undo discard puts a discarded run back in review; `UNDO_WINDOW_CLOSED` (409) once it cannot. */

@@ -3,17 +3,17 @@ import { LightElement } from './light-element.ts';
 import { ContextConsumer } from '@lit/context';
 import { sessionContext } from './session-context.ts';
 import type { NotReverted, RunRecord } from '../shared/protocol/run-record.ts';
-import { ApiError, revertRun, undoDiscard } from './api.ts';
+import { ApiError, revertRun, undoDiscard, undoRevert } from './api.ts';
 
 /** How many decided runs the list shows; the server keeps the last five accepted ones revertible (REV8). */
 const shown = 5;
 
-type Action = 'revert' | 'undo-discard';
+type Action = 'revert' | 'undo-revert' | 'undo-discard';
 
 /**
  * The document's recently decided runs (a region named `Recent runs`): who accepted or
  * discarded each, and for editors a button `Revert run` on an accepted run (REV8, asked once:
- * `Confirm revert` or `Cancel`) and `Undo
+ * `Confirm revert` or `Cancel`), `Undo revert` on a reverted one (REV14) and `Undo
  * discard` on the newest run when it was discarded (REV9). What a revert left as it was is
  * listed under the run. A button the server refused (the window closed, the run no longer
  * revertible) gives way to the server's words.
@@ -85,8 +85,7 @@ export class TandemRecentRuns extends LightElement {
 
   private renderButton(run: RunRecord) {
     if (!this.canDecide || this.refused.has(run.runId)) return '';
-    const action: Action | null =
-      run.state === 'accepted' && !run.reverted ? 'revert' : run.state === 'discarded' && this.runs[0]?.runId === run.runId ? 'undo-discard' : null;
+    const action = actionFor(run, this.runs[0]?.runId === run.runId);
     if (!action) return '';
     const busy = this.busy?.runId === run.runId;
     if (action === 'revert' && this.confirming === run.runId && !busy) {
@@ -104,7 +103,7 @@ export class TandemRecentRuns extends LightElement {
       </button>`;
     }
     return html`<button type="button" ?disabled=${this.busy !== null || this.blocker !== null} @click=${() => this.act(run, action)}>
-      ${busy ? 'Undoing…' : 'Undo discard'}
+      ${busy ? 'Undoing…' : action === 'undo-revert' ? 'Undo revert' : 'Undo discard'}
     </button>`;
   }
 
@@ -118,6 +117,9 @@ export class TandemRecentRuns extends LightElement {
         const { notReverted } = await revertRun(this.token, run.runId);
         const text = notReverted.length === 0 ? 'Run reverted.' : `Run reverted, but for ${notReverted.length === 1 ? 'one change' : `${notReverted.length} changes`} written over since.`;
         this.message = { runId: run.runId, text, error: false };
+      } else if (action === 'undo-revert') {
+        await undoRevert(this.token, run.runId);
+        this.message = { runId: run.runId, text: 'Revert undone: the run’s changes are back.', error: false };
       } else {
         await undoDiscard(this.token, run.runId);
         this.message = { runId: run.runId, text: 'Discard undone: the run is in review again.', error: false };
@@ -131,6 +133,12 @@ export class TandemRecentRuns extends LightElement {
       this.busy = null;
     }
   }
+}
+
+/** What the list offers on `run` (`newest`: the document's latest run), or null. */
+function actionFor(run: RunRecord, newest: boolean): Action | null {
+  if (run.state === 'accepted') return run.reverted ? 'undo-revert' : 'revert';
+  return run.state === 'discarded' && newest ? 'undo-discard' : null;
 }
 
 function describeRun(run: RunRecord): string {

@@ -11,6 +11,7 @@ import { canTake } from '../../shared/protocol/run-states.ts';
 import { withDocument } from '../docs/with-document.ts';
 import { Rejection } from '../../shared/protocol/rejection.ts';
 import type { StoredRun } from '../store/store.ts';
+import type { RevertUndone } from '../../shared/wire/runs.ts';
 import { runNotFound } from './run-error.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { repinRestored } from './run-text.ts';
@@ -64,7 +65,7 @@ export class RevertService {
    * server since, and none of the text the revert brought back was changed since): the run's
    * changes come back exactly, what people wrote since stays, and the run is revertible again.
    */
-  async undoRevert(principal: Claims, runId: string): Promise<{ state: 'accepted' }> {
+  async undoRevert(principal: Claims, runId: string): Promise<RevertUndone> {
     const run = await this.reviewable(principal, runId, 'Only editors may undo a revert.');
     const { store, locks, hocuspocus, scopes } = this.deps;
     await locks.run(run.id, async () => {

@@ -89,6 +89,10 @@ export type RunCancelled = v.InferOutput<typeof RunCancelled>;
 export const RunReverted = v.object({ state: v.literal('accepted'), notReverted: v.array(NotRevertedView) });
 export type RunReverted = v.InferOutput<typeof RunReverted>;
 
+/** The answer of `POST /api/runs/:runId/undo-revert` (REV14). */
+export const RevertUndone = v.object({ state: v.literal('accepted') });
+export type RevertUndone = v.InferOutput<typeof RevertUndone>;
+
 /** The answer of `POST /api/runs/:runId/undo-discard` (REV9). */
 export const DiscardUndone = v.object({ state: v.literal('review') });
 export type DiscardUndone = v.InferOutput<typeof DiscardUndone>;

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { agentApi, replaceOp, sentRun } from '../helpers/runs.ts';
-import { useBrowser, readText, reviewPanel, type Person } from '../helpers/browser.ts';
+import { useBrowser, readText, reviewPanel, typeAtEnd, type Person } from '../helpers/browser.ts';
 
 /*
  * Taking a decision back in the app (shared/PROTOCOL.md REV8, REV9): `Revert run` in the
  * Recent runs list takes an accepted run's changes back; `Undo discard` puts a discarded run
- * back in review with its changes.
+ * back in review with its changes; `Undo revert` takes a revert back (REV14).
  */
 
 const server = useTestServer();
@@ -63,5 +63,28 @@ describe('taking a run decision back', () => {
     await expect.poll(() => reviewPanel(alice.page).getByRole('button', { name: 'Accept run' }).isEnabled()).toBe(true);
     await reviewPanel(alice.page).getByRole('button', { name: 'Accept run' }).click();
     await expect.poll(async () => (await server.api(`/api/runs/${doc.runId}`)).body.state).toBe('accepted');
+  });
+
+  it('[REV14] Undo revert after Revert run brings the run’s changes back for both people, keeping what Bob typed since', async () => {
+    const doc = await runInReview();
+    const alice = await open(doc.docId, 'Alice');
+    const bob = await open(doc.docId, 'Bob');
+    await reviewPanel(alice.page).getByRole('button', { name: 'Accept run' }).click();
+    await expect.poll(() => readText(bob.page)).toBe('KEEP THIS ONE.\nLast words.');
+    await recentRuns(alice.page).getByRole('button', { name: 'Revert run' }).click();
+    await recentRuns(alice.page).getByRole('button', { name: 'Confirm revert' }).click();
+    await expect.poll(() => readText(bob.page)).toBe('Keep this one.\nLast words.');
+
+    await typeAtEnd(bob.page, ' Bob was here.');
+    await expect.poll(() => readText(alice.page)).toBe('Keep this one.\nLast words. Bob was here.');
+    await recentRuns(bob.page).getByRole('button', { name: 'Undo revert' }).click();
+    for (const person of [alice, bob]) {
+      await expect.poll(() => readText(person.page)).toBe('KEEP THIS ONE.\nLast words. Bob was here.');
+      await expect.poll(() => recentRuns(person.page).locator('.recent-run-what').textContent()).toBe('“uppercase”: accepted by Alice');
+    }
+    await expect.poll(() => recentRuns(bob.page).getByRole('status').textContent()).toBe('Revert undone: the run’s changes are back.');
+    expect((await server.api(`/api/runs/${doc.runId}`)).body).toMatchObject({ state: 'accepted', reverted: null });
+    // Revertible again, for everyone on the document.
+    await recentRuns(alice.page).getByRole('button', { name: 'Revert run' }).waitFor();
   });
 });
