@@ -118,6 +118,7 @@ export class TandemPageView extends LightElement {
               .run=${this.review}
               .blocker=${this.decideBlocker}
               .targetNames=${names}
+              .decidesWhole=${true}
               @review-select=${() => (this.shown = 'candidate')}
             ></tandem-review-panel>`
         : ''}

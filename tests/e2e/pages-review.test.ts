@@ -58,6 +58,28 @@ async function reviewChange(page: Page, n: number): Promise<{ removed: string[];
 }
 
 describe('the review of a page run', () => {
+  it('[PAGE8] [REV13] offers only Accept run and Discard run: a page run is decided as a whole', async () => {
+    const { docId, runId } = await reviewedRun();
+    const alice = await people.openDoc(docId, server.token('editor', { name: 'Alice' }));
+    const bob = await people.openDoc(docId, server.token('editor', { name: 'Bob' }));
+    for (const person of [alice, bob]) {
+      const panel = reviewPanel(person.page);
+      await panel.getByRole('button', { name: 'Accept run' }).waitFor();
+      // The groups render with the run's buttons, in the same update.
+      expect(await panel.getByRole('group', { name: /^Change \d$/ }).count()).toBe(3);
+      expect(await panel.getByRole('button', { name: 'Accept change' }).count()).toBe(0);
+      expect(await panel.getByRole('button', { name: 'Discard change' }).count()).toBe(0);
+    }
+    // The keys that decide the focused change do nothing here; the run's button decides it all.
+    await reviewPanel(alice.page).getByRole('group', { name: 'Change 1' }).focus();
+    await alice.page.keyboard.press('Alt+Shift+KeyA');
+    await reviewPanel(alice.page).getByRole('button', { name: 'Accept run' }).click();
+    await expect.poll(async () => (await server.api(`/api/runs/${runId}`)).body.state).toBe('accepted');
+    await expect.poll(() => reviewPanel(bob.page).count()).toBe(0);
+    const audit = (await server.api(`/api/docs/${docId}/audit`)).body.entries as { action: string }[];
+    expect(audit.map((entry) => entry.action)).not.toContain('run.item-accepted');
+  });
+
   it('[PAGE15] shows the text a change made, and an attribute change as the attribute', async () => {
     const { docId } = await reviewedRun();
     const alice = await people.openDoc(docId, server.token('editor', { name: 'Alice' }));
