@@ -63,7 +63,7 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
       store.runs.listRuns(record.id),
     ]);
     const title = heldTitle.slice(0, maxTitleLength) || record.title;
-    const answer: DocView = { id: record.id, title, kind: record.kind, ...content, annotations, runs: runs.map(toRunRecord), agents: deps.roster.list(record.id) };
+    const answer: DocView = { id: record.id, title, kind: record.kind, ...content, annotations, runs: runs.map(toRunRecord), agents: await deps.roster.list(record.id) };
     await recordRead(store.audit, principal, record.id);
     return json(200, answer);
   });
@@ -71,7 +71,7 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
   // RUN7: who would take a run of the document now; the app asks it every few seconds, and it reads nothing of the document.
   router.add('GET', '/api/docs/:id/agents', async ({ principal, params }) => {
     const record = await readable(principal, params.id);
-    return json(200, deps.roster.list(record.id));
+    return json(200, await deps.roster.list(record.id));
   });
 
   router.add('GET', '/api/docs/:id/markdown', async ({ principal, params }) => {

@@ -55,7 +55,7 @@ export class AgentService {
     const { store, notifier } = this.deps;
     const deadline = Date.now() + waitMs;
     // RUN7: an agent waiting for work is connected for as long as its poll is held.
-    const release = this.deps.roster.hold(principal, model);
+    const release = await this.deps.roster.hold(principal, model, waitMs);
     try {
       for (;;) {
         const seen = notifier.version;
@@ -65,7 +65,7 @@ export class AgentService {
         await notifier.wait(seen, Math.min(left, storeCheckMs), signal);
       }
     } finally {
-      release();
+      await release();
     }
   }
 
@@ -79,7 +79,7 @@ export class AgentService {
       if (current && claimedStates.includes(current.state)) throw new Rejection(409, 'ALREADY_CLAIMED', 'This run is already claimed by an agent.');
       throw new Rejection(409, 'NOT_QUEUED', `This run is ${current?.state ?? 'gone'}; only a queued run can be claimed.`);
     }
-    this.deps.roster.touch(principal);
+    await this.deps.roster.touch(principal);
     await recordAudit(store.audit, principal, 'run.claimed', run.docId, run.id);
     const page = (await store.getDoc(run.docId))?.kind === 'page';
     const document = page
@@ -140,7 +140,7 @@ export class AgentService {
   async activity(principal: Claims, runId: string, body: unknown): Promise<ActivityAnswer> {
     const run = await this.agentRun(principal, runId);
     const report = parseActivityInput(body);
-    if (report.model) this.deps.roster.touch(principal, report.model);
+    if (report.model) await this.deps.roster.touch(principal, report.model);
     if (!(await this.deps.store.runs.recordActivity(run.id, principal.sub, this.deps.now(), report))) throw notClaimed();
     return { ok: true };
   }
@@ -205,7 +205,7 @@ export class AgentService {
       throw new Rejection(403, 'FORBIDDEN', 'This run belongs to a document your token is not for.');
     }
     // RUN7: an agent is seen while it holds the run's claim; a refused request does not count.
-    if (holdsClaim(run, principal, this.deps.now())) this.deps.roster.touch(principal);
+    if (holdsClaim(run, principal, this.deps.now())) await this.deps.roster.touch(principal);
     return run;
   }
 }

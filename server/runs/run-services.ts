@@ -45,7 +45,7 @@ export interface RunServices {
 /** The run lifecycle after Send: agents' steps, review, and leases that run out. */
 export function createRunServices(options: Omit<RunServiceDeps, 'locks' | 'notifier' | 'roster'> & { onError: (error: unknown) => void }): RunServices {
   const { onError, ...given } = options;
-  const deps: RunServiceDeps = { ...given, locks: new KeyedLock(), notifier: new QueueNotifier(), roster: new AgentRoster(given.now) };
+  const deps: RunServiceDeps = { ...given, locks: new KeyedLock(), notifier: new QueueNotifier(), roster: new AgentRoster(given.now, given.store.agentSightings, options.onError) };
   const expiry = new LeaseExpiry(deps, Math.max(25, Math.min(1000, Math.floor(deps.leaseMs / 4))), onError);
   return {
     agents: new AgentService(deps),

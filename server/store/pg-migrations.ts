@@ -147,6 +147,17 @@ ALTER TABLE runs ADD CONSTRAINT runs_state_check
   `
 ALTER TABLE run_items ADD COLUMN decision TEXT CHECK (decision IN ('accepted', 'discarded'));
 `,
+  // Step 6: the agents every instance has seen (RUN7, SCALE6).
+  `
+CREATE TABLE agent_sightings (
+  sub TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  doc TEXT,
+  model TEXT,
+  last_seen BIGINT NOT NULL,
+  held_until BIGINT
+);
+`,
 ];
 
 /** An arbitrary key of the advisory lock that lets one instance at a time migrate. */

@@ -9,6 +9,7 @@ import { pgRunEvents } from './pg-run-events.ts';
 import { pgChannel } from './pg-channel.ts';
 import { forgetEndedRunsAsides, pgAsideBoard } from './pg-asides.ts';
 import { mergeStored } from './update-log.ts';
+import { pgAgentSightings } from './pg-agent-sightings.ts';
 
 interface DocRow {
   id: string;
@@ -23,7 +24,8 @@ interface DocRow {
  * (pg-migrations.ts). Several instances may share it: the run lifecycle's conditional updates
  * and its partial unique index decide between them, LISTEN/NOTIFY tells each of the others'
  * run changes, and the update log is appended asynchronously (AsyncUpdateLog, SCALE2). The
- * asides of claimed runs are kept in the database too, so any instance serves them (SCALE5).
+ * asides of claimed runs are kept in the database too, so any instance serves them (SCALE5), and
+ * so is when each agent was last seen (SCALE6).
  */
 export async function openPostgresStore(url: string): Promise<Store> {
   const pool = openPool(url);
@@ -47,6 +49,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
     revocations: pgRevocationList(pool),
     audit: pgAuditLog(pool),
     asides: pgAsideBoard(pool, asideChannel),
+    agentSightings: pgAgentSightings(pool),
     async createDoc(record, states) {
       await transaction(pool, async (client) => {
         await client.query('INSERT INTO docs (id, title, kind, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)', [

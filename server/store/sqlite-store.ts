@@ -86,6 +86,7 @@ export function openSqliteStore(dataDir: string): SyncStore {
     audit,
     // One process uses a SQLite store: its asides need no table.
     asides: memoryAsideBoard(),
+    agentSightings: null,
     updates,
     async createDoc(record, states) {
       createDoc(record, states);

@@ -1,6 +1,7 @@
 import type { DocKind } from '../../shared/model/doc-layout.ts';
 import type { AnnotationDocIndex, RunStore } from './run-store.ts';
 import type { AsideBoard } from './aside-board.ts';
+import type { AgentSightings } from './agent-sightings.ts';
 import type { AuditLog } from './sqlite-audit.ts';
 import type { RevocationList } from './sqlite-revocations.ts';
 import type { AsyncUpdateLog, UpdateLog } from './update-log.ts';
@@ -45,6 +46,11 @@ export interface Store {
   readonly audit: AuditLog;
   /** The asides of claimed runs (ASIDE8): in memory for SQLite, in the database for PostgreSQL (SCALE5). */
   readonly asides: AsideBoard;
+  /**
+   * When each agent was last seen, for every instance sharing the store (RUN7, SCALE6); null for
+   * a store only one process uses, whose roster stays in memory.
+   */
+  readonly agentSightings: AgentSightings | null;
   /**
    * Calls `listener(docId)` when another instance sharing this store changed a run of `docId`
    * (SCALE3); a store only one process uses never calls it. Returns the unsubscribe.
