@@ -53,6 +53,7 @@ describe('the run transition table', () => {
       discard: 'review→discarded',
       undoDiscard: 'discarded→review',
       revert: 'accepted→accepted',
+      undoRevert: 'accepted→accepted',
     });
   });
 });
