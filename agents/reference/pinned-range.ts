@@ -11,7 +11,8 @@ import { maxQuoteLength } from '../../shared/protocol/limits.ts';
  * The agent knows the pin by its text only (the run item's `currentText`, the text the anchors
  * covered at Send, else its `quote`), read the way anchors.ts reads a quote: the block's text
  * with `\n` between its paragraphs and for a hard break. The first place that text occurs in the
- * block is the range; when it occurs more than once, the first is taken.
+ * block is the range; when it occurs more than once, the first is taken. Failing that, the same
+ * text in another case is (an earlier instruction of the run on the same block changed its case).
  */
 
 /** What an instruction was pinned to, as a run item carries it. */
@@ -38,7 +39,7 @@ export function pinnedRange(blocks: readonly Node[], pin: Pin): TextRange | 'who
   if (pinned === '' || pinned === text) return 'whole';
   const cut = pinned.length === maxQuoteLength && pinned.endsWith('…');
   const sought = cut ? pinned.slice(0, -1) : pinned;
-  const at = text.indexOf(sought);
+  const at = find(text, sought);
   if (at >= 0) return { from: at, to: cut ? text.length : at + sought.length };
   // Spanning blocks: the quote is this block's last part, `\n`, then the next blocks' text.
   for (let end = sought.lastIndexOf('\n'); end > 0; end = sought.lastIndexOf('\n', end - 1)) {
@@ -46,6 +47,19 @@ export function pinnedRange(blocks: readonly Node[], pin: Pin): TextRange | 'who
     if (text.endsWith(head)) return { from: text.length - head.length, to: text.length };
   }
   return null;
+}
+
+/**
+ * Where `sought` first occurs in `text`; else, ignoring case, where an earlier instruction of the
+ * run changed the pinned words' case (only where lower-casing keeps every length, so offsets hold).
+ */
+function find(text: string, sought: string): number {
+  const at = text.indexOf(sought);
+  if (at >= 0) return at;
+  const lower = text.toLowerCase();
+  const soughtLower = sought.toLowerCase();
+  if (lower.length !== text.length || soughtLower.length !== sought.length) return -1;
+  return lower.indexOf(soughtLower);
 }
 
 /** The text of `blocks` as a quote reads it. */

@@ -110,6 +110,11 @@ describe('the reference agent’s plan for one instruction', () => {
       });
     });
 
+    it('finds the pinned words when an earlier instruction of the run changed their case', () => {
+      const target = block('ALPHA BETA gamma');
+      expect(markdownOf(planInstruction('i2', 'replace "A" with "4"', target, pin('alpha beta')))).toBe('4LPH4 BET4 gamma');
+    });
+
     it('changes the pinned item of a list, and the part of a pin that spans into the next block', () => {
       expect(markdownOf(planInstruction('i1', 'uppercase', block('* one\n* two\n* three'), pin('two')))).toBe('* one\n* TWO\n* three');
       expect(markdownOf(planInstruction('i1', 'uppercase', block('First line ends'), pin('ends\nNext block')))).toBe('First line ENDS');
