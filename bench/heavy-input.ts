@@ -26,7 +26,7 @@ export const heavyInput: Benchmark = {
 
     ctx.log('heavy: the libraries alone, in this process');
     const sanitizeMs = timed(() => {
-      const tools = createPageTools(new JSDOM('<!doctype html><html><body></body></html>').window as unknown as Window & typeof globalThis, { parseAsDocument: true });
+      const tools = createPageTools(new JSDOM('<!doctype html><html><body></body></html>').window as unknown as Window & typeof globalThis);
       tools.sanitize(page);
     });
     let parsed: ReturnType<typeof markdownToDoc> | null = null;

@@ -128,7 +128,10 @@ export function treeShapeProblem(root: Node): PageLimitProblem | null {
   const stack: [Node, number][] = [[root, 0]];
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!;
-    for (let child = node.firstChild; child !== null; child = child.nextSibling) {
+    // By index: the server's page DOM keeps children in an array, where a sibling is found by search.
+    const children = node.childNodes;
+    for (let at = 0; at < children.length; at++) {
+      const child = children[at];
       if (child.nodeType !== 1) continue;
       if (++elements > maxPageElements) return tooLarge();
       if (depth + 1 > maxPageDepth) return tooDeep();

@@ -39,9 +39,7 @@ export function parsePage(tools: PageTools, source: string): ParsedPage {
 }
 
 export function serializePage(tools: PageTools, page: ParsedPage): string {
-  const template = tools.document.createElement('template');
-  template.content.append(page.root.cloneNode(true));
-  return template.innerHTML;
+  return tools.serialize(page.root);
 }
 
 /**

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { elementName, pageChangeTexts } from '../../shared/page/page-change-view.ts';
-import { serverPageTools } from '../../server/pages/page-tools.ts';
+import { JSDOM } from 'jsdom';
 
-const { document } = serverPageTools();
+const { document } = new JSDOM('<!doctype html><body></body>').window;
 
 function element(html: string): Element {
   const template = document.createElement('template');

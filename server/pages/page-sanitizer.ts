@@ -1,0 +1,200 @@
+import { html as parse5Html } from 'parse5';
+import { pagePurifyConfig } from '../../shared/page/page-tools.ts';
+import { DomElement, serializeChildren, type DomChild, type DomParent } from './page-dom.ts';
+import * as lists from './purify-lists.ts';
+
+/**
+ * PAGE2 on the server: DOMPurify's sanitizing, rule for rule, over the server's page DOM
+ * (page-dom.ts) instead of jsdom, where DOMPurify took 5–8 s for a 20,000-element page. Each
+ * check below is DOMPurify 3.5.0's (`_sanitizeElements`, `_isUnsafeNode`, `_checkValidNamespace`,
+ * `_sanitizeAttributes`, `_isValidAttribute`, and the in-place pre-pass that removes comments
+ * with markup), with its lists (purify-lists.ts) and Tandem's configuration
+ * (shared/page/page-tools.ts `pagePurifyConfig`); the options Tandem leaves at their defaults
+ * (KEEP_CONTENT, SAFE_FOR_XML, SANITIZE_DOM, data- and aria- attributes allowed, no custom
+ * elements, no hooks) are written in. tests/unit/page-sanitizer.test.ts holds it to DOMPurify
+ * over jsdom: on generated and known-hostile markup, DOMPurify removes nothing more from its
+ * output, and the text kept is the text DOMPurify keeps.
+ *
+ * Where DOMPurify tests with a global regular expression (whose `lastIndex` carries over from
+ * one test to the next), this tests from the start: it matches wherever DOMPurify's would, so it
+ * removes at least what DOMPurify removes.
+ */
+
+const { NS } = parse5Html;
+
+const setOf = (...parts: (readonly string[])[]) => new Set(parts.flat());
+
+const allowedTags = setOf(lists.htmlTags, lists.svgTags, lists.svgFilterTags, lists.mathMlTags, lists.textTags, ['tbody']);
+const allowedAttributes = setOf(lists.htmlAttributes, lists.svgAttributes, lists.mathMlAttributes, lists.xmlAttributes);
+const forbidTags = setOf(pagePurifyConfig.FORBID_TAGS.map((tag) => tag.toLowerCase()));
+const forbidAttributes = setOf(pagePurifyConfig.FORBID_ATTR.map((name) => name.toLowerCase()));
+const forbidContents = setOf(lists.forbidContents);
+const dataUriTags = setOf(lists.dataUriTags);
+const uriSafeAttributes = setOf(lists.uriSafeAttributes);
+const allSvgTags = setOf(lists.svgTags, lists.svgFilterTags, lists.svgDisallowedTags);
+const allMathMlTags = setOf(lists.mathMlTags, lists.mathMlDisallowedTags);
+const mathMlTextIntegrationPoints = setOf(lists.mathMlTextIntegrationPoints);
+const htmlIntegrationPoints = new Set(['annotation-xml']);
+const commonSvgAndHtml = setOf(lists.commonSvgAndHtmlElements);
+const voidElements = setOf(lists.voidElements);
+const literalTextElements = setOf(lists.literalTextElements);
+const escapableTextElements = setOf(lists.escapableTextElements);
+const clobberingNames = setOf(lists.clobberingNames);
+
+const elementMarkupProbe = /<[/\w!]/;
+const commentMarkupProbe = /<[/\w]/;
+const commentUnsafe = /<[/\w]|^-?>|--!?>|<!-$/;
+const fallbackTagClose = /<\/no(script|embed|frames)/i;
+const attrValueBreakout = /((--!?|])>)|<\/(style|script|title|xmp|textarea|noscript|iframe|noembed|noframes)/i;
+const dataAttribute = /^data-[\-\w.\u00B7-\uFFFF]+$/;
+const ariaAttribute = /^aria-[\-\w]+$/;
+const attrWhitespace = /[\u0000-\u0020\u00A0\u1680\u180E\u2000-\u2029\u205F\u3000]/g;
+const allowedUri = pagePurifyConfig.ALLOWED_URI_REGEXP;
+
+/** Sanitizes the children of `root` in place. Iterative: no depth of the tree overflows it. */
+export function sanitizePageTree(root: DomParent): void {
+  removeCommentsWithMarkup(root);
+  const parents: DomParent[] = [root];
+  while (parents.length > 0) {
+    const parent = parents.pop()!;
+    // The children are judged in order; an element that goes but keeps its content leaves its
+    // children in its place, to be judged next, as DOMPurify's node iterator meets them.
+    const pending = parent.childNodes.reverse();
+    parent.childNodes = [];
+    while (pending.length > 0) {
+      const node = pending.pop()!;
+      node.parentNode = parent;
+      const verdict = judge(node, parent);
+      if (verdict === 'keep') {
+        parent.childNodes.push(node);
+        if (node instanceof DomElement) {
+          sanitizeAttributes(node);
+          if (node.childNodes.length > 0) parents.push(node);
+        }
+      } else {
+        node.parentNode = null;
+        if (verdict === 'unwrap') {
+          const children = (node as DomElement).childNodes;
+          for (let at = children.length - 1; at >= 0; at--) pending.push(children[at]);
+        }
+      }
+    }
+  }
+}
+
+/** DOMPurify's in-place pre-pass: comments whose text looks like markup go before anything is judged. */
+function removeCommentsWithMarkup(root: DomParent): void {
+  const stack: DomParent[] = [root];
+  while (stack.length > 0) {
+    const parent = stack.pop()!;
+    if (parent.childNodes.some((child) => child.nodeType === 8 && commentMarkupProbe.test((child as { data: string }).data))) {
+      parent.childNodes = parent.childNodes.filter((child) => !(child.nodeType === 8 && commentMarkupProbe.test((child as { data: string }).data)));
+    }
+    for (const child of parent.childNodes) if (child instanceof DomElement) stack.push(child);
+  }
+}
+
+type Verdict = 'keep' | 'remove' | 'unwrap';
+
+/** `_sanitizeElements`: whether `node` stays, goes, or goes leaving its children. */
+function judge(node: DomChild, parent: DomParent): Verdict {
+  const tagName = node.nodeName.toLowerCase();
+  if (isUnsafe(node, tagName)) return 'remove';
+  if (forbidTags.has(tagName) || !allowedTags.has(tagName)) return !forbidContents.has(tagName) && node instanceof DomElement ? 'unwrap' : 'remove';
+  if (node instanceof DomElement) {
+    if (!validNamespace(node, tagName, parent)) return 'remove';
+    if ((tagName === 'noscript' || tagName === 'noembed' || tagName === 'noframes') && fallbackTagClose.test(node.innerHTML)) return 'remove';
+  }
+  return 'keep';
+}
+
+/** `_isUnsafeNode`: mXSS by namespace confusion, elements no parser makes, comments that look like markup. */
+function isUnsafe(node: DomChild, tagName: string): boolean {
+  if (node instanceof DomElement) {
+    if (node.childNodes.length > 0 && !node.childNodes.some((child) => child.nodeType === 1)) {
+      if (elementMarkupProbe.test(node.textContent) && elementMarkupProbe.test(serializeChildren(node))) return true;
+    }
+    return isMalformed(node, tagName);
+  }
+  return node.nodeType === 8 && commentUnsafe.test((node as { data: string }).data);
+}
+
+/** `_isMalformedElement`. */
+function isMalformed(element: DomElement, tagName: string): boolean {
+  const isVoid = voidElements.has(tagName);
+  const literal = literalTextElements.has(tagName);
+  if (!isVoid && !literal && !escapableTextElements.has(tagName)) return false;
+  if (element.namespaceURI !== NS.HTML) return false;
+  if (isVoid) return element.childNodes.length > 0;
+  if (element.childNodes.some((child) => child.nodeType === 1)) return true;
+  return literal && elementMarkupProbe.test(element.textContent);
+}
+
+/** `_checkValidNamespace`: false for an element in a namespace where no spec-compliant parser puts it. */
+function validNamespace(element: DomElement, tagName: string, parent: DomParent): boolean {
+  const inElement = parent instanceof DomElement;
+  const parentNamespace = inElement ? parent.namespaceURI : NS.HTML;
+  const parentTag = inElement ? parent.nodeName.toLowerCase() : 'template';
+  switch (element.namespaceURI) {
+    case NS.SVG:
+      if (parentNamespace === NS.HTML) return tagName === 'svg';
+      if (parentNamespace === NS.MATHML) return tagName === 'svg' && (parentTag === 'annotation-xml' || mathMlTextIntegrationPoints.has(parentTag));
+      return allSvgTags.has(tagName);
+    case NS.MATHML:
+      if (parentNamespace === NS.HTML) return tagName === 'math';
+      if (parentNamespace === NS.SVG) return tagName === 'math' && htmlIntegrationPoints.has(parentTag);
+      return allMathMlTags.has(tagName);
+    case NS.HTML:
+      if (parentNamespace === NS.SVG && !htmlIntegrationPoints.has(parentTag)) return false;
+      if (parentNamespace === NS.MATHML && !mathMlTextIntegrationPoints.has(parentTag)) return false;
+      return !allMathMlTags.has(tagName) && (commonSvgAndHtml.has(tagName) || !allSvgTags.has(tagName));
+    default:
+      return false;
+  }
+}
+
+/** `_sanitizeAttributes`: from the last attribute to the first, as DOMPurify goes. */
+function sanitizeAttributes(element: DomElement): void {
+  const lcTag = element.nodeName.toLowerCase();
+  const attributes = element.attributes;
+  const kept: { name: string; value: string }[] = [];
+  let changed = false;
+  let emptyIs = false;
+  for (let at = attributes.length - 1; at >= 0; at--) {
+    const { name, value: initValue } = attributes[at];
+    const lcName = name.toLowerCase();
+    const value = name === 'value' ? initValue : initValue.trim();
+    const unsafe = attrValueBreakout.test(value) || (lcName === 'attributename' && value.includes('href'));
+    if (unsafe || !isValidAttribute(lcTag, lcName, value)) {
+      changed = true;
+      // DOMPurify sets an `is` it removed again, empty, so that no customized built-in upgrades.
+      if (name === 'is') emptyIs = true;
+      continue;
+    }
+    if (value !== initValue) changed = true;
+    kept.push({ name, value });
+  }
+  if (!changed) return;
+  const byName = new Map(kept.map((attr) => [attr.name, attr.value]));
+  element.attrs = element.attrs.filter((attr) => byName.has(qualified(attr)));
+  for (const attr of element.attrs) attr.value = byName.get(qualified(attr))!;
+  if (emptyIs) element.attrs.push({ name: 'is', value: '' });
+}
+
+function qualified(attr: { name: string; prefix?: string }): string {
+  return attr.prefix ? `${attr.prefix}:${attr.name}` : attr.name;
+}
+
+/** `_isValidAttribute`. */
+function isValidAttribute(lcTag: string, lcName: string, value: string): boolean {
+  if (forbidAttributes.has(lcName)) return false;
+  if (lcName === 'patchsrc' || (lcName === 'for' && lcTag !== 'label' && lcTag !== 'output')) return false;
+  // DOM clobbering: an id or name that would shadow a property of the document or of a form.
+  if ((lcName === 'id' || lcName === 'name') && clobberingNames.has(value)) return false;
+  if (dataAttribute.test(lcName) || ariaAttribute.test(lcName)) return true;
+  if (!allowedAttributes.has(lcName)) return false;
+  if (uriSafeAttributes.has(lcName)) return true;
+  if (allowedUri.test(value.replace(attrWhitespace, ''))) return true;
+  if ((lcName === 'src' || lcName === 'xlink:href' || lcName === 'href') && lcTag !== 'script' && value.startsWith('data:') && dataUriTags.has(lcTag)) return true;
+  return !value;
+}
