@@ -310,11 +310,12 @@ export const pageTreeAdapter: TreeAdapter<PageTreeTypes> = {
 
 /**
  * `html` parsed as a template's content (parse5's fragment parsing without a context element is
- * exactly that), with scripting off as in jsdom and DOMParser: inert, table parts parse outside
- * a table.
+ * exactly that): inert, table parts parse outside a table. Scripting counts as on, as for a
+ * template's `innerHTML` in the browser's window, where the app's DOMPurify reads the page again:
+ * a `<noscript>` holds raw text, as it does there.
  */
 export function parsePageFragment(html: string): DomFragment {
-  return parseFragment(html, { treeAdapter: pageTreeAdapter, scriptingEnabled: false });
+  return parseFragment(html, { treeAdapter: pageTreeAdapter });
 }
 
 /** The HTML fragment serialization of `root`'s children (a template's `innerHTML`). */

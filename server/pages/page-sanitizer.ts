@@ -7,17 +7,16 @@ import * as lists from './purify-lists.ts';
  * PAGE2 on the server: DOMPurify's sanitizing, rule for rule, over the server's page DOM
  * (page-dom.ts) instead of jsdom, where DOMPurify took 5–8 s for a 20,000-element page. Each
  * check below is DOMPurify 3.5.0's (`_sanitizeElements`, `_isUnsafeNode`, `_checkValidNamespace`,
- * `_sanitizeAttributes`, `_isValidAttribute`, and the in-place pre-pass that removes comments
- * with markup), with its lists (purify-lists.ts) and Tandem's configuration
+ * `_sanitizeAttributes`, `_isValidAttribute`), with its lists (purify-lists.ts) and Tandem's configuration
  * (shared/page/page-tools.ts `pagePurifyConfig`); the options Tandem leaves at their defaults
  * (KEEP_CONTENT, SAFE_FOR_XML, SANITIZE_DOM, data- and aria- attributes allowed, no custom
  * elements, no hooks) are written in. tests/unit/page-sanitizer.test.ts holds it to DOMPurify
  * over jsdom: on generated and known-hostile markup, DOMPurify removes nothing more from its
  * output, and the text kept is the text DOMPurify keeps.
  *
- * Where DOMPurify tests with a global regular expression (whose `lastIndex` carries over from
- * one test to the next), this tests from the start: it matches wherever DOMPurify's would, so it
- * removes at least what DOMPurify removes.
+ * DOMPurify's in-place pre-pass (`_neutralizePatchLinkage`) means to remove comments that hold
+ * markup before the walk, but it removes them with `Element.prototype.remove`, which throws for
+ * a comment (caught): they stay, and the walk judges their parents with them, as here.
  */
 
 const { NS } = parse5Html;
@@ -42,7 +41,6 @@ const escapableTextElements = setOf(lists.escapableTextElements);
 const clobberingNames = setOf(lists.clobberingNames);
 
 const elementMarkupProbe = /<[/\w!]/;
-const commentMarkupProbe = /<[/\w]/;
 const commentUnsafe = /<[/\w]|^-?>|--!?>|<!-$/;
 const fallbackTagClose = /<\/no(script|embed|frames)/i;
 const attrValueBreakout = /((--!?|])>)|<\/(style|script|title|xmp|textarea|noscript|iframe|noembed|noframes)/i;
@@ -53,44 +51,36 @@ const allowedUri = pagePurifyConfig.ALLOWED_URI_REGEXP;
 
 /** Sanitizes the children of `root` in place. Iterative: no depth of the tree overflows it. */
 export function sanitizePageTree(root: DomParent): void {
-  removeCommentsWithMarkup(root);
-  const parents: DomParent[] = [root];
-  while (parents.length > 0) {
-    const parent = parents.pop()!;
-    // The children are judged in order; an element that goes but keeps its content leaves its
-    // children in its place, to be judged next, as DOMPurify's node iterator meets them.
-    const pending = parent.childNodes.reverse();
-    parent.childNodes = [];
-    while (pending.length > 0) {
-      const node = pending.pop()!;
-      node.parentNode = parent;
-      const verdict = judge(node, parent);
-      if (verdict === 'keep') {
-        parent.childNodes.push(node);
-        if (node instanceof DomElement) {
-          sanitizeAttributes(node);
-          if (node.childNodes.length > 0) parents.push(node);
-        }
-      } else {
-        node.parentNode = null;
-        if (verdict === 'unwrap') {
-          const children = (node as DomElement).childNodes;
-          for (let at = children.length - 1; at >= 0; at--) pending.push(children[at]);
+  // In document order, as DOMPurify's node iterator goes: each open element's children not yet
+  // judged, first child last. An element that goes but keeps its
+  // content leaves its children in its place, to be judged next, as the iterator meets them.
+  const open: { parent: DomParent; pending: DomChild[] }[] = [{ parent: root, pending: root.childNodes.reverse() }];
+  root.childNodes = [];
+  while (open.length > 0) {
+    const { parent, pending } = open[open.length - 1];
+    const node = pending.pop();
+    if (node === undefined) {
+      open.pop();
+      continue;
+    }
+    node.parentNode = parent;
+    const verdict = judge(node, parent);
+    if (verdict === 'keep') {
+      parent.childNodes.push(node);
+      if (node instanceof DomElement) {
+        sanitizeAttributes(node);
+        if (node.childNodes.length > 0) {
+          open.push({ parent: node, pending: node.childNodes.reverse() });
+          node.childNodes = [];
         }
       }
+    } else {
+      node.parentNode = null;
+      if (verdict === 'unwrap') {
+        const children = (node as DomElement).childNodes;
+        for (let at = children.length - 1; at >= 0; at--) pending.push(children[at]);
+      }
     }
-  }
-}
-
-/** DOMPurify's in-place pre-pass: comments whose text looks like markup go before anything is judged. */
-function removeCommentsWithMarkup(root: DomParent): void {
-  const stack: DomParent[] = [root];
-  while (stack.length > 0) {
-    const parent = stack.pop()!;
-    if (parent.childNodes.some((child) => child.nodeType === 8 && commentMarkupProbe.test((child as { data: string }).data))) {
-      parent.childNodes = parent.childNodes.filter((child) => !(child.nodeType === 8 && commentMarkupProbe.test((child as { data: string }).data)));
-    }
-    for (const child of parent.childNodes) if (child instanceof DomElement) stack.push(child);
   }
 }
 

@@ -4,6 +4,7 @@ import { useTestServer } from '../helpers/use-test-server.ts';
 import { reviewPanel, useBrowser } from '../helpers/browser.ts';
 import { agentApi } from '../helpers/runs.ts';
 import { byTag, createPage, instructElement } from '../helpers/pages.ts';
+import { xssCorpus } from '../helpers/xss-corpus.ts';
 
 /*
  * The XSS corpus (shared/PROTOCOL.md PAGE2, PAGE9): scripts, event handlers, `javascript:` and
@@ -17,30 +18,7 @@ const server = useTestServer();
 const people = useBrowser(server);
 
 const hit = (name: string) => `xssHit('${name}')`;
-const corpus = [
-  `<p onclick="${hit('onclick')}" class="click">click me</p>`,
-  `<script>${hit('script')}</script>`,
-  `<img src="x" onerror="${hit('img-onerror')}">`,
-  `<svg onload="${hit('svg-onload')}"><circle r="1"></circle></svg>`,
-  `<svg><script>${hit('svg-script')}</script></svg>`,
-  `<svg><animate onbegin="${hit('svg-animate')}" attributeName="x" dur="1s"></animate></svg>`,
-  `<a class="click" href="javascript:${hit('js-link')}">js link</a>`,
-  `<a class="click" href="data:text/html,<script>parent.${hit('data-link')}</script>">data link</a>`,
-  `<iframe srcdoc="<script>parent.${hit('srcdoc')}</script>"></iframe>`,
-  `<iframe src="javascript:parent.${hit('iframe-js')}"></iframe>`,
-  `<object data="data:text/html,<script>parent.${hit('object')}</script>"></object>`,
-  `<embed src="javascript:${hit('embed')}">`,
-  `<details open ontoggle="${hit('ontoggle')}"><summary>s</summary></details>`,
-  `<input autofocus onfocus="${hit('autofocus')}">`,
-  `<form action="javascript:${hit('form')}"><button class="click" formaction="javascript:${hit('formaction')}">go</button></form>`,
-  `<div style="width: expression(${hit('css-expression')}); background: url(javascript:${hit('css-url')})">css</div>`,
-  `<style>@import 'javascript:${hit('css-import')}';</style>`,
-  `<meta http-equiv="refresh" content="0;url=javascript:${hit('refresh')}">`,
-  `<video><source onerror="${hit('video-source')}"></video>`,
-  // Last: parsed in the wrong context, these swallow what follows them.
-  `<noscript><p title="</noscript><img src=x onerror=${hit('noscript')}>"></p></noscript>`,
-  `<math><mtext><table><mglyph><style><img src=x onerror="${hit('mxss')}">`,
-].join('\n');
+const corpus = xssCorpus(hit).join('\n');
 
 /** Counts the calls of `xssHit` in every page and frame of `context`. */
 async function countHits(context: BrowserContext): Promise<string[]> {
