@@ -41,6 +41,7 @@ async function start(): Promise<{ address: ServerAddress; close(): Promise<void>
       limits: benchLimits,
       databaseUrl: spec.databaseUrl ?? null,
       redisUrl: spec.redisUrl ?? null,
+      ...(spec.agent ? { agent: spec.agent } : {}),
     });
     return {
       address: { httpUrl: server.url, wsUrl: `ws://127.0.0.1:${server.port}/collab`, token: server.ownerToken },

@@ -17,6 +17,8 @@ export interface ServerSpec {
   /** `tandem` only: PostgreSQL instead of SQLite, and Redis to share documents with other instances. */
   databaseUrl?: string;
   redisUrl?: string;
+  /** `tandem` only: 'off' runs no built-in agent, for a benchmark that acts as the agent itself. */
+  agent?: 'off';
 }
 
 export interface ServerAddress {

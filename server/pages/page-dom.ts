@@ -96,8 +96,13 @@ abstract class DomContainer extends DomNode {
 }
 
 export class DomFragment extends DomContainer {
-  readonly nodeType = 11;
-  readonly nodeName = '#document-fragment';
+  get nodeType(): 11 {
+    return 11;
+  }
+
+  get nodeName(): string {
+    return '#document-fragment';
+  }
 
   cloneNode(deep = false): DomFragment {
     const copy = new DomFragment();
@@ -107,7 +112,10 @@ export class DomFragment extends DomContainer {
 }
 
 export class DomElement extends DomContainer {
-  readonly nodeType = 1;
+  get nodeType(): 1 {
+    return 1;
+  }
+
   /** parse5's template content; templates never survive sanitizing, but the parser makes them. */
   content: DomFragment | null = null;
 
@@ -169,9 +177,16 @@ export class DomElement extends DomContainer {
   }
 }
 
+// The node types and names are getters on the prototypes: the parser makes one node per tag and
+// text run, and fields of their own would be set on each.
 export class DomText extends DomNode {
-  readonly nodeType = 3;
-  readonly nodeName = '#text';
+  get nodeType(): 3 {
+    return 3;
+  }
+
+  get nodeName(): string {
+    return '#text';
+  }
 
   constructor(public data: string) {
     super();
@@ -187,8 +202,13 @@ export class DomText extends DomNode {
 }
 
 export class DomComment extends DomNode {
-  readonly nodeType = 8;
-  readonly nodeName = '#comment';
+  get nodeType(): 8 {
+    return 8;
+  }
+
+  get nodeName(): string {
+    return '#comment';
+  }
 
   constructor(public data: string) {
     super();
@@ -205,8 +225,14 @@ export class DomComment extends DomNode {
 
 /** The document a fragment parser needs; pages never hold one. */
 class DomDocument extends DomContainer {
-  readonly nodeType = 9;
-  readonly nodeName = '#document';
+  get nodeType(): 9 {
+    return 9;
+  }
+
+  get nodeName(): string {
+    return '#document';
+  }
+
   mode: parse5Html.DOCUMENT_MODE = parse5Html.DOCUMENT_MODE.NO_QUIRKS;
 }
 
@@ -230,6 +256,11 @@ export function descendantElements(root: DomParent | DomContainer): DomElement[]
 
 function textOf(root: DomContainer): string {
   let text = '';
+  // Most elements hold text only: no stack for them.
+  if (root.childNodes.every((child) => child.nodeType !== 1)) {
+    for (const child of root.childNodes) if (child.nodeType === 3) text += (child as DomText).data;
+    return text;
+  }
   const stack: DomChild[] = [...root.childNodes].reverse();
   while (stack.length > 0) {
     const node = stack.pop()!;
@@ -256,7 +287,10 @@ export const pageTreeAdapter: TreeAdapter<PageTreeTypes> = {
   createElement: (tagName, namespaceURI, attrs) => new DomElement(tagName, namespaceURI, attrs),
   createCommentNode: (data) => new DomComment(data),
   createTextNode: (value) => new DomText(value),
-  appendChild: (parent, node) => insertAt(parent as DomContainer, node, (parent as DomContainer).childNodes.length),
+  appendChild: (parent, node) => {
+    (parent as DomContainer).childNodes.push(node);
+    node.parentNode = parent as unknown as DomParent;
+  },
   insertBefore: (parent, node, reference) => {
     const children = (parent as DomContainer).childNodes;
     insertAt(parent as DomContainer, node, children[children.length - 1] === reference ? children.length - 1 : children.indexOf(reference));
@@ -275,7 +309,11 @@ export const pageTreeAdapter: TreeAdapter<PageTreeTypes> = {
     const children = (parent as DomContainer).childNodes;
     const last = children[children.length - 1];
     if (last && last.nodeType === 3) (last as DomText).data += text;
-    else insertAt(parent as DomContainer, new DomText(text), children.length);
+    else {
+      const node = new DomText(text);
+      children.push(node);
+      node.parentNode = parent as unknown as DomParent;
+    }
   },
   insertTextBefore: (parent, text, reference) => {
     const children = (parent as DomContainer).childNodes;

@@ -88,7 +88,7 @@ type Verdict = 'keep' | 'remove' | 'unwrap';
 
 /** `_sanitizeElements`: whether `node` stays, goes, or goes leaving its children. */
 function judge(node: DomChild, parent: DomParent): Verdict {
-  const tagName = node.nodeName.toLowerCase();
+  const tagName = node instanceof DomElement ? lowerName(node) : node.nodeName;
   if (isUnsafe(node, tagName)) return 'remove';
   if (forbidTags.has(tagName) || !allowedTags.has(tagName)) return !forbidContents.has(tagName) && node instanceof DomElement ? 'unwrap' : 'remove';
   if (node instanceof DomElement) {
@@ -98,11 +98,20 @@ function judge(node: DomChild, parent: DomParent): Verdict {
   return 'keep';
 }
 
+/** The tag name as DOMPurify compares it: the DOM's `nodeName` in lower case. */
+function lowerName(element: DomElement): string {
+  return element.namespaceURI === NS.HTML ? element.localName : element.localName.toLowerCase();
+}
+
 /** `_isUnsafeNode`: mXSS by namespace confusion, elements no parser makes, comments that look like markup. */
 function isUnsafe(node: DomChild, tagName: string): boolean {
   if (node instanceof DomElement) {
-    if (node.childNodes.length > 0 && !node.childNodes.some((child) => child.nodeType === 1)) {
-      if (elementMarkupProbe.test(node.textContent) && elementMarkupProbe.test(serializeChildren(node))) return true;
+    const children = node.childNodes;
+    if (children.length > 0 && !children.some((child) => child.nodeType === 1)) {
+      // No element children: the text content is the text children's.
+      let text = '';
+      for (const child of children) if (child.nodeType === 3) text += (child as { data: string }).data;
+      if (elementMarkupProbe.test(text) && elementMarkupProbe.test(serializeChildren(node))) return true;
     }
     return isMalformed(node, tagName);
   }
@@ -124,7 +133,7 @@ function isMalformed(element: DomElement, tagName: string): boolean {
 function validNamespace(element: DomElement, tagName: string, parent: DomParent): boolean {
   const inElement = parent instanceof DomElement;
   const parentNamespace = inElement ? parent.namespaceURI : NS.HTML;
-  const parentTag = inElement ? parent.nodeName.toLowerCase() : 'template';
+  const parentTag = inElement ? lowerName(parent) : 'template';
   switch (element.namespaceURI) {
     case NS.SVG:
       if (parentNamespace === NS.HTML) return tagName === 'svg';
@@ -145,34 +154,27 @@ function validNamespace(element: DomElement, tagName: string, parent: DomParent)
 
 /** `_sanitizeAttributes`: from the last attribute to the first, as DOMPurify goes. */
 function sanitizeAttributes(element: DomElement): void {
-  const lcTag = element.nodeName.toLowerCase();
-  const attributes = element.attributes;
-  const kept: { name: string; value: string }[] = [];
-  let changed = false;
+  const attrs = element.attrs;
+  if (attrs.length === 0) return;
+  const lcTag = lowerName(element);
+  let removed: Set<number> | null = null;
   let emptyIs = false;
-  for (let at = attributes.length - 1; at >= 0; at--) {
-    const { name, value: initValue } = attributes[at];
+  for (let at = attrs.length - 1; at >= 0; at--) {
+    const attr = attrs[at];
+    const name = attr.prefix ? `${attr.prefix}:${attr.name}` : attr.name;
     const lcName = name.toLowerCase();
-    const value = name === 'value' ? initValue : initValue.trim();
+    const value = name === 'value' ? attr.value : attr.value.trim();
     const unsafe = attrValueBreakout.test(value) || (lcName === 'attributename' && value.includes('href'));
     if (unsafe || !isValidAttribute(lcTag, lcName, value)) {
-      changed = true;
+      (removed ??= new Set()).add(at);
       // DOMPurify sets an `is` it removed again, empty, so that no customized built-in upgrades.
       if (name === 'is') emptyIs = true;
       continue;
     }
-    if (value !== initValue) changed = true;
-    kept.push({ name, value });
+    attr.value = value;
   }
-  if (!changed) return;
-  const byName = new Map(kept.map((attr) => [attr.name, attr.value]));
-  element.attrs = element.attrs.filter((attr) => byName.has(qualified(attr)));
-  for (const attr of element.attrs) attr.value = byName.get(qualified(attr))!;
+  if (removed) element.attrs = attrs.filter((_, at) => !removed.has(at));
   if (emptyIs) element.attrs.push({ name: 'is', value: '' });
-}
-
-function qualified(attr: { name: string; prefix?: string }): string {
-  return attr.prefix ? `${attr.prefix}:${attr.name}` : attr.name;
 }
 
 /** `_isValidAttribute`. */
