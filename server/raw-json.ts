@@ -15,6 +15,11 @@ export function rawBlocks(json: string): BlockView[] {
   return new RawJson(json) as unknown as BlockView[];
 }
 
+/** JSON text standing where an answer has a value of type `T` (a page's elements). */
+export function rawJsonAs<T>(json: string): T {
+  return new RawJson(json) as unknown as T;
+}
+
 /** `JSON.stringify(value)`, with each RawJson in it written as its text. */
 export function stringifyWithRaw(value: unknown): string {
   const raws: string[] = [];

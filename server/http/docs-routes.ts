@@ -15,7 +15,7 @@ import type { CreatedDoc, DocSummary, DocView } from '../../shared/wire/docs.ts'
 import { readableDoc } from './doc-access.ts';
 import type { RouteHandler } from './api.ts';
 import { parseNewDoc } from './doc-input.ts';
-import { pageViewOf } from '../pages/page-work.ts';
+import { pageAnswerOf } from '../pages/page-work.ts';
 import { pageSource } from '../../shared/page/page-source.ts';
 import { textBlocksJson, textMarkdown } from '../docs/text-views.ts';
 import { rawBlocks } from '../raw-json.ts';
@@ -54,7 +54,7 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
     const read =
       record.kind === 'page'
         ? readDocState(hocuspocus, store, docName(record.id), (ydoc) => ({ title: readMeta(ydoc).title, source: pageSource(ydoc) })).then(
-            async ({ title, source }) => ({ title, content: await pageViewOf(source) }),
+            async ({ title, source }) => ({ title, content: await pageAnswerOf(source) }),
           )
         : textBlocksJson(hocuspocus, store, docName(record.id)).then(({ title, blocks }) => ({ title, content: { blocks: rawBlocks(blocks) } }));
     const [{ title: heldTitle, content }, annotations, runs] = await Promise.all([

@@ -4,6 +4,7 @@ import { sourceShapeProblem } from '../../shared/page/page-limits.ts';
 import { Rejection } from '../../shared/protocol/rejection.ts';
 import { DerivedCache, sha256 } from '../work/derived-cache.ts';
 import { workPool } from '../work/work-pool.ts';
+import { rawJsonAs } from '../raw-json.ts';
 
 /**
  * A page's reads and writes as the server does them (LIMIT8–LIMIT10): in the work pool's
@@ -17,11 +18,19 @@ const views = new DerivedCache(64);
 export interface PageView {
   html: string;
   elements: PageElement[];
+  /** `elements` as JSON text, for the answers. */
+  elementsJson: string;
 }
 
 /** PAGE3: the page's source, sanitized, and its elements. */
 export function pageViewOf(source: string): Promise<PageView> {
   return views.get(`view:${sha256(source)}`, () => workPool().run('pageView', source));
+}
+
+/** PAGE3: the page as an answer shows it, its elements as the JSON text the work thread wrote. */
+export async function pageAnswerOf(source: string): Promise<{ html: string; elements: PageElement[] }> {
+  const { html, elementsJson } = await pageViewOf(source);
+  return { html, elements: rawJsonAs<PageElement[]>(elementsJson) };
 }
 
 /** The element `elementId` of the page as it reads now, or null. */

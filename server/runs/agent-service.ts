@@ -23,7 +23,7 @@ import { runItemView } from '../../shared/wire/runs.ts';
 import type { PageApplyError } from '../../shared/page/page-applier.ts';
 import { pageOpKinds } from '../../shared/page/page-ops.ts';
 import { applyPageBatch } from '../pages/page-runs.ts';
-import { pageViewOf } from '../pages/page-work.ts';
+import { pageAnswerOf } from '../pages/page-work.ts';
 import { pageSource } from '../../shared/page/page-source.ts';
 import { textBlocksJson } from '../docs/text-views.ts';
 import { rawBlocks } from '../raw-json.ts';
@@ -83,7 +83,7 @@ export class AgentService {
     await recordAudit(store.audit, principal, 'run.claimed', run.docId, run.id);
     const page = (await store.getDoc(run.docId))?.kind === 'page';
     const document = page
-      ? { blocks: [], ...(await pageViewOf(await readDocState(hocuspocus, store, docName(run.docId), pageSource))) }
+      ? { blocks: [], ...(await pageAnswerOf(await readDocState(hocuspocus, store, docName(run.docId), pageSource))) }
       : { blocks: rawBlocks((await textBlocksJson(hocuspocus, store, docName(run.docId))).blocks) };
     return { ...queuedView(run), lease: { expiresAt: iso(now + leaseMs) }, document };
   }

@@ -1,6 +1,6 @@
 /**
  * The size of a page's HTML that the server will parse (PROTOCOL.md LIMIT8, LIMIT9). HTML
- * parsing and sanitizing cost grows with the elements and, in jsdom and in the HTML parser's
+ * parsing and sanitizing cost grows with the elements and, in the HTML parser's
  * repair of misnested formatting elements, with how deep they nest; a page too big or too deep
  * is refused before any of that work, with a code of its own.
  *

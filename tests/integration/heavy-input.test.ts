@@ -58,6 +58,28 @@ describe('heavy input', () => {
     });
   });
 
+  it('[LIMIT8] [LIMIT10] creates and reads a page of the most elements, an agent changes it, and it is previewed and accepted, off the event loop', async () => {
+    const html = '<section>' + Array.from({ length: maxPageElements - 1 }, (_, i) => `<p>Paragraph ${i} of a large page.</p>`).join('') + '</section>';
+    await expectNoStall(async () => {
+      const run = await sentPageRun(server, html, [['p', 'make it a heading']]);
+      expect(run.elements).toHaveLength(maxPageElements);
+      const agent = agentApi(server, server.token('agent'));
+      expect((await agent.claim(run.runId)).status).toBe(200);
+      const target = byTag(run.elements, 'p');
+      const ops = [{ op: 'replace_element', elementId: target.id, html: '<h2>Now a heading</h2>', expectHash: target.hash, instructionId: run.instructionIds[0] }];
+      const applied = await agent.ops(run.runId, 'heading', ops);
+      expect([applied.status, applied.body]).toEqual([200, { applied: 1 }]);
+      expect((await agent.complete(run.runId)).status).toBe(200);
+      const preview = await server.api(`/api/runs/${run.runId}/preview`);
+      expect(preview.status).toBe(200);
+      expect(preview.body.html).toContain(`<h2 data-tandem-id="${target.id}">Now a heading</h2>`);
+      expect((await server.api(`/api/runs/${run.runId}/accept`, { method: 'POST' })).status).toBe(200);
+      const read = await server.api(`/api/docs/${run.docId}`);
+      expect(read.body.html).toBe(preview.body.html);
+      expect(read.body.elements).toHaveLength(maxPageElements);
+    });
+  });
+
   it('[LIMIT10] applies page ops of large elements off the event loop', async () => {
     const run = await sentPageRun(server, '<h1>Title</h1><p>Text</p>', [['h1', 'uppercase'], ['p', 'uppercase']]);
     const agent = agentApi(server, server.token('agent'));
