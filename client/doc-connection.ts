@@ -3,6 +3,7 @@ import type { IndexeddbPersistence } from 'y-indexeddb';
 import { HocuspocusProviderWebsocket, WebSocketStatus, type HocuspocusProvider } from '@hocuspocus/provider';
 import { docName, docParts, readMeta } from '../shared/model/doc-layout.ts';
 import { DocPart } from './doc-part.ts';
+import { protocolOutdated, withProtocolVersion } from '../shared/protocol/protocol-version.ts';
 
 /** The words of the connection indicator; tests and people read exactly these. */
 export type ConnectionStatus = 'Connected' | 'Syncing' | 'Offline';
@@ -18,10 +19,11 @@ export interface DocConnectionOptions {
   url?: string;
 }
 
+/** `ws(s)://<this host>/collab?protocol=<this build's version>` (VER2). */
 export function collabUrl(): string {
   const url = new URL('/collab', location.href);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  return url.href;
+  return withProtocolVersion(url.href);
 }
 
 /**
@@ -30,8 +32,12 @@ export function collabUrl(): string {
  * notes are kept in IndexedDB and load whether or not the server answers, changes are stored at
  * once, and the socket keeps retrying so that changes merge when the server is back.
  *
+ * A server that no longer serves this build's protocol closes the socket with PROTOCOL_OUTDATED
+ * (VER3): the connection then stops retrying and says `outdated`; edits go on being kept in
+ * IndexedDB, and merge once the page is reloaded with the new build (VER4).
+ *
  * Dispatches `change` whenever `status`, `readOnly`, `localLoaded`, `serverLoaded`,
- * `savedLocally`, `title` or `problem` changes, or any part's state does.
+ * `savedLocally`, `title`, `outdated` or `problem` changes, or any part's state does.
  */
 export class DocConnection extends EventTarget {
   readonly docId: string;
@@ -42,6 +48,8 @@ export class DocConnection extends EventTarget {
 
   status: ConnectionStatus = 'Offline';
   title = '';
+  /** True once the server refused this build as outdated (VER3). */
+  outdated = false;
 
   private destroyed = false;
 
@@ -57,6 +65,7 @@ export class DocConnection extends EventTarget {
     this.runs = part(docName(options.docId, 'runs'), false, null);
     for (const each of [this.text, this.notes, this.runs]) each.addEventListener('change', this.refresh);
     this.socket.on('status', this.refresh);
+    this.socket.on('close', this.onClose);
     docParts(this.ydoc).meta.observe(this.onMeta);
     this.refresh();
   }
@@ -114,12 +123,34 @@ export class DocConnection extends EventTarget {
     this.destroyed = true;
     docParts(this.ydoc).meta.unobserve(this.onMeta);
     this.socket.off('status', this.refresh);
+    this.socket.off('close', this.onClose);
     for (const each of [this.text, this.notes, this.runs]) {
       each.removeEventListener('change', this.refresh);
       each.destroy();
     }
     this.socket.destroy();
   }
+
+  /** Resolves once every change made so far is stored in IndexedDB (a reload then loses nothing). */
+  whenSavedLocally(): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (!this.savedLocally && !this.destroyed) return;
+        this.removeEventListener('change', check);
+        resolve();
+      };
+      this.addEventListener('change', check);
+      check();
+    });
+  }
+
+  /** VER3: an outdated build stops retrying, since every retry would be refused the same way. */
+  private readonly onClose = ({ event }: { event: { code?: number; reason?: string } }) => {
+    if (event.code !== protocolOutdated.code || event.reason !== protocolOutdated.reason) return;
+    this.socket.disconnect();
+    this.outdated = true;
+    this.refresh();
+  };
 
   private readonly onMeta = () => {
     const title = readMeta(this.ydoc).title;

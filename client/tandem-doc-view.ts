@@ -27,6 +27,7 @@ import { registerServiceWorker } from './sw-register.ts';
 import './tandem-editor.ts';
 import './tandem-title.ts';
 import './tandem-status.ts';
+import './tandem-update-notice.ts';
 import './tandem-presence.ts';
 
 /** One document: its title, connection state, who is here, the queue bar, and the editor. */
@@ -93,6 +94,9 @@ export class TandemDocView extends LightElement {
       </header>
       ${this.renderQueueBar(connection)}
       <main class="doc-main">
+        ${connection.outdated
+          ? html`<tandem-update-notice .beforeReload=${() => connection.whenSavedLocally()}></tandem-update-notice>`
+          : ''}
         ${problem ? html`<p class="message error" role="alert">${problem}</p>` : ''}
         ${neverLoaded
           ? html`<p class="message">This document has not been opened on this device before. It will appear

@@ -6,6 +6,7 @@ import type { SocketCounts, SocketGate } from './collab-gate.ts';
 import type { FreshSync } from './extensions/fresh-sync.ts';
 import type { GateContext } from './extensions/socket-limits.ts';
 import { Outbox } from './outbox.ts';
+import { oldestSupportedProtocol, protocolRefusal } from '../shared/protocol/protocol-version.ts';
 import { serveYjsSocket, yjsDocumentName, yjsToken } from './yjs-socket.ts';
 
 export const collabPath = '/collab';
@@ -16,10 +17,17 @@ export const collabPath = '/collab';
  * from an address with `socketsPerIp` sockets open. Every frame passes the socket's gate
  * (server/collab-gate.ts) before Hocuspocus reads it, and then `freshSync`, which substitutes the
  * sync step 1 of a peer that holds nothing (DUR6); a frame over `maxMessageBytes` closes the
- * socket with 1009 (ws's `maxPayload`, LIMIT1). `close()` cuts every socket that is still open and
- * stops the WebSocket server.
+ * socket with 1009 (ws's `maxPayload`, LIMIT1). A client older than `oldestProtocol` is closed
+ * with PROTOCOL_OUTDATED before Hocuspocus sees it (VER3). `close()` cuts every socket that is
+ * still open and stops the WebSocket server.
  */
-export function attachCollabSocket(httpServer: HttpServer, hocuspocus: Hocuspocus, counts: SocketCounts, freshSync: FreshSync) {
+export function attachCollabSocket(
+  httpServer: HttpServer,
+  hocuspocus: Hocuspocus,
+  counts: SocketCounts,
+  freshSync: FreshSync,
+  oldestProtocol: number = oldestSupportedProtocol,
+) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: counts.limits.maxMessageBytes });
 
   wss.on('connection', (socket: WebSocket, req: IncomingMessage, gate: SocketGate) => {
@@ -43,6 +51,13 @@ export function attachCollabSocket(httpServer: HttpServer, hocuspocus: Hocuspocu
     const yjsDocument = yjsDocumentName(path);
     if (path !== collabPath && yjsDocument === null) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    // VER3: the refusal is a WebSocket close, so that every client reads its code and reason
+    // (an HTTP answer to the upgrade reaches a browser's WebSocket as a bare 1006).
+    const refusal = protocolRefusal(new URL(req.url ?? '/', 'http://localhost'), oldestProtocol);
+    if (refusal) {
+      wss.handleUpgrade(req, socket, head, (ws) => ws.close(refusal.code, refusal.reason));
       return;
     }
     const gate = counts.open(req.socket.remoteAddress ?? '');

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { oldestSupportedProtocol } from '../shared/protocol/protocol-version.ts';
 import { resolveLimits, type Limits } from './limits.ts';
 import { openAiSettingsFromEnv, type OpenAiSettings } from '../agents/model/openai-provider.ts';
 import { anthropicSettingsFromEnv, type AnthropicSettings } from '../agents/model/anthropic-provider.ts';
@@ -34,6 +35,8 @@ export interface ServerOptions {
   databaseUrl: string | null;
   /** `redis://…`: share live documents with the other instances on this Redis (SCALE4); null for one instance. */
   redisUrl: string | null;
+  /** VER3: the oldest protocol version whose clients are served (shared/protocol/protocol-version.ts); tests raise it to stand in for a release that did. */
+  oldestProtocol: number;
 }
 
 export const agentChoices = ['reference', 'openai', 'anthropic', 'off'] as const;
@@ -75,6 +78,7 @@ export function resolveServerOptions(
     asideTimeoutMs: given.asideTimeoutMs ?? 60_000,
     databaseUrl,
     redisUrl,
+    oldestProtocol: given.oldestProtocol ?? oldestSupportedProtocol,
   };
 }
 

@@ -159,7 +159,7 @@ export async function startServer(
       onError: log,
     }),
   );
-  const collab = attachCollabSocket(httpServer, hocuspocus, new SocketCounts(options.limits), freshSync);
+  const collab = attachCollabSocket(httpServer, hocuspocus, new SocketCounts(options.limits), freshSync, options.oldestProtocol);
 
   try {
     await new Promise<void>((resolve, reject) => {

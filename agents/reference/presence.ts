@@ -1,6 +1,7 @@
 import * as Y from 'yjs';
 import WebSocket from 'ws';
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
+import { withProtocolVersion } from '../../shared/protocol/protocol-version.ts';
 
 /** What an agent shows of itself in a document's awareness while it works (PRES6). */
 export interface AgentPresence {
@@ -33,7 +34,7 @@ class PresenceSocket extends WebSocket {
  */
 export function showPresence(options: { url: string; token: string; docId: string; name: string; status: string }): AgentPresence {
   const websocketProvider = new HocuspocusProviderWebsocket({
-    url: options.url.replace(/^http/, 'ws').replace(/\/+$/, '') + '/collab',
+    url: withProtocolVersion(options.url.replace(/^http/, 'ws').replace(/\/+$/, '') + '/collab'),
     WebSocketPolyfill: PresenceSocket,
   });
   const provider = new HocuspocusProvider({

@@ -1,12 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { json, sendReply } from './reply.ts';
 import { setSecurityHeaders } from './security-headers.ts';
+import { currentRelease } from '../release.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 /**
  * Splits HTTP requests: `/healthz`, the JSON API under `/api/`, and the app's static files.
- * Every reply, whatever answers it, carries the security headers.
+ * Every reply, whatever answers it, carries the security headers. `/healthz` needs no token and
+ * says which release answers (VER1).
  */
 export function createRequestHandler(handlers: { api: Handler; static: Handler; onError: (error: unknown) => void }) {
   return function handleRequest(req: IncomingMessage, res: ServerResponse): void {
@@ -14,7 +16,7 @@ export function createRequestHandler(handlers: { api: Handler; static: Handler; 
     const path = (req.url ?? '/').split('?')[0];
     const handler: Handler =
       path === '/healthz'
-        ? async () => sendReply(res, json(200, { ok: true }))
+        ? async () => sendReply(res, json(200, { ok: true, ...currentRelease() }))
         : path === '/api' || path.startsWith('/api/')
           ? handlers.api
           : handlers.static;

@@ -57,8 +57,8 @@ export interface TestServer {
   createDoc(title: string, markdown?: string): Promise<string>;
   /** Closes the server, keeping its data. */
   stop(): Promise<void>;
-  /** Closes the server if it runs and starts it again on the same port and data. */
-  restart(): Promise<void>;
+  /** Closes the server if it runs and starts it again on the same port and data; `changes` replace options from then on. */
+  restart(changes?: { oldestProtocol?: number }): Promise<void>;
   /** Closes the server and removes its data directory if the helper made it. */
   dispose(): Promise<void>;
 }
@@ -72,14 +72,15 @@ let principals = 0;
  * server's defaults (server/limits.ts).
  */
 export async function startTestServer(
-  opts: { dataDir?: string; port?: number; distDir?: string; leaseMs?: number; leaseClock?: () => number; agent?: AgentChoice; openai?: ServerOptions['openai']; anthropic?: ServerOptions['anthropic']; modelLimits?: ServerOptions['modelLimits']; limits?: Partial<Limits>; asideTimeoutMs?: number; databaseUrl?: string; redisUrl?: string } = {},
+  opts: { dataDir?: string; port?: number; distDir?: string; leaseMs?: number; leaseClock?: () => number; agent?: AgentChoice; openai?: ServerOptions['openai']; anthropic?: ServerOptions['anthropic']; modelLimits?: ServerOptions['modelLimits']; limits?: Partial<Limits>; asideTimeoutMs?: number; databaseUrl?: string; redisUrl?: string; oldestProtocol?: number } = {},
 ): Promise<TestServer> {
   const ownsDataDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'tandem-test-'));
   const ownSchema = opts.databaseUrl === undefined ? await schemaForTheSuite() : null;
   const databaseUrl = opts.databaseUrl ?? ownSchema?.url;
+  let oldestProtocol = opts.oldestProtocol;
   const start = (port: number) =>
-    startServer({ port, host: '127.0.0.1', dataDir, distDir: opts.distDir, quiet: true, leaseMs: opts.leaseMs ?? 30_000, leaseClock: opts.leaseClock, agent: opts.agent ?? 'off', openai: opts.openai, anthropic: opts.anthropic, modelLimits: opts.modelLimits, limits: opts.limits, asideTimeoutMs: opts.asideTimeoutMs, databaseUrl, redisUrl: opts.redisUrl });
+    startServer({ oldestProtocol, port, host: '127.0.0.1', dataDir, distDir: opts.distDir, quiet: true, leaseMs: opts.leaseMs ?? 30_000, leaseClock: opts.leaseClock, agent: opts.agent ?? 'off', openai: opts.openai, anthropic: opts.anthropic, modelLimits: opts.modelLimits, limits: opts.limits, asideTimeoutMs: opts.asideTimeoutMs, databaseUrl, redisUrl: opts.redisUrl });
   let server: TandemServer | null = await start(opts.port ?? 0);
   const first = server;
   const port = server.port;
@@ -113,8 +114,9 @@ export async function startTestServer(
       return created.body.id;
     },
     stop,
-    async restart() {
+    async restart(changes = {}) {
       await stop();
+      if ('oldestProtocol' in changes) oldestProtocol = changes.oldestProtocol;
       server = await start(port);
     },
     async dispose() {
