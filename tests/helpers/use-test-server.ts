@@ -71,7 +71,7 @@ export function useTestServer(options: Parameters<typeof startTestServer>[0] = {
     openStore: () => current().openStore(),
     createDoc: (title, markdown) => current().createDoc(title, markdown),
     stop: () => current().stop(),
-    restart: () => current().restart(),
+    restart: (changes) => current().restart(changes),
     dispose: () => current().dispose(),
     track,
     connect: (docId, token = current().ownerToken, ydoc) => track(connectPeer({ wsUrl: current().wsUrl, name: docId, token, ydoc })),
