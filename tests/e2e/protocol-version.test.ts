@@ -20,7 +20,9 @@ const countCollabSockets = `(() => {
 describe('a build older than the server supports', () => {
   it('[VER4] says Tandem was updated, stops reconnecting, keeps local edits and merges them after the reload', async () => {
     const id = await server.createDoc('Updated', 'Before.');
-    const alice = await people.open(`/d/${id}`, server.token('editor', { name: 'Alice' }), ({ page }) => page.addInitScript(countCollabSockets));
+    const alice = await people.open(`/d/${id}`, server.token('editor', { name: 'Alice' }), async ({ page }) => {
+      await page.addInitScript(countCollabSockets);
+    });
     const { page } = alice;
     await waitForStatus(page, 'Connected');
     const reload = page.getByRole('button', { name: 'Tandem was updated — reload' });
