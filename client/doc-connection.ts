@@ -37,7 +37,7 @@ export function collabUrl(): string {
  * IndexedDB, and merge once the page is reloaded with the new build (VER4).
  *
  * Dispatches `change` whenever `status`, `readOnly`, `localLoaded`, `serverLoaded`,
- * `savedLocally`, `title`, `outdated` or `problem` changes, or any part's state does.
+ * `savedLocally`, `title`, `outdated`, `unreadable` or `problem` changes, or any part's state does.
  */
 export class DocConnection extends EventTarget {
   readonly docId: string;
@@ -50,6 +50,11 @@ export class DocConnection extends EventTarget {
   title = '';
   /** True once the server refused this build as outdated (VER3). */
   outdated = false;
+  /**
+   * What the text holds that this build's schema cannot hold faithfully (VER7), once the editor
+   * found some; null while none. The text is then read-only here: binding it would delete it.
+   */
+  unreadable: string | null = null;
 
   private destroyed = false;
 
@@ -84,7 +89,14 @@ export class DocConnection extends EventTarget {
   }
 
   get readOnly(): boolean {
-    return this.text.readOnly;
+    return this.text.readOnly || this.unreadable !== null;
+  }
+
+  /** Records that the text holds content newer than this build (VER7); the first reason stays. */
+  holdsUnreadable(reason: string): void {
+    if (this.unreadable !== null) return;
+    this.unreadable = reason;
+    this.changed();
   }
 
   get localLoaded(): boolean {

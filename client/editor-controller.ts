@@ -1,9 +1,11 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { EditorState, type Command, type Transaction } from 'prosemirror-state';
 import { EditorView } from 'prosemirror-view';
-import { initProseMirrorDoc } from 'y-prosemirror';
+import * as Y from 'yjs';
+import { getRelativeSelection, initProseMirrorDoc, ySyncPluginKey, yXmlFragmentToProseMirrorRootNode, type ProsemirrorBinding } from 'y-prosemirror';
 import { schema } from '../shared/model/schema.ts';
 import { docParts } from '../shared/model/doc-layout.ts';
+import { stripUnreadable, unreadableChange, unreadableContent, updateYFragmentKeepingUnknown } from '../shared/model/unknown-content.ts';
 import type { DocConnection } from './doc-connection.ts';
 import { editorPlugins } from './editor-plugins.ts';
 import type { PinnedRange } from '../shared/model/anchors.ts';
@@ -35,6 +37,12 @@ const notSynced: Placement = { status: 'orphaned', reason: 'not-synced' };
  * changes. The view lives in `mount`, which the host renders. The annotations reach the view
  * once the code that places them in the text has loaded (client/document-records.ts); the text
  * does not wait for it.
+ *
+ * VER7: y-prosemirror deletes what the schema cannot build, so text that holds content of a
+ * newer build that this one cannot hold faithfully is never bound: the view is then a read-only
+ * copy, built from a scratch copy of the Y.Doc. The check runs before binding and before every
+ * remote change reaches the binding (Yjs's `beforeObserverCalls`, ahead of the observers): a
+ * change that brings such content unbinds the view first, so the binding never reads it.
  */
 export class EditorController implements ReactiveController {
   readonly mount = document.createElement('div');
@@ -45,6 +53,9 @@ export class EditorController implements ReactiveController {
   private connected = false;
   private annotationsSent: readonly Annotation[] | null = null;
   private runsSent: EditorHost['runs'] | null = null;
+  /** True while the view is a read-only copy (VER7): it never becomes editable. */
+  private frozen = false;
+  private watched: Y.Doc | null = null;
 
   constructor(private readonly host: EditorHost) {
     this.mount.className = 'editor-mount';
@@ -96,7 +107,7 @@ export class EditorController implements ReactiveController {
       this.destroyView();
       if (connection) this.createView(connection);
     }
-    if (this.view && this.view.editable === this.host.readOnly) {
+    if (this.view && !this.frozen && this.view.editable === this.host.readOnly) {
       this.view.setProps({ editable: () => !this.host.readOnly });
     }
     const view = this.view;
@@ -126,6 +137,13 @@ export class EditorController implements ReactiveController {
     // has nothing to render when its view starts (a forced render would select position 0 of a
     // document that may have no text block yet).
     const yfragment = docParts(connection.ydoc).content;
+    const unreadable = unreadableContent(yfragment, schema);
+    if (unreadable !== null) {
+      this.freeze(connection, unreadable);
+      return;
+    }
+    this.watched = connection.ydoc;
+    connection.ydoc.on('beforeObserverCalls', this.beforeObservers);
     const { doc, mapping } = initProseMirrorDoc(yfragment, schema);
     const state = EditorState.create({
       doc,
@@ -157,9 +175,41 @@ export class EditorController implements ReactiveController {
         host.requestUpdate();
       },
     });
+    keepUnknownBlocks(this.view);
+  }
+
+  /** Unbinds the view, before the binding's observer runs, when a remote change brings unreadable content. */
+  private readonly beforeObservers = (transaction: Y.Transaction) => {
+    const connection = this.boundTo;
+    if (transaction.local || !connection || this.frozen) return;
+    const unreadable = unreadableChange(transaction, docParts(connection.ydoc).content, schema);
+    if (unreadable === null) return;
+    this.destroyView();
+    this.boundTo = connection;
+    this.freeze(connection, unreadable);
+  };
+
+  /** Shows a read-only copy of the text, projected from a scratch Y.Doc (where deleting harms nothing). */
+  private freeze(connection: DocConnection, reason: string): void {
+    this.frozen = true;
+    const scratch = new Y.Doc();
+    Y.applyUpdate(scratch, Y.encodeStateAsUpdate(connection.ydoc));
+    stripUnreadable(docParts(scratch).content, schema);
+    const doc = yXmlFragmentToProseMirrorRootNode(docParts(scratch).content, schema);
+    scratch.destroy();
+    this.view = new EditorView(this.mount, {
+      state: EditorState.create({ doc }),
+      editable: () => false,
+      attributes: { 'aria-label': 'Document', role: 'textbox', 'aria-multiline': 'true', 'aria-readonly': 'true', class: 'document-text' },
+    });
+    connection.holdsUnreadable(reason);
+    this.host.requestUpdate();
   }
 
   private destroyView(): void {
+    this.watched?.off('beforeObserverCalls', this.beforeObservers);
+    this.watched = null;
+    this.frozen = false;
     // Destroying the view runs the plugins' destroy hooks: the binding stops observing the
     // Y.XmlFragment and the cursor plugin clears this person's cursor from awareness.
     this.view?.destroy();
@@ -167,4 +217,20 @@ export class EditorController implements ReactiveController {
     this.boundTo = null;
     this.placer = null;
   }
+}
+
+/**
+ * VER6: the binding writes every change of the view as `updateYFragmentKeepingUnknown` does, so
+ * that an edit on both sides of a newer build's block never replaces that block's element.
+ * y-prosemirror's own `_prosemirrorChanged` is this with `updateYFragment`.
+ */
+function keepUnknownBlocks(view: EditorView): void {
+  const binding = (ySyncPluginKey.getState(view.state) as { binding?: ProsemirrorBinding } | undefined)?.binding;
+  if (!binding) return;
+  binding._prosemirrorChanged = (doc) => {
+    binding.doc.transact(() => {
+      updateYFragmentKeepingUnknown(binding.doc, binding.type, doc, binding);
+      binding.beforeTransactionSelection = getRelativeSelection(binding, binding.prosemirrorView.state);
+    }, ySyncPluginKey);
+  };
 }

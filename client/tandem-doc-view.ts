@@ -94,7 +94,7 @@ export class TandemDocView extends LightElement {
       </header>
       ${this.renderQueueBar(connection)}
       <main class="doc-main">
-        ${connection.outdated
+        ${connection.outdated || connection.unreadable !== null
           ? html`<tandem-update-notice .beforeReload=${() => connection.whenSavedLocally()}></tandem-update-notice>`
           : ''}
         ${problem ? html`<p class="message error" role="alert">${problem}</p>` : ''}

@@ -3,6 +3,7 @@ import { Plugin, PluginKey, type Transaction, type EditorState } from 'prosemirr
 import { randomId } from './ids.ts';
 import { contentHash } from './hash.ts';
 import { carriesId, holdsBlocks } from './schema.ts';
+import { unknownBlockName } from './unknown-content.ts';
 
 /**
  * Stable block ids (DOC2, OP12). Every block, at any depth (a list, each of its items, every
@@ -37,6 +38,8 @@ interface Needing {
  */
 function walkIds(doc: Node, visit: (node: Node, pos: number, parent: Node, index: number) => void): void {
   doc.descendants((node, pos, parent, index) => {
+    // A newer build's block is held whole (VER6): giving it an id would rewrite its element.
+    if (node.type.name === unknownBlockName) return false;
     if (carriesId(node.type)) visit(node, pos, parent ?? doc, index);
     return holdsBlocks(node.type);
   });

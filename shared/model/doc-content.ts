@@ -1,8 +1,9 @@
 import * as Y from 'yjs';
 import type { Node } from 'prosemirror-model';
-import { initProseMirrorDoc, prosemirrorToYXmlFragment, updateYFragment, yXmlFragmentToProseMirrorRootNode } from 'y-prosemirror';
+import { initProseMirrorDoc, prosemirrorToYXmlFragment, yXmlFragmentToProseMirrorRootNode } from 'y-prosemirror';
 import { carriesId, holdsBlocks, schema } from './schema.ts';
 import { withBlockIds } from './block-ids.ts';
+import { updateYFragmentKeepingUnknown } from './unknown-content.ts';
 import { docParts } from './doc-layout.ts';
 import { blockToMarkdown } from './markdown.ts';
 import { joinedContentHash } from './hash.ts';
@@ -108,6 +109,6 @@ export function changeContent(ydoc: Y.Doc, change: (doc: Node) => Node, origin: 
   const yfragment = docParts(ydoc).content;
   ydoc.transact(() => {
     const { doc, meta } = initProseMirrorDoc(yfragment, schema);
-    updateYFragment(ydoc, yfragment, change(doc), meta);
+    updateYFragmentKeepingUnknown(ydoc, yfragment, change(doc), meta);
   }, origin);
 }

@@ -1,5 +1,6 @@
 import { Schema, type NodeSpec, type MarkSpec, type NodeType } from 'prosemirror-model';
 import { safeLinkHref } from './safe-url.ts';
+import { keepUnknownElements, unknownBlockName } from './unknown-content.ts';
 
 /**
  * The one ProseMirror schema of Tandem, imported by the client, the server and the applier.
@@ -104,6 +105,24 @@ const nodes: Record<string, NodeSpec> = {
     toDOM: (node) => ['li', idAttr(node.attrs.id), 0],
   },
 
+  /**
+   * VER6: an element of a name this schema lacks, written by a newer build (shared/model/unknown-content.ts).
+   * An atom that keeps the element's Yjs content untouched while people type beside it. Never
+   * parsed (no parseDOM: pasting cannot make one) nor dragged; deleting it deletes the element.
+   */
+  [unknownBlockName]: {
+    group: 'block',
+    atom: true,
+    selectable: true,
+    draggable: false,
+    attrs: { ...blockId, name: { default: '' } },
+    toDOM: (node) => [
+      'div',
+      { ...idAttr(node.attrs.id), class: 'unknown-block', 'data-unknown': node.attrs.name, contenteditable: 'false' },
+      `Made by a newer version of Tandem (${node.attrs.name})`,
+    ],
+  },
+
   text: { group: 'inline' },
 
   hard_break: {
@@ -175,6 +194,7 @@ const marks: Record<string, MarkSpec> = {
 };
 
 export const schema = new Schema({ nodes, marks });
+keepUnknownElements(schema);
 
 /** Node types that may stand at the top level of a document and so carry a block id. */
 export const blockTypes = [
