@@ -3,7 +3,7 @@ import type { Node } from 'prosemirror-model';
 import { initProseMirrorDoc, prosemirrorToYXmlFragment, yXmlFragmentToProseMirrorRootNode } from 'y-prosemirror';
 import { carriesId, holdsBlocks, schema } from './schema.ts';
 import { withBlockIds } from './block-ids.ts';
-import { updateYFragmentKeepingUnknown } from './unknown-content.ts';
+import { updateYFragmentKeepingUnknown, withoutUnknownBlocks } from './unknown-content.ts';
 import { docParts } from './doc-layout.ts';
 import { blockToMarkdown } from './markdown.ts';
 import { joinedContentHash } from './hash.ts';
@@ -15,12 +15,13 @@ export type { BlockView };
 
 /**
  * The ProseMirror document held by a text Y.Doc, read from a scratch copy: y-prosemirror
- * deletes content its schema cannot build, so the live document is never projected.
+ * deletes content its schema cannot build, so the live document is never projected. A newer
+ * build's blocks are left out (VER6): this build has nothing to say about them.
  */
 export function readProseMirrorDoc(ydoc: Y.Doc): Node {
   const scratch = new Y.Doc({ gc: false });
   Y.applyUpdate(scratch, Y.encodeStateAsUpdate(ydoc));
-  return yXmlFragmentToProseMirrorRootNode(docParts(scratch).content, schema);
+  return withoutUnknownBlocks(yXmlFragmentToProseMirrorRootNode(docParts(scratch).content, schema));
 }
 
 /** The hash of a block's content, independent of its id. */

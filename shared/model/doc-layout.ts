@@ -1,4 +1,5 @@
 import * as Y from 'yjs';
+import { statedVersion } from './schema-versions.ts';
 
 /**
  * The Y.Doc layout, defined once. Every document of Tandem is three Hocuspocus documents:
@@ -17,6 +18,8 @@ export type DocKind = 'text' | 'page';
 export interface DocMeta {
   title: string;
   kind: DocKind;
+  /** VER5: the layout's schema version (`meta.v`; 1 without one), shared/model/schema-versions.ts. */
+  layout: number;
 }
 
 /** Every top-level type of a document's text Y.Doc (`<id>`). */
@@ -78,6 +81,7 @@ export function readMeta(ydoc: Y.Doc): DocMeta {
   return {
     title: typeof title === 'string' ? title : '',
     kind: kind === 'page' ? 'page' : 'text',
+    layout: statedVersion(meta.toJSON()) ?? 1,
   };
 }
 

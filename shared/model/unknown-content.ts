@@ -41,6 +41,26 @@ export function keepUnknownElements(schema: Schema): void {
   };
 }
 
+/**
+ * `node` without the `unknown_block`s it holds, at any depth: what this build's Markdown, block
+ * list and agents see of a text (a newer build's block is nothing they can read or address).
+ */
+export function withoutUnknownBlocks(node: Node): Node {
+  if (node.isTextblock || node.isLeaf) return node;
+  let changed = false;
+  const kept: Node[] = [];
+  node.forEach((child) => {
+    if (child.type.name === unknownBlockName) {
+      changed = true;
+      return;
+    }
+    const next = withoutUnknownBlocks(child);
+    if (next !== child) changed = true;
+    kept.push(next);
+  });
+  return changed ? node.copy(Fragment.fromArray(kept)) : node;
+}
+
 /** y-prosemirror's binding metadata: which ProseMirror node each Yjs type was last written from or read into. */
 type BindingMeta = Parameters<typeof updateYFragment>[3];
 

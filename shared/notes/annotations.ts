@@ -1,6 +1,7 @@
 import * as Y from 'yjs';
 import { notesParts } from '../model/doc-layout.ts';
 import { readKeyedRecords } from '../model/keyed-records.ts';
+import { migrateRecord } from '../model/schema-versions.ts';
 import { maxQuoteLength } from '../protocol/limits.ts';
 import type { Anchor, RelativePositionJSON } from '../model/anchors.ts';
 
@@ -119,11 +120,15 @@ export function checkAnchor(anchor: unknown): string | null {
 
 /**
  * Validates one record, given as a `Y.Map` (as stored) or as plain JSON. A record without `kind`
- * reads as a comment. Fields it does not know are ignored.
+ * reads as a comment. Fields it does not know are ignored (VER5: a record of a newer schema
+ * version is read for the fields this version knows).
  */
 export function parseAnnotation(value: unknown): ParseResult {
-  const record = value instanceof Y.AbstractType ? (value.toJSON() as unknown) : value;
-  if (!isObject(record)) return fail('the record is not an object');
+  const stored = value instanceof Y.AbstractType ? (value.toJSON() as unknown) : value;
+  if (!isObject(stored)) return fail('the record is not an object');
+  // VER5: an older version is read as the current one; a newer one for the fields known here.
+  const record = migrateRecord('annotation', stored)?.record;
+  if (!record) return fail('v must be a positive integer');
   const kind = record.kind === undefined ? 'comment' : record.kind;
   if (kind !== 'comment' && kind !== 'instruction') return fail('kind must be "comment" or "instruction"');
   if (!isRecordId(record.id)) return fail('id must be 1 to 64 letters, digits, "_" or "-"');

@@ -4,6 +4,7 @@ import { may } from '../protocol/permissions.ts';
 import { notesParts } from '../model/doc-layout.ts';
 import { parseAnnotation, type Annotation, type Author, type InstructionState, type ParseResult } from './annotations.ts';
 import canonicalize from 'canonicalize';
+import { schemaVersions, statedVersion, versionField } from '../model/schema-versions.ts';
 
 /**
  * Who may change what in a document's `<id>/notes` Y.Doc over Yjs. The server checks every
@@ -282,7 +283,7 @@ function checkAdded(id: string, authors: Author[], times: number[], writer: Note
   return null;
 }
 
-/** parseAnnotation plus what NOTES2 adds: the key, the Yjs form, no unknown fields. */
+/** parseAnnotation plus what NOTES2 adds: the key, the Yjs form, no unknown fields (but in a record of a newer schema version, VER5). */
 function strictParse(key: string, value: unknown, plain: unknown, json: string): ParseResult {
   const parsed = parseAnnotation(plain);
   if (!parsed.ok) return parsed;
@@ -294,7 +295,13 @@ function strictParse(key: string, value: unknown, plain: unknown, json: string):
   // A shared type in a field reads as plain JSON but can carry what JSON does not show (a
   // Y.Text's formatting attributes and embeds): every other field is a plain value.
   if (!holdsPlainValues(value as Y.Map<unknown>, 'turns')) return { ok: false, reason: 'a field other than turns is a shared type' };
-  if (canonicalJson(parsed.annotation) !== json) return { ok: false, reason: 'it has fields the record format does not know' };
+  // VER5: a record of a newer schema version may carry fields this version does not know; it is
+  // judged on those it knows, and the rest are kept (refusing them would refuse the newer
+  // build's replica again on every reconnect). A current record states its version or none.
+  const version = statedVersion(plain as Record<string, unknown>);
+  if (version !== null && version > schemaVersions.annotation) return parsed;
+  const stated = version === schemaVersions.annotation && versionField in (plain as object) ? { [versionField]: version } : {};
+  if (canonicalJson({ ...parsed.annotation, ...stated }) !== json) return { ok: false, reason: 'it has fields the record format does not know' };
   return parsed;
 }
 

@@ -5,6 +5,7 @@ import { checkAuthor, isRecordId, type Author } from '../notes/annotations.ts';
 import { isOpKind, type OpKind } from '../applier/op-kinds.ts';
 import { isPageOpKind, type PageOpKind } from '../page/page-ops.ts';
 import { runStates, type RunState } from './run-state-names.ts';
+import { migrateRecord } from '../model/schema-versions.ts';
 
 /**
  * Run records: what `GET /api/runs/:runId` answers and what the server mirrors, as the same
@@ -116,10 +117,13 @@ export function isRunState(value: unknown): value is RunState {
   return typeof value === 'string' && (runStates as readonly string[]).includes(value);
 }
 
-/** Validates one record given as plain JSON (or as a Yjs type holding it). Unknown fields are dropped. */
+/** Validates one record given as plain JSON (or as a Yjs type holding it). Unknown fields are dropped, whatever its schema version (VER5). */
 export function parseRunRecord(value: unknown): RunParseResult {
-  const record = value instanceof Y.AbstractType ? (value.toJSON() as unknown) : value;
-  if (!isObject(record)) return fail('the record is not an object');
+  const stored = value instanceof Y.AbstractType ? (value.toJSON() as unknown) : value;
+  if (!isObject(stored)) return fail('the record is not an object');
+  // VER5: an older version is read as the current one; a newer one for the fields known here.
+  const record = migrateRecord('run', stored)?.record;
+  if (!record) return fail('v must be a positive integer');
   if (!isRecordId(record.runId)) return fail('runId must be an id');
   if (!isDocId(record.docId)) return fail('docId must be a document id');
   if (!isRunState(record.state)) return fail(`state must be one of ${runStates.join(', ')}`);
