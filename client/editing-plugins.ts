@@ -9,13 +9,14 @@ import { undoCommand, redoCommand } from 'y-prosemirror';
 import { schema } from '../shared/model/schema.ts';
 import { isOwnChange, newBlockId } from '../shared/model/block-ids.ts';
 import { toolbarItems, setBlockKeepingId } from './editor-commands.ts';
+import { pastePlugin } from './paste-plugin.ts';
 
 const { nodes } = schema;
 
 /**
- * How the text is edited (EDIT1–EDIT3), apart from Yjs, presence and Tandem's own layers: the
+ * How the text is edited (EDIT1–EDIT4), apart from Yjs, presence and Tandem's own layers: the
  * keymaps from the most specific to the base one, the Markdown shortcuts, the caret after typed
- * text and the empty-document rule. The editor puts them after its binding and layers
+ * text, the empty-document rule and paste (client/paste-plugin.ts). The editor puts them after its binding and layers
  * (editor-plugins.ts); the plain y-prosemirror editor the browser tests compare it with
  * (tests/e2e/oracle-editor/) uses them alone.
  */
@@ -31,6 +32,7 @@ export function editingPlugins(): Plugin[] {
     inputRules({ rules: markdownRules() }),
     caretAfterTypedTextPlugin(),
     firstParagraphPlugin(),
+    pastePlugin(),
   ];
 }
 

@@ -4,6 +4,7 @@ import { toggleMark, wrapIn, lift } from 'prosemirror-commands';
 import { wrapInList, liftListItem } from 'prosemirror-schema-list';
 import { undoCommand, redoCommand } from 'y-prosemirror';
 import { schema } from '../shared/model/schema.ts';
+import { linkAt, openLinkEditor } from './link-plugin.ts';
 
 const { nodes, marks } = schema;
 
@@ -85,6 +86,7 @@ export const toolbarItems: (ToolbarItem | null)[] = [
   { label: 'Italic', text: 'I', shortcut: 'Mod-i', command: toggleMark(marks.em), active: (s) => isMarkActive(s, marks.em) },
   { label: 'Code', text: '</>', shortcut: 'Mod-`', command: toggleMark(marks.code), active: (s) => isMarkActive(s, marks.code) },
   { label: 'Strike', text: 'S', shortcut: 'Mod-Shift-x', command: toggleMark(marks.strike), active: (s) => isMarkActive(s, marks.strike) },
+  { label: 'Link', text: 'Link', shortcut: 'Mod-k', command: openLinkEditor, active: (s) => linkAt(s) !== null },
   null,
   ...[1, 2, 3].map((level) => ({
     label: `Heading ${level}`,

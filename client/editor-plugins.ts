@@ -10,6 +10,7 @@ import { openDraft } from './annotation-commands.ts';
 import { reviewPlugin } from './review-plugin.ts';
 import { buildCursor, buildSelection } from './cursors.ts';
 import { editingPlugins } from './editing-plugins.ts';
+import { linkPlugin, openInNewTab, openLinkAtCaret } from './link-plugin.ts';
 
 export interface EditorAnnotationOptions extends AnnotationsPluginOptions {
   /** Whether this person may now create an annotation of `kind` (its keyboard shortcut works). */
@@ -42,6 +43,8 @@ export function editorPlugins(
     annotationsPlugin(annotations),
     reviewPlugin(),
     keymap(draftKeys),
+    linkPlugin(),
+    keymap({ 'Alt-Enter': openLinkAtCaret(openInNewTab) }),
     ...editingPlugins(),
     blockIdsPlugin(),
   ];

@@ -15,6 +15,9 @@ import type { RunRecord } from '../shared/protocol/run-record.ts';
 import { selectChange } from './review-plugin.ts';
 import type { ReviewSelectDetail } from './tandem-review-panel.ts';
 import './tandem-toolbar.ts';
+import './tandem-link-popover.ts';
+import { applyLink, closeLinkEditor, linkAt, linkKey, openInNewTab, openLinkAtCaret, openLinkEditor, removeLink } from './link-plugin.ts';
+import { linkAddressFromInput, safeLinkHref } from '../shared/model/safe-url.ts';
 import { outstandingRun } from './run-status.ts';
 import { YDocReader } from './ydoc-reader.ts';
 import { loadDocumentRecords, type DocumentRecords } from './later-elements.ts';
@@ -35,6 +38,7 @@ export class TandemEditor extends LightElement {
     review: { attribute: false },
     decideBlocker: {},
     draftError: { state: true },
+    linkError: { state: true },
   };
   declare connection: DocConnection | null;
   declare readOnly: boolean;
@@ -46,6 +50,8 @@ export class TandemEditor extends LightElement {
   declare review: RunRecord | null;
   declare decideBlocker: string | null;
   declare draftError: string;
+  /** Why the address in the link box was refused; empty when it was not. */
+  declare linkError: string;
 
   private readonly rights = consumeAnnotationRights(this);
   private readonly editor = new EditorController(this);
@@ -77,6 +83,7 @@ export class TandemEditor extends LightElement {
     this.review = null;
     this.decideBlocker = null;
     this.draftError = '';
+    this.linkError = '';
     void loadDocumentRecords().then((records) => (this.records = records));
   }
 
@@ -132,7 +139,7 @@ export class TandemEditor extends LightElement {
         ${this.readOnly
           ? html`<p class="read-only-note">You can read this document but not change it.</p>`
           : html`<tandem-toolbar .state=${state} @toolbar-command=${this.onCommand}></tandem-toolbar>`}
-        <div class="text-frame">${this.editor.mount} ${this.renderSelectionActions(annotations)}</div>
+        <div class="text-frame">${this.editor.mount} ${this.renderLinkPopover()} ${this.renderSelectionActions(annotations)}</div>
       </div>
       <div class="side-column">
         <tandem-run-activity .run=${outstandingRun(this.runs)}></tandem-run-activity>
@@ -179,6 +186,7 @@ export class TandemEditor extends LightElement {
     if (!view || !annotations || kinds.length === 0) return '';
     const draft = annotations.draft;
     const selection = view.state.selection;
+    if (linkKey.getState(view.state)?.editing) return '';
     if (!draft && (selection.empty || !this.inText)) return '';
     const at = draft?.placement.status === 'attached' ? draft.placement.to : draft ? null : selection.to;
     return html`<tandem-selection-actions
@@ -191,6 +199,63 @@ export class TandemEditor extends LightElement {
       @draft-cancel=${() => this.endDraft(true)}
       @draft-dismiss=${() => this.focusText()}
     ></tandem-selection-actions>`;
+  }
+
+  /**
+   * The link box while it is open; otherwise, while the person is in the text with the caret in
+   * a link, that link's buttons (placed after the text, so Tab reaches them from it).
+   */
+  private renderLinkPopover() {
+    const state = this.editor.state;
+    if (!state) return '';
+    const editing = linkKey.getState(state)?.editing;
+    if (editing) {
+      return html`<tandem-link-popover
+        editing
+        .href=${editing.href}
+        .error=${this.linkError}
+        .position=${this.positionBelow(editing.to)}
+        @link-apply=${(event: CustomEvent<string>) => this.applyLinkAddress(event.detail)}
+        @link-input=${() => (this.linkError = '')}
+        @link-cancel=${(event: CustomEvent<boolean>) => this.cancelLink(event.detail)}
+      ></tandem-link-popover>`;
+    }
+    const link = state.selection.empty && this.inText ? linkAt(state) : null;
+    if (!link) return '';
+    return html`<tandem-link-popover
+      .href=${safeLinkHref(link.href) ?? ''}
+      ?canEdit=${!this.readOnly}
+      .position=${this.positionBelow(link.to)}
+      @link-open=${() => this.editor.apply(openLinkAtCaret(openInNewTab))}
+      @link-edit=${() => this.editor.run(openLinkEditor)}
+      @link-remove=${() => this.editor.run(removeLink)}
+      @link-dismiss=${() => this.focusText()}
+    ></tandem-link-popover>`;
+  }
+
+  /** Enter in the link box: links its text to the address, or says why the address is refused. */
+  private applyLinkAddress(input: string) {
+    const state = this.editor.state;
+    const editing = state ? linkKey.getState(state)?.editing : null;
+    if (!editing) return;
+    // An emptied box of an existing link takes the link away.
+    if (input.trim() === '' && editing.href !== '') {
+      this.linkError = '';
+      this.editor.run(removeLink);
+      return;
+    }
+    const address = linkAddressFromInput(input);
+    if (!address.ok) {
+      this.linkError = address.message;
+      return;
+    }
+    this.linkError = '';
+    this.editor.run(applyLink(address.href));
+  }
+
+  private cancelLink(refocus: boolean) {
+    this.linkError = '';
+    this.editor.apply(closeLinkEditor(refocus), { focus: refocus });
   }
 
   /** Pixels inside the text frame just below `pos` (its top left corner when null). */

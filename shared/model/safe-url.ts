@@ -31,3 +31,43 @@ export function safeLinkHref(href: unknown): string | null {
 export function isSafeLinkHref(href: unknown): href is string {
   return safeLinkHref(href) !== null;
 }
+
+/** What a person is told when the address they gave is refused (LINK1). */
+export const refusedLinkMessage = 'Links can only go to http, https or mailto addresses, or to a page of this site.';
+
+/** A host name with a dot, an optional port, then the end or a path, query or fragment. */
+const bareHost = /^[\w-]+(\.[\w-]+)+(:\d+)?([/?#]|$)/;
+
+export type LinkAddress = { ok: true; href: string } | { ok: false; message: string };
+
+/**
+ * LINK4: the target of an address a person typed into the link box, or why it is refused. A
+ * bare host name (`example.com/page`) is taken as the https address people mean rather than as
+ * a relative reference to a page of this site; the empty string is no address (the caller
+ * removes the link).
+ */
+export function linkAddressFromInput(input: string): LinkAddress {
+  const typed = input.trim();
+  if (typed === '') return { ok: false, message: 'Type an address for the link.' };
+  const href = bareHost.test(typed) ? `https://${typed}` : typed;
+  return isSafeLinkHref(href) ? { ok: true, href } : { ok: false, message: refusedLinkMessage };
+}
+
+/**
+ * LINK5: the URL that pasted text is, when it is one absolute `http:`, `https:` or `mailto:`
+ * address and nothing else (surrounding white space aside); else null. Relative references are
+ * not URLs here: a pasted word must not turn the selection into a link to a page of this site.
+ */
+export function pastedUrl(text: string): string | null {
+  const candidate = text.trim();
+  if (candidate === '' || /\s/.test(candidate)) return null;
+  let url: URL;
+  try {
+    url = new URL(candidate);
+  } catch {
+    return null;
+  }
+  if (url.protocol === 'mailto:') return url.pathname !== '' ? safeLinkHref(candidate) : null;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  return url.hostname !== '' && /^https?:\/\//i.test(candidate) ? safeLinkHref(candidate) : null;
+}
