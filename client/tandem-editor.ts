@@ -202,8 +202,8 @@ export class TandemEditor extends LightElement {
   }
 
   /**
-   * The link box while it is open; otherwise, while the person is in the text with the caret in
-   * a link, that link's buttons (placed after the text, so Tab reaches them from it).
+   * The link box while it is open; otherwise, while an editor is in the text with the caret in a
+   * link, that link's buttons (placed after the text, so Tab reaches them from it).
    */
   private renderLinkPopover() {
     const state = this.editor.state;
@@ -220,11 +220,12 @@ export class TandemEditor extends LightElement {
         @link-cancel=${(event: CustomEvent<boolean>) => this.cancelLink(event.detail)}
       ></tandem-link-popover>`;
     }
-    const link = state.selection.empty && this.inText ? linkAt(state) : null;
+    // A read-only view opens a link on a click (client/link-plugin.ts): no buttons cover the text.
+    const link = state.selection.empty && this.inText && !this.readOnly ? linkAt(state) : null;
     if (!link) return '';
     return html`<tandem-link-popover
       .href=${safeLinkHref(link.href) ?? ''}
-      ?canEdit=${!this.readOnly}
+      canEdit
       .position=${this.positionBelow(link.to)}
       @link-open=${() => this.editor.apply(openLinkAtCaret(openInNewTab))}
       @link-edit=${() => this.editor.run(openLinkEditor)}

@@ -5,8 +5,8 @@ import { LightElement } from './light-element.ts';
 /**
  * What floats under a link (LINK4): while the link box is open (`editing`), the text box `Link
  * address` (Enter applies, Escape cancels, `error` says why an address was refused); otherwise,
- * for the link under the caret, the buttons `Open link`, and for editors `Edit link` and `Remove
- * link`. Placed by its owner at `position` (pixels inside the text's frame).
+ * for the link under the caret, the buttons `Open link`, and (with `canEdit`) `Edit link` and
+ * `Remove link`. Placed by its owner at `position` (pixels inside the text's frame).
  *
  * Fires `link-apply` (detail: the address as typed), `link-cancel` (detail: whether the focus
  * goes back to the text), `link-open`, `link-edit`, `link-remove` and `link-dismiss` (Escape on

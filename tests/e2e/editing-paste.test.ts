@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { useTestServer } from '../helpers/use-test-server.ts';
+import { documentText, readText, useBrowser } from '../helpers/browser.ts';
+import { blocksOf } from '../helpers/runs.ts';
+
+const server = useTestServer();
+const people = useBrowser(server);
+
+const serverMarkdown = async (id: string): Promise<string> => (await server.api(`/api/docs/${id}/markdown`)).body as string;
+
+/** Puts `text` on the person's clipboard as plain text, as copying it from a text editor does. */
+async function copyText(page: Page, text: string): Promise<void> {
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+  await page.evaluate((copied) => navigator.clipboard.writeText(copied), text);
+}
+
+const pastedMarkdown = ['# Plan', '', 'Some **bold** and *em* text with `code` and [a link](https://example.com/a).', '', '- first', '- second', '', '```', 'let x = 1;', '```'].join('\n');
+
+describe('[EDIT4] pasting Markdown text', () => {
+  it('turns it into formatting with fresh block ids, and one Ctrl+Z takes the paste back', async () => {
+    const id = await server.createDoc('Paste Markdown', 'Before.');
+    const { page } = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    const before = await blocksOf(server, id);
+    await copyText(page, pastedMarkdown);
+    await documentText(page).click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('Intro: ');
+    await page.keyboard.press('Control+v');
+    const pasted = 'Before.\n\nIntro: \n\n# Plan\n\nSome **bold** and *em* text with `code` and [a link](https://example.com/a).\n\n* first\n* second\n\n```\nlet x = 1;\n```';
+    await expect.poll(() => serverMarkdown(id)).toBe(pasted.replace('Intro: \n\n# Plan', 'Intro: Plan'));
+    const blocks = await blocksOf(server, id);
+    expect(blocks.map((block) => block.type)).toEqual(['paragraph', 'paragraph', 'paragraph', 'bullet_list', 'code_block']);
+    expect(blocks[0].id).toBe(before[0].id);
+    expect(new Set(blocks.map((block) => block.id)).size).toBe(blocks.length);
+
+    await page.keyboard.press('Control+z');
+    await expect.poll(() => serverMarkdown(id)).toBe('Before.\n\nIntro: ');
+  });
+
+  it('keeps a heading a heading when pasted into an empty paragraph', async () => {
+    const id = await server.createDoc('Paste heading', 'Before.');
+    const { page } = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    await copyText(page, '## Section\n\nText *here*.');
+    await documentText(page).click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Control+v');
+    await expect.poll(() => serverMarkdown(id)).toBe('Before.\n\n## Section\n\nText *here*.');
+  });
+
+  it('pastes the Markdown source as it is with Ctrl+Shift+V', async () => {
+    const id = await server.createDoc('Paste plain', 'Before.');
+    const { page } = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    await copyText(page, '# Not a heading\n\n**not bold**');
+    await documentText(page).click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Control+Shift+v');
+    await expect.poll(() => readText(page)).toBe('Before.\n# Not a heading\n**not bold**');
+    expect(await documentText(page).locator('h1, strong').count()).toBe(0);
+  });
+
+  it('pastes ordinary text as it is, line by line', async () => {
+    const id = await server.createDoc('Paste text', 'Before.');
+    const { page } = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    await copyText(page, 'snake_case_name and 2 * 3\nsecond line');
+    await documentText(page).click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Control+v');
+    await expect.poll(() => readText(page)).toBe('Before.\nsnake_case_name and 2 * 3\nsecond line');
+  });
+
+  it('keeps pasted HTML as HTML, and a block copied within the text never takes the original\'s id', async () => {
+    const id = await server.createDoc('Paste HTML', 'Alpha.\n\nBeta.');
+    const { page } = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    const before = await blocksOf(server, id);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    await documentText(page).click();
+    await page.keyboard.press('Control+a');
+    await expect.poll(() => page.evaluate(() => getSelection()?.toString() ?? '')).toContain('Beta.');
+    await page.keyboard.press('Control+c');
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('Alpha.\n\nBeta.');
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('Control+v');
+    await expect.poll(() => readText(page)).toBe('Alpha.\nBeta.\nAlpha.\nBeta.');
+    await expect.poll(async () => (await blocksOf(server, id)).length).toBe(4);
+    const blocks = await blocksOf(server, id);
+    // The copies come first; the blocks they were copied from keep their ids.
+    expect([blocks[2].id, blocks[3].id]).toEqual([before[0].id, before[1].id]);
+    expect(new Set(blocks.map((block) => block.id)).size).toBe(4);
+
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Enter');
+    await documentText(page).evaluate((target) => {
+      const data = new DataTransfer();
+      data.setData('text/html', '<h2>From a page</h2><p>with <em>style</em></p>');
+      data.setData('text/plain', 'From a page\n\nwith style');
+      target.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    });
+    await expect.poll(() => serverMarkdown(id)).toBe('Alpha.\n\nBeta.\n\nAlpha.\n\nBeta.\n\n## From a page\n\nwith *style*');
+  });
+});
