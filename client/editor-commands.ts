@@ -2,7 +2,7 @@ import type { Attrs, MarkType, Node, NodeType } from 'prosemirror-model';
 import type { Command, EditorState } from 'prosemirror-state';
 import { toggleMark, wrapIn, lift } from 'prosemirror-commands';
 import { wrapInList, liftListItem } from 'prosemirror-schema-list';
-import { undoCommand, redoCommand } from 'y-prosemirror';
+import { undoCommand, redoCommand, yUndoPluginKey } from 'y-prosemirror';
 import { schema } from '../shared/model/schema.ts';
 import { linkAt, openLinkEditor } from './link-plugin.ts';
 
@@ -31,6 +31,28 @@ export function setBlockKeepingId(type: NodeType, attrs: Attrs = {}): Command {
 
 function sameAttrs(node: Node, attrs: Attrs): boolean {
   return Object.entries(attrs).every(([key, value]) => node.attrs[key] === value);
+}
+
+/**
+ * Ends the person's current undo step (y-prosemirror's UndoManager, which merges changes less
+ * than 500 ms apart), when the state has one.
+ */
+export function endUndoStep(state: EditorState): void {
+  yUndoPluginKey.getState(state)?.undoManager.stopCapturing();
+}
+
+/**
+ * `command` as an undo step of its own, apart from the changes just before and after it. The
+ * binding writes a dispatched change to Yjs before `dispatch` returns, so the step can end then.
+ */
+export function ownUndoStep(command: Command): Command {
+  return (state, dispatch, view) => {
+    if (!dispatch) return command(state, undefined, view);
+    endUndoStep(state);
+    const done = command(state, dispatch, view);
+    endUndoStep(state);
+    return done;
+  };
 }
 
 /** Turns a heading back into a paragraph, or the paragraph into a heading of `level`. */

@@ -11,6 +11,7 @@ import { reviewPlugin } from './review-plugin.ts';
 import { buildCursor, buildSelection } from './cursors.ts';
 import { editingPlugins } from './editing-plugins.ts';
 import { linkPlugin, openInNewTab, openLinkAtCaret } from './link-plugin.ts';
+import { findPlugin } from './find-commands.ts';
 
 export interface EditorAnnotationOptions extends AnnotationsPluginOptions {
   /** Whether this person may now create an annotation of `kind` (its keyboard shortcut works). */
@@ -44,6 +45,7 @@ export function editorPlugins(
     reviewPlugin(),
     keymap(draftKeys),
     linkPlugin(),
+    findPlugin(),
     keymap({ 'Alt-Enter': openLinkAtCaret(openInNewTab) }),
     ...editingPlugins(),
     blockIdsPlugin(),

@@ -1,11 +1,11 @@
 import { Fragment, Slice, type Node } from 'prosemirror-model';
-import { Plugin, PluginKey, type EditorState } from 'prosemirror-state';
+import { Plugin, PluginKey } from 'prosemirror-state';
 import type { EditorView } from 'prosemirror-view';
-import { yUndoPluginKey } from 'y-prosemirror';
 import { schema } from '../shared/model/schema.ts';
 import { newBlockId } from '../shared/model/block-ids.ts';
 import { pastedUrl } from '../shared/model/safe-url.ts';
 import { markdownPasteSlice } from '../shared/model/markdown-paste.ts';
+import { endUndoStep } from './editor-commands.ts';
 
 /**
  * What a paste does beyond ProseMirror's own (EDIT4, LINK5):
@@ -71,11 +71,6 @@ function linkSelection(view: EditorView, text: string): boolean {
   const tr = state.tr.removeMark(from, to, link).addMark(from, to, link.create({ href }));
   view.dispatch(tr.setMeta('paste', true).setMeta('uiEvent', 'paste'));
   return true;
-}
-
-/** Ends the person's current undo step (y-prosemirror's UndoManager), when there is one. */
-function endUndoStep(state: EditorState): void {
-  yUndoPluginKey.getState(state)?.undoManager.stopCapturing();
 }
 
 function withFreshIds(fragment: Fragment): Fragment {
