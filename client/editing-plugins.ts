@@ -14,7 +14,7 @@ import { pastePlugin } from './paste-plugin.ts';
 const { nodes } = schema;
 
 /**
- * How the text is edited (EDIT1–EDIT4), apart from Yjs, presence and Tandem's own layers: the
+ * How the text is edited (EDIT1–EDIT3, paste EDIT4), apart from Yjs, presence and Tandem's own layers: the
  * keymaps from the most specific to the base one, the Markdown shortcuts, the caret after typed
  * text, the empty-document rule and paste (client/paste-plugin.ts). The editor puts them after its binding and layers
  * (editor-plugins.ts); the plain y-prosemirror editor the browser tests compare it with
