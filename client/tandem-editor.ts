@@ -2,8 +2,7 @@ import { html } from 'lit';
 import { LightElement } from './light-element.ts';
 import type { DocConnection } from './doc-connection.ts';
 import { EditorController } from './editor-controller.ts';
-import { ownUndoStep, type ToolbarItem } from './editor-commands.ts';
-import type { Command } from 'prosemirror-state';
+import type { ToolbarItem } from './editor-commands.ts';
 import type { PinnedRange } from '../shared/model/anchors.ts';
 import type { Annotation, AnnotationKind, Author } from '../shared/notes/annotations.ts';
 import type { AnnotationActions } from './annotation-actions.ts';
@@ -17,9 +16,7 @@ import { selectChange } from './review-plugin.ts';
 import type { ReviewSelectDetail } from './tandem-review-panel.ts';
 import './tandem-toolbar.ts';
 import './tandem-link-popover.ts';
-import './tandem-find-bar.ts';
-import type { TandemFindBar } from './tandem-find-bar.ts';
-import { clearFind, findNext, findPrev, findStatus, findStatusText, replaceAll, replaceNext, setFindQuery } from './find-commands.ts';
+import { FindController } from './find-controller.ts';
 import { applyLink, closeLinkEditor, linkAt, linkKey, openInNewTab, openLinkAtCaret, openLinkEditor, removeLink } from './link-plugin.ts';
 import { linkAddressFromInput, safeLinkHref } from '../shared/model/safe-url.ts';
 import { outstandingRun } from './run-status.ts';
@@ -43,7 +40,6 @@ export class TandemEditor extends LightElement {
     decideBlocker: {},
     draftError: { state: true },
     linkError: { state: true },
-    finding: { state: true },
   };
   declare connection: DocConnection | null;
   declare readOnly: boolean;
@@ -57,11 +53,10 @@ export class TandemEditor extends LightElement {
   declare draftError: string;
   /** Why the address in the link box was refused; empty when it was not. */
   declare linkError: string;
-  /** Whether the find bar is open. */
-  declare finding: boolean;
 
   private readonly rights = consumeAnnotationRights(this);
   private readonly editor = new EditorController(this);
+  private readonly find = new FindController(this, this.editor);
   /**
    * Blocks the runs deleted that people changed since: the review panel says Accept keeps them.
    * Read only while a run is in review, the one time the panel shows them: reading walks every
@@ -75,8 +70,6 @@ export class TandemEditor extends LightElement {
   );
   /** The code of the annotation writers, once loaded (client/document-records.ts). */
   private records: DocumentRecords | null = null;
-  /** What the find bar searches for (the match count shows only for some text). */
-  private findText = '';
   /** Whether the person is working in the text (the selection buttons show only then). */
   private inText = false;
   private actionsFor: { notes: unknown; author: Author | null; actions: AnnotationActions } | null = null;
@@ -93,7 +86,6 @@ export class TandemEditor extends LightElement {
     this.decideBlocker = null;
     this.draftError = '';
     this.linkError = '';
-    this.finding = false;
     void loadDocumentRecords().then((records) => (this.records = records));
   }
 
@@ -119,14 +111,12 @@ export class TandemEditor extends LightElement {
     super.connectedCallback();
     document.addEventListener('pointerdown', this.onWhereabouts, true);
     document.addEventListener('focusin', this.onWhereabouts, true);
-    document.addEventListener('keydown', this.onKeyDown);
   }
 
   disconnectedCallback(): void {
     super.disconnectedCallback();
     document.removeEventListener('pointerdown', this.onWhereabouts, true);
     document.removeEventListener('focusin', this.onWhereabouts, true);
-    document.removeEventListener('keydown', this.onKeyDown);
   }
 
   private get actions(): AnnotationActions | null {
@@ -151,7 +141,7 @@ export class TandemEditor extends LightElement {
         ${this.readOnly
           ? html`<p class="read-only-note">You can read this document but not change it.</p>`
           : html`<tandem-toolbar .state=${state} @toolbar-command=${this.onCommand}></tandem-toolbar>`}
-        ${this.finding && state ? this.renderFindBar() : ''}
+        ${this.find.render()}
         <div class="text-frame">${this.editor.mount} ${this.renderLinkPopover()} ${this.renderSelectionActions(annotations)}</div>
       </div>
       <div class="side-column">
@@ -246,52 +236,6 @@ export class TandemEditor extends LightElement {
       @link-dismiss=${() => this.focusText()}
     ></tandem-link-popover>`;
   }
-
-  private renderFindBar() {
-    const state = this.editor.state;
-    const searching = state && this.findText !== '' ? findStatus(state) : null;
-    return html`<tandem-find-bar
-      ?canReplace=${!this.readOnly}
-      .status=${searching ? findStatusText(searching) : ''}
-      @find-query=${(event: CustomEvent<{ search: string; replace: string }>) => {
-        this.findText = event.detail.search;
-        this.editor.apply(setFindQuery(event.detail.search, event.detail.replace));
-      }}
-      @find-next=${() => this.editor.apply(findNext)}
-      @find-previous=${() => this.editor.apply(findPrev)}
-      @find-replace=${() => this.replaceMatches(replaceNext)}
-      @find-replace-all=${() => this.replaceMatches(replaceAll)}
-      @find-close=${this.closeFind}
-    ></tandem-find-bar>`;
-  }
-
-  /**
-   * Ctrl+F anywhere on the document's page opens the find bar (or goes back to it) instead of the
-   * browser's find: a read-only text cannot take the focus, so the keys of its readers reach
-   * only the page.
-   */
-  private readonly onKeyDown = (event: KeyboardEvent) => {
-    if (event.key !== 'f' || !(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey || event.defaultPrevented) return;
-    event.preventDefault();
-    this.finding = true;
-    void this.updateComplete.then(() => this.querySelector<TandemFindBar>('tandem-find-bar')?.focusFind());
-  };
-
-  /**
-   * A replacement is the person's own edit, one undo step each (Replace is an editor's, in an
-   * editable view).
-   */
-  private replaceMatches(command: Command) {
-    const view = this.editor.view;
-    if (!view || !view.editable) return;
-    ownUndoStep(command)(view.state, view.dispatch, view);
-  }
-
-  private readonly closeFind = () => {
-    this.finding = false;
-    this.findText = '';
-    this.editor.apply(clearFind, { focus: true });
-  };
 
   /** Enter in the link box: links its text to the address, or says why the address is refused. */
   private applyLinkAddress(input: string) {

@@ -32,6 +32,14 @@ export class TandemFindBar extends LightElement {
     input?.select();
   }
 
+  /** Puts `text` in `Find` and searches for it (Ctrl+F over selected text). */
+  seed(text: string): void {
+    const input = this.input('find');
+    if (!input) return;
+    input.value = text;
+    this.onQuery();
+  }
+
   private input(name: 'find' | 'replace'): HTMLInputElement | null {
     return this.querySelector(`input[name="${name}"]`);
   }

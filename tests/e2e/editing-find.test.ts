@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useTestServer } from '../helpers/use-test-server.ts';
-import { documentText, readText, useBrowser } from '../helpers/browser.ts';
+import { documentText, readText, selectText, useBrowser } from '../helpers/browser.ts';
 
 const server = useTestServer();
 const people = useBrowser(server);
@@ -47,6 +47,16 @@ describe('[FIND1] find in the document', () => {
     await findBox(page).waitFor({ state: 'detached' });
     await expect.poll(() => documentText(page).evaluate((editor) => editor.contains(document.activeElement))).toBe(true);
     expect((await highlights(page)).all).toEqual([]);
+  });
+
+  it('searches for the selected text when Ctrl+F is pressed over it', async () => {
+    const id = await server.createDoc('Find selected', text);
+    const { page } = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    await selectText(page, 'other');
+    await page.keyboard.press('Control+f');
+    await expect.poll(() => findBox(page).inputValue()).toBe('other');
+    await expect.poll(() => matchCount(page)).toBe('1 of 1');
+    await expect.poll(() => findBox(page).evaluate((input) => input === document.activeElement)).toBe(true);
   });
 
   it('offers a viewer find without replace', async () => {
