@@ -121,6 +121,26 @@ describe('[LINK4] a link in the text', () => {
     await expect.poll(() => serverMarkdown(id)).toBe('See the status <https://example.com/new>page.');
   });
 
+  it('opens with Alt+Enter from the caret and with Ctrl+click, in a new tab', async () => {
+    const target = `${server.url}/healthz`;
+    const id = await server.createDoc('Link keys open', `See [the status](${target}) page.`);
+    const { page, context } = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    await clickBefore(page, 'status');
+    const [byKey] = await Promise.all([context.waitForEvent('page'), page.keyboard.press('Alt+Enter')]);
+    await byKey.waitForLoadState();
+    expect(byKey.url()).toBe(target);
+    await byKey.close();
+    // Alt+Enter opened the link and changed nothing in the text.
+    expect(await serverMarkdown(id)).toBe(`See [the status](${target}) page.`);
+    const box = await documentText(page).locator('a').boundingBox();
+    await page.keyboard.down('Control');
+    const [byClick] = await Promise.all([context.waitForEvent('page'), page.mouse.click(box!.x + 4, box!.y + box!.height / 2)]);
+    await page.keyboard.up('Control');
+    await byClick.waitForLoadState();
+    expect(byClick.url()).toBe(target);
+    expect(await byClick.evaluate(() => window.opener)).toBe(null);
+  });
+
   it('opens in a new tab when a viewer clicks it, leaving the document open', async () => {
     const target = `${server.url}/healthz`;
     const id = await server.createDoc('Link viewer', `See [the status](${target}) page.`);
