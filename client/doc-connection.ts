@@ -1,7 +1,8 @@
 import type * as Y from 'yjs';
 import type { IndexeddbPersistence } from 'y-indexeddb';
 import { HocuspocusProviderWebsocket, WebSocketStatus, type HocuspocusProvider } from '@hocuspocus/provider';
-import { docName, docParts, readMeta } from '../shared/model/doc-layout.ts';
+import { docName, docParts } from '../shared/model/doc-layout.ts';
+import { firstLineOf, setTitleOf } from '../shared/model/doc-title.ts';
 import { DocPart } from './doc-part.ts';
 import { protocolOutdated, withProtocolVersion } from '../shared/protocol/protocol-version.ts';
 
@@ -37,7 +38,8 @@ export function collabUrl(): string {
  * IndexedDB, and merge once the page is reloaded with the new build (VER4).
  *
  * Dispatches `change` whenever `status`, `readOnly`, `localLoaded`, `serverLoaded`,
- * `savedLocally`, `title`, `outdated`, `unreadable` or `problem` changes, or any part's state does.
+ * `savedLocally`, `title`, `firstLine`, `outdated`, `unreadable` or `problem` changes, or any
+ * part's state does.
  */
 export class DocConnection extends EventTarget {
   readonly docId: string;
@@ -47,6 +49,7 @@ export class DocConnection extends EventTarget {
   readonly runs: DocPart;
 
   status: ConnectionStatus = 'Offline';
+  /** The title someone set, '' while none is (CAT1). */
   title = '';
   /** True once the server refused this build as outdated (VER3). */
   outdated = false;
@@ -55,6 +58,8 @@ export class DocConnection extends EventTarget {
    * found some; null while none. The text is then read-only here: binding it would delete it.
    */
   unreadable: string | null = null;
+  /** The text's first line, which names the document while no title is set (CAT1); '' while one is. */
+  firstLine = '';
 
   private destroyed = false;
 
@@ -72,6 +77,7 @@ export class DocConnection extends EventTarget {
     this.socket.on('status', this.refresh);
     this.socket.on('close', this.onClose);
     docParts(this.ydoc).meta.observe(this.onMeta);
+    docParts(this.ydoc).content.observeDeep(this.onContent);
     this.refresh();
   }
 
@@ -134,6 +140,7 @@ export class DocConnection extends EventTarget {
     if (this.destroyed) return;
     this.destroyed = true;
     docParts(this.ydoc).meta.unobserve(this.onMeta);
+    docParts(this.ydoc).content.unobserveDeep(this.onContent);
     this.socket.off('status', this.refresh);
     this.socket.off('close', this.onClose);
     for (const each of [this.text, this.notes, this.runs]) {
@@ -165,9 +172,18 @@ export class DocConnection extends EventTarget {
   };
 
   private readonly onMeta = () => {
-    const title = readMeta(this.ydoc).title;
+    const title = setTitleOf(this.ydoc);
     if (title === this.title) return;
     this.title = title;
+    this.onContent();
+    this.changed();
+  };
+
+  /** The first line is read only while it names the document: a set title makes typing cost nothing here. */
+  private readonly onContent = () => {
+    const firstLine = this.title ? '' : firstLineOf(this.ydoc);
+    if (firstLine === this.firstLine) return;
+    this.firstLine = firstLine;
     this.changed();
   };
 

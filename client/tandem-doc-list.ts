@@ -28,7 +28,7 @@ export class TandemDocList extends LightElement {
   private readonly creating = new Task(this, {
     autoRun: false,
     task: async ([token]: readonly [string]) => {
-      const doc = await createDoc(token, 'Untitled');
+      const doc = await createDoc(token, '');
       await rememberDoc(doc.id, doc.title);
       navigate(docPath(doc.id));
     },

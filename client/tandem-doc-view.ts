@@ -111,6 +111,7 @@ export class TandemDocView extends LightElement {
     this.rightsProvider.setValue(this.rights(connection));
     return html`<tandem-title
         .value=${title}
+        .firstLine=${connection.firstLine}
         .readOnly=${readOnly}
         @title-change=${(event: CustomEvent<string>) => connection.setTitle(event.detail)}
         @title-done=${() => this.querySelector<TandemEditor>('tandem-editor')?.focusText()}
@@ -223,7 +224,7 @@ export class TandemDocView extends LightElement {
    */
   protected updated(): void {
     const connection = this.link.connection;
-    const title = connection?.title ?? '';
+    const title = (connection?.title || connection?.firstLine) ?? '';
     document.title = `${title || 'Untitled'} · Tandem`;
     this.dataset.savedLocally = String(!!connection?.savedLocally);
     if (!connection) return;

@@ -4,16 +4,19 @@ import { live } from 'lit/directives/live.js';
 
 /**
  * The document's title field. Fires `title-change` (detail: the new title) as the person types;
- * the owner writes it into the document and passes the stored value back down.
+ * the owner writes it into the document and passes the stored value back down. While no title
+ * is set the field is empty and its placeholder is the text's first line, or `Untitled` (CAT1).
  */
 export class TandemTitle extends LightElement {
-  static properties = { value: {}, readOnly: { type: Boolean } };
+  static properties = { value: {}, firstLine: {}, readOnly: { type: Boolean } };
   declare value: string;
+  declare firstLine: string;
   declare readOnly: boolean;
 
   constructor() {
     super();
     this.value = '';
+    this.firstLine = '';
     this.readOnly = false;
   }
 
@@ -21,7 +24,7 @@ export class TandemTitle extends LightElement {
     return html`<input
       class="title-input"
       aria-label="Title"
-      placeholder="Untitled"
+      placeholder=${this.firstLine || 'Untitled'}
       maxlength="200"
       autocomplete="off"
       .value=${live(this.value)}

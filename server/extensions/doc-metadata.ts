@@ -1,12 +1,12 @@
 import type { Extension, onStoreDocumentPayload } from '@hocuspocus/server';
-import { parseDocName, readMeta } from '../../shared/model/doc-layout.ts';
-import { maxTitleLength } from '../../shared/protocol/limits.ts';
+import { parseDocName } from '../../shared/model/doc-layout.ts';
+import { shownTitle } from '../../shared/model/doc-title.ts';
 import type { Store } from '../store/store.ts';
 import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /**
  * Keeps the catalogue in step with the text documents: when a changed text document is stored,
- * its title (from its meta) and the time of its last change are written to the catalogue.
+ * its title as shown (CAT1: the set title, else the first line) and the time of its last change are written to the catalogue.
  */
 export class DocMetadata implements Extension {
   extensionName = 'TandemDocMetadata';
@@ -18,7 +18,7 @@ export class DocMetadata implements Extension {
     const target = parseDocName(documentName);
     if (!target || target.part !== 'text' || document.lastChangeTime === 0) return;
     await this.store.updateDoc(target.docId, {
-      title: readMeta(document).title.slice(0, maxTitleLength),
+      title: shownTitle(document),
       updatedAt: document.lastChangeTime,
     });
   }

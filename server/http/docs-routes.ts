@@ -1,6 +1,7 @@
 import type { Hocuspocus } from '@hocuspocus/server';
 import type { Claims } from '../../shared/protocol/claims.ts';
-import { docName, readMeta } from '../../shared/model/doc-layout.ts';
+import { docName } from '../../shared/model/doc-layout.ts';
+import { countedTitle, shownTitle } from '../../shared/model/doc-title.ts';
 import { maxTitleLength } from '../../shared/protocol/limits.ts';
 import { coversDoc, may, mayCreateDocs } from '../../shared/protocol/permissions.ts';
 import { readAnnotationViews } from '../docs/annotation-views.ts';
@@ -44,7 +45,7 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
     const records = await store.listDocs();
     const list: DocSummary[] = records
       .filter((record) => coversDoc(principal, record.id))
-      .map(({ id, title, kind, updatedAt }) => ({ id, title, kind, updatedAt: new Date(updatedAt).toISOString() }));
+      .map(({ id, title, kind, updatedAt }) => ({ id, title: countedTitle(title), kind, updatedAt: new Date(updatedAt).toISOString() }));
     return json(200, list);
   });
 
@@ -53,7 +54,7 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
     // A text document's title and blocks are read in the work pool (LIMIT10): reading its Y.Doc here would cost the event loop its size.
     const read =
       record.kind === 'page'
-        ? readDocState(hocuspocus, store, docName(record.id), (ydoc) => ({ title: readMeta(ydoc).title, source: pageSource(ydoc) })).then(
+        ? readDocState(hocuspocus, store, docName(record.id), (ydoc) => ({ title: shownTitle(ydoc), source: pageSource(ydoc) })).then(
             async ({ title, source }) => ({ title, content: await pageAnswerOf(source) }),
           )
         : textBlocksJson(hocuspocus, store, docName(record.id)).then(({ title, blocks }) => ({ title, content: { blocks: rawBlocks(blocks) } }));
@@ -62,7 +63,7 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
       readAnnotationViews(hocuspocus, store, record.id),
       store.runs.listRuns(record.id),
     ]);
-    const title = heldTitle.slice(0, maxTitleLength) || record.title;
+    const title = heldTitle.slice(0, maxTitleLength) || countedTitle(record.title);
     const answer: DocView = { id: record.id, title, kind: record.kind, ...content, annotations, runs: runs.map(toRunRecord), agents: await deps.roster.list(record.id) };
     await recordRead(store.audit, principal, record.id);
     return json(200, answer);

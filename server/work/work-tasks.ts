@@ -1,6 +1,6 @@
 import * as Y from 'yjs';
 import { readBlocks } from '../../shared/model/doc-content.ts';
-import { readMeta } from '../../shared/model/doc-layout.ts';
+import { shownTitle } from '../../shared/model/doc-title.ts';
 import { applyPageOps, candidateOf, revertPageChanges, type PageChange } from '../../shared/page/page-applier.ts';
 import { normalizePage } from '../../shared/page/page-model.ts';
 import { newElementId } from '../../shared/page/page-source.ts';
@@ -36,7 +36,7 @@ export const workTasks = {
   /** The stored state of a new document (Markdown parsed, or HTML normalized). */
   initialState: (input: NewDoc) => buildInitialState(input),
   /** The title and the blocks of a text document's state (an update), the blocks as the JSON text of the API's `blocks`. */
-  textBlocks: (state: Uint8Array) => withDoc(state, (ydoc) => ({ title: readMeta(ydoc).title, blocks: JSON.stringify(readBlocks(ydoc)) })),
+  textBlocks: (state: Uint8Array) => withDoc(state, (ydoc) => ({ title: shownTitle(ydoc), blocks: JSON.stringify(readBlocks(ydoc)) })),
   /** A text document's state as Markdown. */
   textMarkdown: (state: Uint8Array) => withDoc(state, (ydoc) => docMarkdown('text', ydoc)),
 };
