@@ -8,6 +8,7 @@ import { kindIcon } from './annotation-icons.ts';
 import { kindLabels, type Placement } from './annotation-plugin.ts';
 import { consumeAnnotationRights } from './session-context.ts';
 import './tandem-note-input.ts';
+import './tandem-time.ts';
 
 export const stateLabels: Record<InstructionState, string> = {
   draft: 'Draft',
@@ -99,6 +100,7 @@ export class TandemAnnotationCard extends LightElement {
       <header class="card-head">
         ${kindIcon(a.kind)}<span class="card-kind">${label}</span>
         <span class="card-author">${a.author.name || a.author.id}</span>
+        <tandem-time .at=${a.createdAt}></tandem-time>
         ${a.kind === 'instruction'
           ? html`<span class="card-state state-${a.state}">${stateLabels[a.state]}</span>`
           : a.resolved
@@ -108,7 +110,10 @@ export class TandemAnnotationCard extends LightElement {
       ${this.renderQuote(orphaned)} ${this.renderText()} ${this.renderDiscarded()}
       ${a.turns.length > 1
         ? html`<ol class="card-replies" aria-label="Replies">
-            ${a.turns.slice(1).map((turn) => html`<li><span class="reply-author">${turn.author.name || turn.author.id}</span> ${turn.text}</li>`)}
+            ${a.turns.slice(1).map((turn) => html`<li>
+                <span class="reply-author">${turn.author.name || turn.author.id}</span>
+                <tandem-time .at=${turn.at}></tandem-time> ${turn.text}
+              </li>`)}
           </ol>`
         : ''}
       ${this.renderLinks()} ${this.renderActions()}
