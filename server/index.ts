@@ -6,6 +6,7 @@ import { resolveServerOptions, type ServerOptions } from './config.ts';
 import { openKeyRing } from './auth/keys.ts';
 import { signToken, verifyToken, type ClaimsInput, type TokenVerifier } from './auth/tokens.ts';
 import { startTokenSweeper } from './auth/token-sweeper.ts';
+import { startCatalogueUpkeep } from './docs/catalogue-upkeep.ts';
 import { ownerLinkSeconds } from './auth/expiry.ts';
 import type { Limits } from './limits.ts';
 import { SocketCounts } from './collab-gate.ts';
@@ -20,6 +21,7 @@ import { sharedDocuments } from './extensions/shared-documents.ts';
 import { PromptBroadcast } from './extensions/prompt-broadcast.ts';
 import { FreshSync } from './extensions/fresh-sync.ts';
 import { DocMetadata } from './extensions/doc-metadata.ts';
+import { SearchIndexing } from './extensions/search-indexing.ts';
 import { NotesGuard } from './extensions/notes-guard.ts';
 import { ShapeGuard } from './extensions/shape-guard.ts';
 import { NotesStrays } from './extensions/notes-strays.ts';
@@ -41,6 +43,7 @@ import { startBuiltInAgent, localUrl } from './built-in-agent.ts';
 import { Router } from './http/router.ts';
 import { createApiHandler, type RouteHandler } from './http/api.ts';
 import { addDocRoutes } from './http/docs-routes.ts';
+import { addCatalogueRoutes } from './http/catalogue-routes.ts';
 import { addAnnotationRoutes } from './http/annotations-routes.ts';
 import { addRunRoutes } from './http/runs-routes.ts';
 import { addAgentRoutes } from './http/agent-routes.ts';
@@ -118,6 +121,7 @@ export async function startServer(
       new NotesStrays(),
       new DocMetadata(store),
       new NestedIds(),
+      new SearchIndexing(store, log),
       new AnnotationIndex(store.annotationDocs, log),
       new RunMirrorLoad(store.runs),
       new RunGc(scopes),
@@ -145,6 +149,7 @@ export async function startServer(
 
   const router = new Router<RouteHandler>();
   addDocRoutes(router, { store, hocuspocus, roster: runs.roster });
+  addCatalogueRoutes(router, { store, hocuspocus });
   addAnnotationRoutes(router, { store, hocuspocus });
   addRunRoutes(router, { store, hocuspocus, runs });
   addAgentRoutes(router, runs.agents);
@@ -179,6 +184,7 @@ export async function startServer(
   const { port } = httpServer.address() as AddressInfo;
   const sign = (claims: ClaimsInput) => signToken(keys, claims);
   const sweeper = startTokenSweeper({ hocuspocus, revocations: store.revocations, onError: log });
+  const upkeep = startCatalogueUpkeep({ store, onError: log });
   const iat = Math.floor(Date.now() / 1000);
   const ownerToken = await sign({ sub: 'owner', name: 'Owner', role: 'editor', iat, exp: iat + ownerLinkSeconds });
   let closing: Promise<void> | undefined;
@@ -199,6 +205,7 @@ export async function startServer(
     close() {
       closing ??= (async () => {
         sweeper.stop();
+        await upkeep.stop();
         await agent?.stop();
         asides.close();
         await runs.close();

@@ -10,6 +10,7 @@ import { newElementId } from '../../shared/page/page-source.ts';
 import { serverPageTools } from '../pages/page-tools.ts';
 import { refuseShape } from '../pages/page-work.ts';
 import { workPool } from '../work/work-pool.ts';
+import { indexDocState } from './search-index.ts';
 
 /** A document to create: a text document from Markdown, or a page from HTML. */
 export type NewDoc =
@@ -41,7 +42,8 @@ export function buildInitialState(input: NewDoc): Uint8Array {
 export async function createDoc(store: Store, input: NewDoc, now = Date.now()): Promise<DocRecord> {
   if (input.kind === 'page') refuseShape(input.html);
   const state = await workPool().run('initialState', input);
-  const record: DocRecord = { id: randomId(10), title: input.title, kind: input.kind, createdAt: now, updatedAt: now };
+  const record: DocRecord = { id: randomId(10), title: input.title, kind: input.kind, createdAt: now, updatedAt: now, deletedAt: null };
   await store.createDoc(record, new Map([[docName(record.id), state]]));
+  await indexDocState(store, record.id, state);
   return record;
 }

@@ -64,7 +64,9 @@ export class Auth implements Extension {
       throw new ConnectionDenied(denialReasons.notAllowed);
     }
     if (!may(principal.role, 'doc.read')) throw new ConnectionDenied(denialReasons.notAllowed);
-    if (!(await this.options.store.getDoc(target.docId))) throw new ConnectionDenied(denialReasons.unknownDocument);
+    // CAT3: a document in the trash opens for nobody.
+    const record = await this.options.store.getDoc(target.docId);
+    if (!record || record.deletedAt !== null) throw new ConnectionDenied(denialReasons.unknownDocument);
     // DOC3: read-only per role and part; Hocuspocus applies nothing such a connection sends.
     connectionConfig.readOnly = !mayWritePart(principal.role, target.part);
     this.admitted.set(connectionConfig, principal);

@@ -15,4 +15,7 @@ export const forbidden = (message = 'Your token does not allow this.') => new Re
 
 export const notFound = (message = 'There is nothing here.') => new Rejection(404, 'NOT_FOUND', message);
 
+/** CAT3: the document is in the trash; only its restore reaches it. */
+export const inTrash = () => new Rejection(410, 'IN_TRASH', 'This document is in the trash. Restore it to open it.');
+
 export const invalidBody = (message: string) => new Rejection(422, 'INVALID_BODY', message);

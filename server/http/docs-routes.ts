@@ -21,6 +21,8 @@ import { pageSource } from '../../shared/page/page-source.ts';
 import { textBlocksJson, textMarkdown } from '../docs/text-views.ts';
 import { rawBlocks } from '../raw-json.ts';
 import { json, text } from './reply.ts';
+import { listTrash, maxSearchResults, readListQuery } from './catalogue-routes.ts';
+import { searchWords } from '../store/doc-search.ts';
 import type { Router } from './router.ts';
 import type { AgentRoster } from '../runs/agent-roster.ts';
 
@@ -40,9 +42,12 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
     return json(201, created);
   });
 
-  router.add('GET', '/api/docs', async ({ principal }) => {
+  // CAT2, CAT3: `?q=` searches the index; `?trash=1` lists the trash (editors).
+  router.add('GET', '/api/docs', async ({ principal, url }) => {
     if (!may(principal.role, 'doc.read')) throw forbidden();
-    const records = await store.listDocs();
+    const query = readListQuery(url.searchParams);
+    if (query.trash) return json(200, await listTrash(store, principal));
+    const records = query.q?.trim() ? await store.search.search(searchWords(query.q), maxSearchResults) : await store.listDocs();
     const list: DocSummary[] = records
       .filter((record) => coversDoc(principal, record.id))
       .map(({ id, title, kind, updatedAt }) => ({ id, title: countedTitle(title), kind, updatedAt: new Date(updatedAt).toISOString() }));

@@ -158,6 +158,19 @@ CREATE TABLE agent_sightings (
   held_until BIGINT
 );
 `,
+  // Step 7: the trash (CAT3) and the full-text index of titles and texts (CAT2).
+  `
+ALTER TABLE docs ADD COLUMN deleted_at BIGINT;
+CREATE INDEX docs_trashed ON docs (deleted_at) WHERE deleted_at IS NOT NULL;
+CREATE TABLE doc_search (
+  doc_id TEXT PRIMARY KEY REFERENCES docs(id) ON DELETE CASCADE,
+  title TEXT NOT NULL,
+  body TEXT NOT NULL,
+  indexed_at BIGINT NOT NULL,
+  tsv tsvector GENERATED ALWAYS AS (setweight(to_tsvector('simple', title), 'A') || setweight(to_tsvector('simple', body), 'B')) STORED
+);
+CREATE INDEX doc_search_tsv ON doc_search USING GIN (tsv);
+`,
 ];
 
 /** An arbitrary key of the advisory lock that lets one instance at a time migrate. */

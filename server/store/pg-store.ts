@@ -1,5 +1,6 @@
-import type { DocKind } from '../../shared/model/doc-layout.ts';
-import type { DocRecord, Store } from './store.ts';
+import type { Store } from './store.ts';
+import { docRowToRecord, partNamesOf, type DocRow } from './doc-rows.ts';
+import { pgDocSearch } from './pg-doc-search.ts';
 import { openPool, toBuffer, transaction } from './pg-db.ts';
 import { migratePostgres } from './pg-migrations.ts';
 import { pgUpdateLog } from './pg-update-log.ts';
@@ -10,14 +11,6 @@ import { pgChannel } from './pg-channel.ts';
 import { forgetEndedRunsAsides, pgAsideBoard } from './pg-asides.ts';
 import { mergeStored } from './update-log.ts';
 import { pgAgentSightings } from './pg-agent-sightings.ts';
-
-interface DocRow {
-  id: string;
-  title: string;
-  kind: string;
-  created_at: number;
-  updated_at: number;
-}
 
 /**
  * The store in the PostgreSQL database at `url` (`DATABASE_URL`, SCALE1), migrated at open
@@ -50,6 +43,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
     audit: pgAuditLog(pool),
     asides: pgAsideBoard(pool, asideChannel),
     agentSightings: pgAgentSightings(pool),
+    search: pgDocSearch(pool),
     async createDoc(record, states) {
       await transaction(pool, async (client) => {
         await client.query('INSERT INTO docs (id, title, kind, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)', [
@@ -70,11 +64,40 @@ export async function openPostgresStore(url: string): Promise<Store> {
     },
     async getDoc(id) {
       const { rows } = await pool.query<DocRow>('SELECT * FROM docs WHERE id = $1', [id]);
-      return rows[0] ? toRecord(rows[0]) : null;
+      return rows[0] ? docRowToRecord(rows[0]) : null;
     },
-    async listDocs() {
-      const { rows } = await pool.query<DocRow>('SELECT * FROM docs ORDER BY updated_at DESC, created_at DESC, id COLLATE "C"');
-      return rows.map(toRecord);
+    async listDocs(where = 'live') {
+      const { rows } = await pool.query<DocRow>(
+        where === 'trash'
+          ? 'SELECT * FROM docs WHERE deleted_at IS NOT NULL ORDER BY deleted_at DESC, id COLLATE "C"'
+          : 'SELECT * FROM docs WHERE deleted_at IS NULL ORDER BY updated_at DESC, created_at DESC, id COLLATE "C"',
+      );
+      return rows.map(docRowToRecord);
+    },
+    async trashDoc(id, at) {
+      const { rowCount } = await pool.query('UPDATE docs SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL', [id, at]);
+      return rowCount === 1;
+    },
+    async restoreDoc(id, since) {
+      const { rowCount } = await pool.query('UPDATE docs SET deleted_at = NULL WHERE id = $1 AND deleted_at IS NOT NULL AND deleted_at >= $2', [id, since]);
+      return rowCount === 1;
+    },
+    async purgeTrash(before) {
+      const { rows } = await pool.query<{ id: string }>('SELECT id FROM docs WHERE deleted_at IS NOT NULL AND deleted_at < $1', [before]);
+      for (const { id } of rows) {
+        await transaction(pool, async (client) => {
+          // The row is locked and checked again: a restore that won the race keeps the document.
+          const still = await client.query('SELECT 1 FROM docs WHERE id = $1 AND deleted_at IS NOT NULL AND deleted_at < $2 FOR UPDATE', [id, before]);
+          if (still.rowCount !== 1) return;
+          const names = partNamesOf(id);
+          await client.query('DELETE FROM runs WHERE doc_id = $1', [id]);
+          await client.query('DELETE FROM annotation_docs WHERE doc_id = $1', [id]);
+          await client.query('DELETE FROM update_log WHERE name = ANY($1::text[])', [names]);
+          await client.query('DELETE FROM documents WHERE name = ANY($1::text[])', [names]);
+          await client.query('DELETE FROM docs WHERE id = $1', [id]);
+        });
+      }
+      return rows.map((row) => row.id);
     },
     async updateDoc(id, changes) {
       await pool.query('UPDATE docs SET title = $2, updated_at = $3 WHERE id = $1', [id, changes.title, changes.updatedAt]);
@@ -92,12 +115,4 @@ export async function openPostgresStore(url: string): Promise<Store> {
       return closed;
     },
   };
-}
-
-function toRecord(row: DocRow): DocRecord {
-  return { id: row.id, title: row.title, kind: toKind(row.kind), createdAt: row.created_at, updatedAt: row.updated_at };
-}
-
-function toKind(kind: string): DocKind {
-  return kind === 'page' ? 'page' : 'text';
 }

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { updateLogSchema } from './sqlite-update-log.ts';
 import { runActivitySchema } from './sqlite-run-activity.ts';
+import { docSearchSchema } from './sqlite-doc-search.ts';
 
 /**
  * The changes to the schema of `tandem.sqlite` (rule DUR4) since its first version, in order. `PRAGMA
@@ -12,6 +13,10 @@ const migrations: readonly string[] = [
   updateLogSchema,
   // 2: what the agent of each run told of its work (MODEL8).
   runActivitySchema,
+  // 3: the trash (CAT3) and the full-text index of titles and texts (CAT2).
+  `ALTER TABLE docs ADD COLUMN deleted_at INTEGER;
+CREATE INDEX docs_trashed ON docs (deleted_at) WHERE deleted_at IS NOT NULL;
+${docSearchSchema}`,
 ];
 
 /** Brings `db` up to the latest schema, each step in its own transaction with its new version number. */

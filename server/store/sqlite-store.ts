@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import type { DocKind } from '../../shared/model/doc-layout.ts';
-import type { DocRecord, SyncStore } from './store.ts';
+import type { NewDocRecord, SyncStore } from './store.ts';
+import { docRowToRecord, partNamesOf, type DocRow } from './doc-rows.ts';
+import { sqliteDocSearch } from './sqlite-doc-search.ts';
 import { sqliteRunStore } from './sqlite-runs.ts';
 import { sqliteAnnotationDocIndex } from './sqlite-annotation-docs.ts';
 import { sqliteRevocationList } from './sqlite-revocations.ts';
@@ -26,14 +27,6 @@ CREATE TABLE IF NOT EXISTS documents (
   updated_at INTEGER NOT NULL
 );
 `;
-
-interface DocRow {
-  id: string;
-  title: string;
-  kind: string;
-  created_at: number;
-  updated_at: number;
-}
 
 /**
  * The store in `<dataDir>/tandem.sqlite`, through one better-sqlite3 handle in WAL mode with
@@ -63,19 +56,37 @@ export function openSqliteStore(dataDir: string): SyncStore {
   const annotationDocs = sqliteAnnotationDocIndex(db);
   const revocations = sqliteRevocationList(db);
   const audit = sqliteAuditLog(db);
+  const search = sqliteDocSearch(db);
 
   const insertDoc = db.prepare(
     'INSERT INTO docs (id, title, kind, created_at, updated_at) VALUES (@id, @title, @kind, @createdAt, @updatedAt)',
   );
   const selectDoc = db.prepare<[string], DocRow>('SELECT * FROM docs WHERE id = ?');
-  const selectDocs = db.prepare<[], DocRow>('SELECT * FROM docs ORDER BY updated_at DESC, created_at DESC, id');
+  const selectDocs = db.prepare<[], DocRow>('SELECT * FROM docs WHERE deleted_at IS NULL ORDER BY updated_at DESC, created_at DESC, id');
+  const selectTrash = db.prepare<[], DocRow>('SELECT * FROM docs WHERE deleted_at IS NOT NULL ORDER BY deleted_at DESC, id');
+  const trashDoc = db.prepare('UPDATE docs SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL');
+  const restoreDoc = db.prepare('UPDATE docs SET deleted_at = NULL WHERE id = ? AND deleted_at IS NOT NULL AND deleted_at >= ?');
+  const selectExpired = db.prepare<[number], { id: string }>('SELECT id FROM docs WHERE deleted_at IS NOT NULL AND deleted_at < ?');
+  const purgeDoc = db.transaction((id: string) => {
+    const names = partNamesOf(id);
+    const index = db.prepare<[string], { seq: number }>('SELECT seq FROM doc_index WHERE doc_id = ?').get(id);
+    if (index) db.prepare('DELETE FROM doc_search WHERE rowid = ?').run(index.seq);
+    db.prepare('DELETE FROM doc_index WHERE doc_id = ?').run(id);
+    db.prepare('DELETE FROM runs WHERE doc_id = ?').run(id);
+    db.prepare('DELETE FROM annotation_docs WHERE doc_id = ?').run(id);
+    for (const name of names) {
+      db.prepare('DELETE FROM update_log WHERE name = ?').run(name);
+      db.prepare('DELETE FROM documents WHERE name = ?').run(name);
+    }
+    db.prepare('DELETE FROM docs WHERE id = ?').run(id);
+  });
   const updateDoc = db.prepare('UPDATE docs SET title = @title, updated_at = @updatedAt WHERE id = @id');
   const upsertState = db.prepare(
     `INSERT INTO documents (name, data, updated_at) VALUES (@name, @data, @now)
      ON CONFLICT(name) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
   );
-  const createDoc = db.transaction((record: DocRecord, states: ReadonlyMap<string, Uint8Array>) => {
-    insertDoc.run(record);
+  const createDoc = db.transaction((record: NewDocRecord, states: ReadonlyMap<string, Uint8Array>) => {
+    insertDoc.run({ id: record.id, title: record.title, kind: record.kind, createdAt: record.createdAt, updatedAt: record.updatedAt });
     for (const [name, state] of states) upsertState.run({ name, data: toBuffer(state), now: record.createdAt });
   });
 
@@ -84,6 +95,7 @@ export function openSqliteStore(dataDir: string): SyncStore {
     annotationDocs,
     revocations,
     audit,
+    search,
     // One process uses a SQLite store: its asides need no table.
     asides: memoryAsideBoard(),
     agentSightings: null,
@@ -93,10 +105,21 @@ export function openSqliteStore(dataDir: string): SyncStore {
     },
     async getDoc(id) {
       const row = selectDoc.get(id);
-      return row ? toRecord(row) : null;
+      return row ? docRowToRecord(row) : null;
     },
-    async listDocs() {
-      return selectDocs.all().map(toRecord);
+    async listDocs(where = 'live') {
+      return (where === 'trash' ? selectTrash : selectDocs).all().map(docRowToRecord);
+    },
+    async trashDoc(id, at) {
+      return trashDoc.run(at, id).changes === 1;
+    },
+    async restoreDoc(id, since) {
+      return restoreDoc.run(id, since).changes === 1;
+    },
+    async purgeTrash(before) {
+      const ids = selectExpired.all(before).map((row) => row.id);
+      for (const id of ids) purgeDoc(id);
+      return ids;
     },
     async updateDoc(id, changes) {
       updateDoc.run({ id, ...changes });
@@ -111,20 +134,6 @@ export function openSqliteStore(dataDir: string): SyncStore {
       if (db.open) db.close();
     },
   };
-}
-
-function toRecord(row: DocRow): DocRecord {
-  return {
-    id: row.id,
-    title: row.title,
-    kind: toKind(row.kind),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function toKind(kind: string): DocKind {
-  return kind === 'page' ? 'page' : 'text';
 }
 
 /** better-sqlite3 binds Buffers, not other Uint8Arrays. */

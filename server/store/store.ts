@@ -5,6 +5,7 @@ import type { AgentSightings } from './agent-sightings.ts';
 import type { AuditLog } from './sqlite-audit.ts';
 import type { RevocationList } from './sqlite-revocations.ts';
 import type { AsyncUpdateLog, UpdateLog } from './update-log.ts';
+import type { DocSearch } from './doc-search.ts';
 
 export type { AnnotationDocIndex, NewRun, RunStore, StoredRun } from './run-store.ts';
 
@@ -15,7 +16,12 @@ export interface DocRecord {
   kind: DocKind;
   createdAt: number;
   updatedAt: number;
+  /** When it was moved to the trash (CAT3), null while it is not there. */
+  deletedAt: number | null;
 }
+
+/** A document as it enters the catalogue: not in the trash. */
+export type NewDocRecord = Omit<DocRecord, 'deletedAt'>;
 
 /**
  * Where Tandem keeps its catalogue of documents, the Yjs state of each Hocuspocus document
@@ -26,10 +32,21 @@ export interface DocRecord {
  */
 export interface Store {
   /** Adds a document to the catalogue with the initial state of its parts, all or nothing. */
-  createDoc(record: DocRecord, states: ReadonlyMap<string, Uint8Array>): Promise<void>;
+  createDoc(record: NewDocRecord, states: ReadonlyMap<string, Uint8Array>): Promise<void>;
   getDoc(id: string): Promise<DocRecord | null>;
-  /** Every document, most recently updated first. */
-  listDocs(): Promise<DocRecord[]>;
+  /** Every document not in the trash, most recently updated first; with `'trash'`, those in the trash, most recently trashed first. */
+  listDocs(where?: 'live' | 'trash'): Promise<DocRecord[]>;
+  /** CAT3: moves a document to the trash at `at`; false when there is no such document or it is there already. */
+  trashDoc(id: string, at: number): Promise<boolean>;
+  /** CAT3: takes a document out of the trash if it was put there at `since` or later; false otherwise. */
+  restoreDoc(id: string, since: number): Promise<boolean>;
+  /**
+   * CAT3: removes for good every document trashed before `before`: its catalogue entry, states,
+   * update logs, runs, annotation index and search entry (its audit entries stay). Returns their ids.
+   */
+  purgeTrash(before: number): Promise<string[]>;
+  /** The full-text index of titles and texts (CAT2). */
+  readonly search: DocSearch;
   /** Changes the title and the time of the last change; no-op for an unknown id. */
   updateDoc(id: string, changes: { title: string; updatedAt: number }): Promise<void>;
   /** The stored state of a Hocuspocus document with its logged updates, as one update; null if nothing was stored. */

@@ -1,6 +1,7 @@
 import * as Y from 'yjs';
 import { readBlocks } from '../../shared/model/doc-content.ts';
 import { shownTitle } from '../../shared/model/doc-title.ts';
+import { searchEntryOf } from '../docs/search-entry.ts';
 import { applyPageOps, candidateOf, revertPageChanges, type PageChange } from '../../shared/page/page-applier.ts';
 import { normalizePage } from '../../shared/page/page-model.ts';
 import { newElementId } from '../../shared/page/page-source.ts';
@@ -37,6 +38,8 @@ export const workTasks = {
   initialState: (input: NewDoc) => buildInitialState(input),
   /** The title and the blocks of a text document's state (an update), the blocks as the JSON text of the API's `blocks`. */
   textBlocks: (state: Uint8Array) => withDoc(state, (ydoc) => ({ title: shownTitle(ydoc), blocks: JSON.stringify(readBlocks(ydoc)) })),
+  /** CAT2: what the search index keeps of a document's state: its title as shown and its plain text. */
+  searchEntry: (state: Uint8Array) => withDoc(state, searchEntryOf),
   /** A text document's state as Markdown. */
   textMarkdown: (state: Uint8Array) => withDoc(state, (ydoc) => docMarkdown('text', ydoc)),
 };

@@ -2,6 +2,10 @@
 
 export const maxTitleLength = 200;
 
+/** How long a document stays in the trash, restorable, before it is purged (CAT3). */
+export const trashRetentionDays = 30;
+export const trashRetentionMs = trashRetentionDays * 24 * 60 * 60 * 1000;
+
 /** Markdown or HTML given when a document is created, in UTF-8 bytes. */
 export const maxSourceBytes = 1_000_000;
 

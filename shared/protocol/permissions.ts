@@ -11,6 +11,8 @@ import type { DocPart } from '../model/doc-layout.ts';
 export const permissions = {
   /** Create documents (also needs a token for no single document: `mayCreateDocs`). */
   'doc.create': ['editor'],
+  /** Move a document to the trash and take it out again (CAT3). */
+  'doc.trash': ['editor'],
   /** Read a document's text, notes and runs, over the API and Yjs. */
   'doc.read': ['editor', 'commenter', 'viewer', 'agent'],
   /** Write the text over Yjs. */

@@ -1,0 +1,37 @@
+import type { Store } from '../store/store.ts';
+import { docName } from '../../shared/model/doc-layout.ts';
+import { workPool } from '../work/work-pool.ts';
+
+/** CAT2: reads a document's title and text from its state (in the work pool) and writes them to the search index. */
+export async function indexDocState(store: Store, docId: string, state: Uint8Array): Promise<void> {
+  const entry = await workPool().run('searchEntry', state);
+  await store.search.index(docId, entry);
+}
+
+/**
+ * Indexes the documents the index has no entry for (those made before it existed), a batch at
+ * a time, in the background of a server's start. A document that fails is logged and left for
+ * the next start.
+ */
+export async function indexUnindexedDocs(store: Store, onError: (error: unknown) => void): Promise<number> {
+  let indexed = 0;
+  const failed = new Set<string>();
+  for (;;) {
+    const ids = (await store.search.unindexed(failed.size + 50)).filter((id) => !failed.has(id));
+    if (ids.length === 0) return indexed;
+    for (const id of ids) {
+      try {
+        const state = await store.loadState(docName(id));
+        if (!state) {
+          await store.search.index(id, { title: '', text: '' });
+        } else {
+          await indexDocState(store, id, state);
+        }
+        indexed++;
+      } catch (error) {
+        failed.add(id);
+        onError(error);
+      }
+    }
+  }
+}
