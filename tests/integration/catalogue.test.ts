@@ -44,7 +44,7 @@ describe.each(backends)('the catalogue of documents ($name)', (backend) => {
   }
   const list = async (query = '', token?: string) => server.api(`/api/docs${query}`, { token });
   const ids = async (query = '', token?: string) => ((await list(query, token)).body as { id: string }[]).map((doc) => doc.id);
-  const trash = (id: string, token?: string) => server.api(`/api/docs/${id}`, { method: 'DELETE', token });
+  const trash = (id: string, token?: string | null) => server.api(`/api/docs/${id}`, { method: 'DELETE', token });
   const restore = (id: string, token?: string) => server.api(`/api/docs/${id}/restore`, { method: 'POST', token });
   const duplicate = (id: string, token?: string) => server.api(`/api/docs/${id}/duplicate`, { method: 'POST', token });
   const actionsOf = async (id: string) =>
