@@ -44,6 +44,7 @@ import { Router } from './http/router.ts';
 import { createApiHandler, type RouteHandler } from './http/api.ts';
 import { addDocRoutes } from './http/docs-routes.ts';
 import { addCatalogueRoutes } from './http/catalogue-routes.ts';
+import { addExportRoutes } from './http/export-routes.ts';
 import { addAnnotationRoutes } from './http/annotations-routes.ts';
 import { addRunRoutes } from './http/runs-routes.ts';
 import { addAgentRoutes } from './http/agent-routes.ts';
@@ -150,6 +151,7 @@ export async function startServer(
   const router = new Router<RouteHandler>();
   addDocRoutes(router, { store, hocuspocus, roster: runs.roster });
   addCatalogueRoutes(router, { store, hocuspocus });
+  addExportRoutes(router, { store, hocuspocus });
   addAnnotationRoutes(router, { store, hocuspocus });
   addRunRoutes(router, { store, hocuspocus, runs });
   addAgentRoutes(router, runs.agents);

@@ -1,14 +1,23 @@
 import type * as Y from 'yjs';
 import { docParts, type DocKind } from '../../shared/model/doc-layout.ts';
 import { readProseMirrorDoc, withoutPendingDeletes } from '../../shared/model/doc-content.ts';
-import { docToMarkdown } from '../../shared/model/markdown.ts';
+import { docToMarkdown, withoutChangeMarks } from '../../shared/model/markdown.ts';
+import type { Node } from 'prosemirror-model';
 
 /**
  * A document's text Y.Doc as Markdown: the text itself, or a page's HTML source in a fenced
  * code block. What `GET /api/docs/:id/markdown` answers and what a run carries as context.
  */
 export function docMarkdown(kind: DocKind, ydoc: Y.Doc): string {
-  return kind === 'page' ? fence('html', docParts(ydoc).html.toString()) : docToMarkdown(withoutPendingDeletes(readProseMirrorDoc(ydoc)));
+  return kind === 'page' ? fence('html', docParts(ydoc).html.toString()) : docToMarkdown(exportedDoc(ydoc));
+}
+
+/**
+ * The text every export reads (Markdown, HTML, Word): a run in review reads as accepted — its
+ * pending deletes left out, its change marks removed.
+ */
+export function exportedDoc(ydoc: Y.Doc): Node {
+  return withoutChangeMarks(withoutPendingDeletes(readProseMirrorDoc(ydoc)));
 }
 
 /** `source` as a fenced code block whose fence is longer than any backtick run inside. */

@@ -23,13 +23,23 @@ export function textBlocksJson(hocuspocus: Hocuspocus, store: Store, name: strin
   return derive(hocuspocus, store, name, 'textBlocks');
 }
 
+/** CAT5: the document's text as a standalone HTML page. */
+export function textHtml(hocuspocus: Hocuspocus, store: Store, name: string): Promise<string> {
+  return derive(hocuspocus, store, name, 'textHtml');
+}
+
+/** CAT5: the document's text as a Word document. */
+export function textDocx(hocuspocus: Hocuspocus, store: Store, name: string): Promise<Uint8Array> {
+  return derive(hocuspocus, store, name, 'textDocx');
+}
+
 /** The document's text as Markdown (its pending deletes left out). */
 export function textMarkdown(hocuspocus: Hocuspocus, store: Store, name: string): Promise<string> {
   return derive(hocuspocus, store, name, 'textMarkdown');
 }
 
-type TextTask = 'textBlocks' | 'textMarkdown';
-type Derived<K extends TextTask> = ReturnType<WorkTasks[K]>;
+type TextTask = 'textBlocks' | 'textMarkdown' | 'textHtml' | 'textDocx';
+type Derived<K extends TextTask> = Awaited<ReturnType<WorkTasks[K]>>;
 
 async function derive<K extends TextTask>(hocuspocus: Hocuspocus, store: Store, name: string, task: K): Promise<Derived<K>> {
   const live = hocuspocus.documents.get(name);

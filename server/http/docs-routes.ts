@@ -21,6 +21,7 @@ import { pageSource } from '../../shared/page/page-source.ts';
 import { textBlocksJson, textMarkdown } from '../docs/text-views.ts';
 import { rawBlocks } from '../raw-json.ts';
 import { json, text } from './reply.ts';
+import { workPool } from '../work/work-pool.ts';
 import { listTrash, maxSearchResults, readListQuery } from './catalogue-routes.ts';
 import { searchWords } from '../store/doc-search.ts';
 import type { Router } from './router.ts';
@@ -36,9 +37,12 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
     if (!mayCreateDocs(principal)) {
       throw forbidden('Only editors may create documents.');
     }
-    const record = await createDoc(store, parseNewDoc(await body()));
+    const input = parseNewDoc(await body());
+    const record = await createDoc(store, input);
     await recordAudit(store.audit, principal, 'doc.created', record.id);
-    const created: CreatedDoc = { id: record.id, title: record.title, kind: record.kind };
+    // CAT6: nothing of the Markdown is dropped silently.
+    const warnings = input.kind === 'text' && input.markdown ? await workPool().run('markdownWarnings', input.markdown) : [];
+    const created: CreatedDoc = { id: record.id, title: record.title, kind: record.kind, warnings };
     return json(201, created);
   });
 

@@ -20,7 +20,7 @@ export class WorkPool {
 
   constructor(private readonly options: { size: number; timeoutMs: number }) {}
 
-  run<K extends keyof WorkTasks>(task: K, input: Parameters<WorkTasks[K]>[0], transfer: ArrayBuffer[] = []): Promise<ReturnType<WorkTasks[K]>> {
+  run<K extends keyof WorkTasks>(task: K, input: Parameters<WorkTasks[K]>[0], transfer: ArrayBuffer[] = []): Promise<Awaited<ReturnType<WorkTasks[K]>>> {
     if (this.closed) return Promise.reject(new Error('The work pool is closed.'));
     return new Promise((resolve, reject) => {
       this.queue.push({ id: this.nextId++, task, input, transfer, resolve: resolve as (value: unknown) => void, reject });

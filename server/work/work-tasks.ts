@@ -2,6 +2,12 @@ import * as Y from 'yjs';
 import { readBlocks } from '../../shared/model/doc-content.ts';
 import { shownTitle } from '../../shared/model/doc-title.ts';
 import { searchEntryOf } from '../docs/search-entry.ts';
+import { docToHtml } from '../docs/doc-html.ts';
+import { docToDocx } from '../docs/doc-docx.ts';
+import { htmlToDoc } from '../docs/html-import.ts';
+import { exportedDoc } from '../docs/doc-markdown.ts';
+import { markdownToDoc } from '../../shared/model/markdown.ts';
+import { markdownImportWarnings } from '../../shared/model/markdown-warnings.ts';
 import { applyPageOps, candidateOf, revertPageChanges, type PageChange } from '../../shared/page/page-applier.ts';
 import { normalizePage } from '../../shared/page/page-model.ts';
 import { newElementId } from '../../shared/page/page-source.ts';
@@ -40,6 +46,22 @@ export const workTasks = {
   textBlocks: (state: Uint8Array) => withDoc(state, (ydoc) => ({ title: shownTitle(ydoc), blocks: JSON.stringify(readBlocks(ydoc)) })),
   /** CAT2: what the search index keeps of a document's state: its title as shown and its plain text. */
   searchEntry: (state: Uint8Array) => withDoc(state, searchEntryOf),
+  /** CAT5: a text document's state as a standalone HTML page. */
+  textHtml: (state: Uint8Array) => withDoc(state, (ydoc) => docToHtml(exportedDoc(ydoc), shownTitle(ydoc))),
+  /** CAT5: a text document's state as a Word document. */
+  textDocx: (state: Uint8Array) => {
+    const { doc, title } = withDoc(state, (ydoc) => ({ doc: exportedDoc(ydoc), title: shownTitle(ydoc) }));
+    return docToDocx(doc, title);
+  },
+  /** CAT5: a page as a Word document: its sanitized source read as a text document's HTML import is. */
+  pageDocx: ({ source, title }: { source: string; title: string }) => docToDocx(htmlToDoc(source).doc, title),
+  /** CAT6: Markdown or HTML to import, as the JSON of a ProseMirror document, and what it could not keep. */
+  importSource: ({ format, source }: { format: 'markdown' | 'html'; source: string }) => {
+    const { doc, warnings } = format === 'html' ? htmlToDoc(source) : { doc: markdownToDoc(source), warnings: markdownImportWarnings(source) };
+    return { doc: doc.toJSON() as Record<string, unknown>, warnings };
+  },
+  /** CAT6: what a new document's Markdown could not keep. */
+  markdownWarnings: (markdown: string) => markdownImportWarnings(markdown),
   /** A text document's state as Markdown. */
   textMarkdown: (state: Uint8Array) => withDoc(state, (ydoc) => docMarkdown('text', ydoc)),
 };

@@ -3,12 +3,12 @@ import { refusalOf, workTasks, type WorkTasks } from './work-tasks.ts';
 
 /**
  * The message loop of one pool thread: `{id, task, input}` in, `{id, ok: true, value}` or
- * `{id, ok: false, refusal | message}` out. One task at a time, synchronously: the pool sends
- * the next only after the answer.
+ * `{id, ok: false, refusal | message}` out. One task at a time: the pool sends the next only
+ * after the answer, so a task that returns a promise (a Word file's zip) is awaited alone.
  */
-parentPort!.on('message', (message: { id: number; task: keyof WorkTasks; input: unknown }) => {
+parentPort!.on('message', async (message: { id: number; task: keyof WorkTasks; input: unknown }) => {
   try {
-    const value = (workTasks[message.task] as (input: unknown) => unknown)(message.input);
+    const value = await (workTasks[message.task] as (input: unknown) => unknown)(message.input);
     parentPort!.postMessage({ id: message.id, ok: true, value });
   } catch (error) {
     const refusal = refusalOf(error);

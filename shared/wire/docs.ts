@@ -41,8 +41,8 @@ export const NewDocBody = jsonObject(
 );
 export type NewDocBody = v.InferOutput<typeof NewDocBody>;
 
-/** The answer of `POST /api/docs`. */
-export const CreatedDoc = v.object({ id: v.string(), title: v.string(), kind: DocKind });
+/** The answer of `POST /api/docs`; `warnings` say what of its Markdown could not be kept (CAT6). */
+export const CreatedDoc = v.object({ id: v.string(), title: v.string(), kind: DocKind, warnings: v.optional(v.array(v.string())) });
 export type CreatedDoc = v.InferOutput<typeof CreatedDoc>;
 
 /** One entry of `GET /api/docs`; `updatedAt` is an ISO time. */

@@ -1,0 +1,107 @@
+import type { Mark, Node } from 'prosemirror-model';
+import { safeLinkHref } from '../../shared/model/safe-url.ts';
+
+/**
+ * CAT5: a text document as a standalone HTML page (`GET /api/docs/:id/html`). The markup is
+ * written from the schema's nodes and marks, never from stored HTML, every text and attribute
+ * escaped; a link keeps only a target shared/model/safe-url.ts accepts (LINK1), opened without
+ * the page's opener or referrer. Review marks and pending deletes are the caller's to remove.
+ */
+export function docToHtml(doc: Node, title: string): string {
+  return htmlPage(title, blocksHtml(doc));
+}
+
+/** A standalone page around `body`, markup already safe (written here, or sanitized). */
+export function htmlPage(title: string, body: string): string {
+  return `<!doctype html>
+<html>
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeText(title || 'Untitled')}</title>
+</head>
+<body>
+${body}</body>
+</html>
+`;
+}
+
+/** The body markup of `node`'s children, one block a line. */
+export function blocksHtml(node: Node): string {
+  let out = '';
+  node.forEach((child) => {
+    out += blockHtml(child) + '\n';
+  });
+  return out;
+}
+
+function blockHtml(node: Node): string {
+  switch (node.type.name) {
+    case 'paragraph':
+      return `<p>${inlineHtml(node)}</p>`;
+    case 'heading':
+      return `<h${headingLevel(node)}>${inlineHtml(node)}</h${headingLevel(node)}>`;
+    case 'blockquote':
+      return `<blockquote>\n${blocksHtml(node)}</blockquote>`;
+    case 'code_block': {
+      const language = String(node.attrs.params ?? '').split(/\s/)[0];
+      const cls = /^[\w+#-]+$/.test(language) ? ` class="language-${language}"` : '';
+      return `<pre><code${cls}>${escapeText(node.textContent)}</code></pre>`;
+    }
+    case 'horizontal_rule':
+      return '<hr>';
+    case 'bullet_list':
+      return `<ul>\n${blocksHtml(node)}</ul>`;
+    case 'ordered_list': {
+      const order = Number(node.attrs.order);
+      return `<ol${Number.isInteger(order) && order !== 1 ? ` start="${order}"` : ''}>\n${blocksHtml(node)}</ol>`;
+    }
+    case 'list_item':
+      return `<li>${blocksHtml(node).trimEnd()}</li>`;
+    default:
+      // A block this writer does not know keeps its text.
+      return `<p>${escapeText(node.textContent)}</p>`;
+  }
+}
+
+function headingLevel(node: Node): number {
+  const level = Number(node.attrs.level);
+  return level >= 1 && level <= 6 ? level : 1;
+}
+
+const markTags: Record<string, string> = { strong: 'strong', em: 'em', code: 'code', strike: 's' };
+
+/** Inline content: each text node wrapped in its marks, outermost the link. */
+function inlineHtml(node: Node): string {
+  let out = '';
+  node.forEach((child) => {
+    if (child.type.name === 'hard_break') {
+      out += '<br>';
+      return;
+    }
+    if (!child.isText) return;
+    let html = escapeText(child.text ?? '');
+    for (const mark of [...child.marks].reverse()) html = wrap(mark, html);
+    out += html;
+  });
+  return out;
+}
+
+function wrap(mark: Mark, inner: string): string {
+  if (mark.type.name === 'link') {
+    const href = safeLinkHref(mark.attrs.href);
+    if (href === null) return inner;
+    const title = typeof mark.attrs.title === 'string' && mark.attrs.title ? ` title="${escapeAttribute(mark.attrs.title)}"` : '';
+    return `<a href="${escapeAttribute(href)}"${title} rel="noopener noreferrer">${inner}</a>`;
+  }
+  const tag = markTags[mark.type.name];
+  return tag ? `<${tag}>${inner}</${tag}>` : inner;
+}
+
+export function escapeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function escapeAttribute(text: string): string {
+  return escapeText(text).replace(/"/g, '&quot;');
+}
