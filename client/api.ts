@@ -1,5 +1,6 @@
 import type * as v from 'valibot';
-import { AgentList, CreatedDoc, DocList, type AgentView, type DocSummary, type NewDocBody } from '../shared/wire/docs.ts';
+import { AgentList, CreatedDoc, CreatedId, DocList, type AgentView, type DocSummary, type NewDocBody } from '../shared/wire/docs.ts';
+import { DocRestored, DocTrashed, ImportAnswer, type ImportBody } from '../shared/wire/catalogue.ts';
 import { ErrorEnvelope } from '../shared/wire/errors.ts';
 import { readWire } from '../shared/wire/parse.ts';
 import { AsideAnswer, type AsideBody } from '../shared/wire/asides.ts';
@@ -58,8 +59,44 @@ export function readSession(token: string): Promise<SessionView> {
   return request(SessionView, token, 'GET', '/api/session');
 }
 
-export function listDocs(token: string): Promise<DocSummary[]> {
-  return request(DocList, token, 'GET', '/api/docs');
+/** The documents, or with a `query` those whose title or text has its words (CAT2). */
+export function listDocs(token: string, query = ''): Promise<DocSummary[]> {
+  return request(DocList, token, 'GET', query.trim() ? `/api/docs?q=${encodeURIComponent(query)}` : '/api/docs');
+}
+
+/** CAT3: moves a document to the trash; `restoreDoc` takes it out again (for 30 days). */
+export function trashDoc(token: string, docId: string): Promise<DocTrashed> {
+  return request(DocTrashed, token, 'DELETE', `/api/docs/${encodeURIComponent(docId)}`);
+}
+
+export function restoreDoc(token: string, docId: string): Promise<DocRestored> {
+  return request(DocRestored, token, 'POST', `/api/docs/${encodeURIComponent(docId)}/restore`, {});
+}
+
+/** CAT4: a copy of a document; its id. */
+export function duplicateDoc(token: string, docId: string): Promise<CreatedId> {
+  return request(CreatedId, token, 'POST', `/api/docs/${encodeURIComponent(docId)}/duplicate`, {});
+}
+
+/** CAT6: a Markdown or HTML file's text added to the document; what could not be kept. */
+export function importIntoDoc(token: string, docId: string, body: ImportBody): Promise<ImportAnswer> {
+  return request(ImportAnswer, token, 'POST', `/api/docs/${encodeURIComponent(docId)}/import`, body);
+}
+
+/** CAT5: an export of the document (`markdown`, `html` or `docx`) as a file's contents. */
+export async function fetchExport(token: string, docId: string, format: 'markdown' | 'html' | 'docx'): Promise<Blob> {
+  let response: Response;
+  try {
+    response = await fetch(`/api/docs/${encodeURIComponent(docId)}/${format}`, { headers: { Authorization: `Bearer ${token}` } });
+  } catch {
+    throw new ApiError('OFFLINE', 'The server cannot be reached.');
+  }
+  if (!response.ok) {
+    const envelope = readWire(ErrorEnvelope, await response.json().catch(() => null));
+    if (envelope.ok) throw new ApiError(envelope.value.error.code, envelope.value.error.message, response.status);
+    throw new ApiError(`HTTP_${response.status}`, `The server answered ${response.status}.`, response.status);
+  }
+  return response.blob();
 }
 
 export function createDoc(token: string, title: string): Promise<CreatedDoc> {

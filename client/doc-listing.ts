@@ -17,14 +17,15 @@ export interface DocListing {
 }
 
 /**
- * The documents of this server, newest first; when the server cannot be reached or refuses,
+ * The documents of this server, newest first (or those matching `query`, best first); when the server cannot be reached or refuses,
  * the documents opened on this device (none when the server does not accept the token). Never
  * rejects.
  */
-export async function loadDocListing(token: string): Promise<DocListing> {
+export async function loadDocListing(token: string, query = ''): Promise<DocListing> {
   try {
-    const docs = await listDocs(token);
-    return { docs: docs.map(fromServer).sort((a, b) => (b.when ?? 0) - (a.when ?? 0)), offline: false, error: '' };
+    const docs = (await listDocs(token, query)).map(fromServer);
+    // A search answers best match first; the plain list newest first.
+    return { docs: query.trim() ? docs : docs.sort((a, b) => (b.when ?? 0) - (a.when ?? 0)), offline: false, error: '' };
   } catch (error) {
     const recent = await readRecentDocs();
     const offline = error instanceof ApiError && error.code === 'OFFLINE';

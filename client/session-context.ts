@@ -15,7 +15,8 @@ export type SessionAction =
   | 'send-run'
   | 'decide-run'
   | 'aside'
-  | 'create-doc';
+  | 'create-doc'
+  | 'trash-doc';
 
 /**
  * The signed-in session as the page sees it: the token the API and the collab socket take,
@@ -49,6 +50,7 @@ export function sessionInfo(session: Session): SessionInfo {
     'decide-run': may(role, 'run.decide'),
     aside: may(role, 'run.aside'),
     'create-doc': mayCreateDocs(session.claims),
+    'trash-doc': may(role, 'doc.trash'),
   };
   return { session, token: session.token, may: (action) => rights[action] };
 }

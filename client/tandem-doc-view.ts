@@ -29,6 +29,7 @@ import './tandem-title.ts';
 import './tandem-status.ts';
 import './tandem-update-notice.ts';
 import './tandem-presence.ts';
+import './tandem-doc-menu.ts';
 
 /** One document: its title, connection state, who is here, the queue bar, and the editor. */
 export class TandemDocView extends LightElement {
@@ -91,6 +92,11 @@ export class TandemDocView extends LightElement {
         <a class="back-link" href="/">All documents</a>
         <tandem-status .status=${status}></tandem-status>
         <tandem-presence .peers=${this.presence.peers}></tandem-presence>
+        <tandem-doc-menu
+          .docId=${connection.docId}
+          .docTitle=${connection.title || connection.firstLine}
+          .canImport=${!connection.readOnly && !isPage(connection)}
+        ></tandem-doc-menu>
       </header>
       ${this.renderQueueBar(connection)}
       <main class="doc-main">
