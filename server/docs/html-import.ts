@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import type * as JsdomModule from 'jsdom';
 import { DOMParser as ProseMirrorParser, type Node } from 'prosemirror-model';
 import { schema } from '../../shared/model/schema.ts';
 import { withBlockIds } from '../../shared/model/block-ids.ts';
@@ -8,8 +10,9 @@ import { serverPageTools } from '../pages/page-tools.ts';
 const keptAttributes = new Set(['href', 'title', 'start']);
 
 /**
- * CAT6: HTML imported into a text document. It is sanitized first (DOMPurify over jsdom, the
- * page configuration of PAGE2, with its size limits LIMIT8 and LIMIT9), then read by the
+ * CAT6: HTML imported into a text document, in the work pool. It is sanitized first (the
+ * server's page sanitizer with the page configuration of PAGE2 and its size limits LIMIT8 and
+ * LIMIT9, server/pages/page-tools.ts), then read by the
  * schema's own parse rules, which keep only what the schema has (links only to targets LINK1
  * accepts). A table becomes a paragraph per row, its cells joined by " | "; an image is left
  * out; both are said in the warnings. Every block gets a new id (DOC2): ids in the markup are
@@ -17,8 +20,12 @@ const keptAttributes = new Set(['href', 'title', 'start']);
  */
 export function htmlToDoc(html: string): { doc: Node; warnings: string[] } {
   const tools = serverPageTools();
-  const fragment = tools.sanitize(html);
-  const document = tools.document;
+  const sanitized = tools.serialize(tools.sanitize(html));
+  // ProseMirror's parse rules read a real DOM: the sanitized markup is parsed once more by jsdom
+  // (as a document: jsdom's `innerHTML` is quadratic in a wide fragment). Nothing in it can run.
+  const { JSDOM } = createRequire(import.meta.url)('jsdom') as typeof JsdomModule;
+  const document = new JSDOM(`<!doctype html><html><body>${sanitized}</body></html>`).window.document;
+  const fragment = document.body;
   const tables = [...fragment.querySelectorAll('table')].filter((table) => !table.parentElement?.closest('table'));
   for (const table of tables) {
     const rows = [...table.querySelectorAll('tr')].map((row) => {
