@@ -2,6 +2,7 @@ import type { afterLoadDocumentPayload, Extension } from '@hocuspocus/server';
 import { parseDocName } from '../../shared/model/doc-layout.ts';
 import { giveNestedIds } from '../../shared/model/nested-ids.ts';
 import { serverOrigin } from '../../shared/model/origins.ts';
+import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /**
  * Gives the nested blocks of a text written before they had ids (list items, blocks inside an
@@ -13,6 +14,7 @@ import { serverOrigin } from '../../shared/model/origins.ts';
  */
 export class NestedIds implements Extension {
   extensionName = 'TandemNestedIds';
+  priority = extensionPriority.nestedIds;
 
   async afterLoadDocument({ documentName, document }: afterLoadDocumentPayload): Promise<void> {
     if (parseDocName(documentName)?.part !== 'text') return;

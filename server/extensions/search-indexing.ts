@@ -3,6 +3,7 @@ import type { Extension, onStoreDocumentPayload } from '@hocuspocus/server';
 import { parseDocName } from '../../shared/model/doc-layout.ts';
 import { indexDocState } from '../docs/search-index.ts';
 import type { Store } from '../store/store.ts';
+import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /**
  * CAT2: keeps the search index in step with the text documents. It writes when Hocuspocus stores
@@ -12,6 +13,7 @@ import type { Store } from '../store/store.ts';
  */
 export class SearchIndexing implements Extension {
   extensionName = 'TandemSearchIndexing';
+  priority = extensionPriority.searchIndexing;
 
   constructor(
     private readonly store: Store,

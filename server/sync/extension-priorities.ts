@@ -30,8 +30,12 @@ export const extensionPriority = {
   presenceGuard: 600,
   /** After the load hooks that apply the stored state: clears what a notes document holds outside its map (NOTES11). */
   notesStrays: 590,
+  /** After the load hooks that apply the stored state: gives the nested blocks of older texts their ids (OP12). */
+  nestedIds: 585,
   /** After the persistences' `onStoreDocument`: reads the state they stored. */
   docMetadata: 500,
+  /** After the persistences' `onStoreDocument`: indexes the text they stored (CAT2). */
+  searchIndexing: 495,
   /** After the load: indexes the annotations the stored state holds. */
   annotationIndex: 490,
   /** After the load: fills the runs mirror from the store. */

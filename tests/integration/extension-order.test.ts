@@ -38,7 +38,9 @@ const before = ['TandemAuth', 'TandemSocketLimits', 'TandemAuditConnections', 'T
 const after = [
   'TandemPresenceGuard',
   'TandemNotesStrays',
+  'TandemNestedIds',
   'TandemDocMetadata',
+  'TandemSearchIndexing',
   'TandemAnnotationIndex',
   'TandemRunMirrorLoad',
   'TandemRunGc',
