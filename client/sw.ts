@@ -4,8 +4,10 @@
  * - Every file of the build is precached (Workbox; the list is injected at build time by
  *   vite-plugin-pwa, see vite.config.ts) and served cache first: asset names carry a content
  *   hash, and a new build changes this file's bytes, so the browser installs a fresh worker.
- * - Navigations (any page of the app, e.g. `/d/<id>`): network first, so a new build takes
- *   effect at once; the precached `index.html` when the network fails or is slow.
+ * - Navigations (any page of the app, `/` and `/d/<id>` alike): network first, so a new build
+ *   takes effect on the next load; the precached `index.html` when the network fails or is slow.
+ *   A new build's `sw.js` differs, so it installs, takes over at once (skipWaiting, clients.claim)
+ *   and drops the old precache.
  * - `/api/`, `/collab` and `/healthz` are never routed: they go straight to the network.
  */
 import { cleanupOutdatedCaches, matchPrecache, precacheAndRoute } from 'workbox-precaching';
@@ -16,9 +18,6 @@ declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<string | {
 
 const shell = 'index.html';
 const navigationTimeoutSeconds = 4;
-
-precacheAndRoute(self.__WB_MANIFEST);
-cleanupOutdatedCaches();
 
 const network = new NetworkOnly({ networkTimeoutSeconds: navigationTimeoutSeconds });
 registerRoute(
@@ -33,6 +32,10 @@ registerRoute(
     { denylist: [/^\/api\//, /^\/collab(\/|$)/, /^\/healthz$/] },
   ),
 );
+// After the navigation route: Workbox takes the first route that matches, and the precache's
+// route matches `/` (as `index.html`), which would serve the old shell after a release.
+precacheAndRoute(self.__WB_MANIFEST);
+cleanupOutdatedCaches();
 
 self.addEventListener('install', () => void self.skipWaiting());
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
