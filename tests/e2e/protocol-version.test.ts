@@ -36,7 +36,7 @@ describe('a build older than the server supports', () => {
     const socketsWhenRefused = await page.evaluate(() => (window as unknown as { collabSockets: number }).collabSockets);
 
     await typeAtEnd(page, ' Alice while outdated.');
-    await expect.poll(() => readText(page)).toBe('Before. Alice while outdated.');
+    await expect.poll(() => readText(page), { timeout: 15_000 }).toBe('Before. Alice while outdated.');
     await waitForSavedLocally(page);
 
     // The server that answers the reload serves this build again (it stands in for the new
@@ -45,7 +45,7 @@ describe('a build older than the server supports', () => {
     await server.restart({ oldestProtocol: undefined });
     const bob = await people.openDoc(id, server.token('editor', { name: 'Bob' }));
     await typeAtEnd(bob.page, ' Bob.');
-    await expect.poll(async () => (await server.api(`/api/docs/${id}/markdown`)).body).toBe('Before. Bob.');
+    await expect.poll(async () => (await server.api(`/api/docs/${id}/markdown`)).body, { timeout: 15_000 }).toBe('Before. Bob.');
     expect(await page.evaluate(() => (window as unknown as { collabSockets: number }).collabSockets)).toBe(socketsWhenRefused);
     expect(await readText(page)).toBe('Before. Alice while outdated.');
 

@@ -29,7 +29,7 @@ describe('the app shell after a release', () => {
     writeFileSync(join(distDir, 'sw.js'), readFileSync(join(distDir, 'sw.js'), 'utf8') + '\n// build 2\n');
 
     await page.reload();
-    await expect.poll(() => buildMark(page)).toBe('2');
+    await expect.poll(() => buildMark(page), { timeout: 15_000 }).toBe('2');
     await page.getByRole('button', { name: 'New document' }).waitFor();
   });
 });

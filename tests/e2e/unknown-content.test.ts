@@ -50,13 +50,13 @@ describe('content written by a newer build', () => {
     await page.keyboard.press('Control+Home');
     await page.keyboard.press('End');
     await page.keyboard.type(' start');
-    await expect.poll(() => readText(page)).toMatch(/^Before start\n.*table.*\nAfter end$/);
+    await expect.poll(() => readText(page), { timeout: 15_000 }).toMatch(/^Before start\n.*table.*\nAfter end$/);
 
-    await expect.poll(() => (peer.ydoc.getXmlFragment('content').get(0) as Y.XmlElement).toString()).toContain('Before start');
-    await expect.poll(() => (content.get(2) as Y.XmlElement).toString()).toContain('After end');
+    await expect.poll(() => (peer.ydoc.getXmlFragment('content').get(0) as Y.XmlElement).toString(), { timeout: 15_000 }).toContain('Before start');
+    await expect.poll(() => (content.get(2) as Y.XmlElement).toString(), { timeout: 15_000 }).toContain('After end');
     expect(elementNames(peer.ydoc)).toEqual(['paragraph', 'table', 'paragraph']);
     expect(content.get(1).toString()).toBe(written);
-    await expect.poll(async () => (await server.api(`/api/docs/${id}/markdown`)).body).toBe('Before start\n\nAfter end');
+    await expect.poll(async () => (await server.api(`/api/docs/${id}/markdown`)).body, { timeout: 15_000 }).toBe('Before start\n\nAfter end');
   });
 
   it('[VER7] text the schema cannot hold faithfully is shown read-only with the reload notice, and kept', async () => {
@@ -70,7 +70,7 @@ describe('content written by a newer build', () => {
     const person = await people.openDoc(id, server.token('editor'));
     const { page } = person;
     await page.getByRole('button', { name: 'Tandem was updated — reload' }).waitFor();
-    await expect.poll(() => readText(page)).toBe('Plain\nMarked');
+    await expect.poll(() => readText(page), { timeout: 15_000 }).toBe('Plain\nMarked');
     expect(await documentText(page).getAttribute('contenteditable')).toBe('false');
     expect(await documentText(page).getAttribute('aria-readonly')).toBe('true');
     await waitForStatus(page, 'Connected');
@@ -84,14 +84,14 @@ describe('content written by a newer build', () => {
     const { page } = person;
     await typeAtEnd(page, ' typed');
     const content = docParts(peer.ydoc).content;
-    await expect.poll(() => content.toString()).toContain('Marked typed');
+    await expect.poll(() => content.toString(), { timeout: 15_000 }).toContain('Marked typed');
 
     const marked = (content.get(1) as Y.XmlElement).get(0) as Y.XmlText;
     peer.ydoc.transact(() => marked.format(0, 6, { highlight: { color: 'yellow' } }));
     const written = content.toString();
     await page.getByRole('button', { name: 'Tandem was updated — reload' }).waitFor();
     expect(await documentText(page).getAttribute('contenteditable')).toBe('false');
-    await expect.poll(() => readText(page)).toBe('Plain\nMarked typed');
+    await expect.poll(() => readText(page), { timeout: 15_000 }).toBe('Plain\nMarked typed');
 
     // A barrier on the server: a second peer's view of the document equals what was written.
     const second = await peerOf(id);
