@@ -40,9 +40,9 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
     const input = parseNewDoc(await body());
     const record = await createDoc(store, input);
     await recordAudit(store.audit, principal, 'doc.created', record.id);
-    // CAT6: nothing of the Markdown is dropped silently.
+    // CAT6: nothing of the Markdown is dropped silently; `warnings` comes only with something to say.
     const warnings = input.kind === 'text' && input.markdown ? await workPool().run('markdownWarnings', input.markdown) : [];
-    const created: CreatedDoc = { id: record.id, title: record.title, kind: record.kind, warnings };
+    const created: CreatedDoc = { id: record.id, title: record.title, kind: record.kind, ...(warnings.length ? { warnings } : {}) };
     return json(201, created);
   });
 
