@@ -44,6 +44,11 @@ export async function createDoc(store: Store, input: NewDoc, now = Date.now()): 
   const state = await workPool().run('initialState', input);
   const record: DocRecord = { id: randomId(10), title: input.title, kind: input.kind, createdAt: now, updatedAt: now, deletedAt: null };
   await store.createDoc(record, new Map([[docName(record.id), state]]));
-  await indexDocState(store, record.id, state);
+  // The catalogue keeps the title as shown (CAT1): without a title, the first line of the text.
+  const { title } = await indexDocState(store, record.id, state);
+  if (title !== record.title) {
+    await store.updateDoc(record.id, { title, updatedAt: now });
+    return { ...record, title };
+  }
   return record;
 }

@@ -1,17 +1,20 @@
 import type { Store } from '../store/store.ts';
 import { docName } from '../../shared/model/doc-layout.ts';
 import { workPool } from '../work/work-pool.ts';
+import type { SearchEntry } from '../store/doc-search.ts';
 
 /** CAT2: reads a document's title and text from its state (in the work pool) and writes them to the search index. */
-export async function indexDocState(store: Store, docId: string, state: Uint8Array): Promise<void> {
+export async function indexDocState(store: Store, docId: string, state: Uint8Array): Promise<SearchEntry> {
   const entry = await workPool().run('searchEntry', state);
   await store.search.index(docId, entry);
+  return entry;
 }
 
 /**
  * Indexes the documents the index has no entry for (those made before it existed), a batch at
- * a time, in the background of a server's start. A document that fails is logged and left for
- * the next start.
+ * a time, in the background of a server's start, and gives the catalogue their title as shown
+ * (CAT1: a legacy "Untitled" becomes the first line), keeping their time of change. A document
+ * that fails is logged and left for the next start.
  */
 export async function indexUnindexedDocs(store: Store, onError: (error: unknown) => void): Promise<number> {
   let indexed = 0;
@@ -25,7 +28,9 @@ export async function indexUnindexedDocs(store: Store, onError: (error: unknown)
         if (!state) {
           await store.search.index(id, { title: '', text: '' });
         } else {
-          await indexDocState(store, id, state);
+          const { title } = await indexDocState(store, id, state);
+          const record = await store.getDoc(id);
+          if (record && record.title !== title) await store.updateDoc(id, { title, updatedAt: record.updatedAt });
         }
         indexed++;
       } catch (error) {

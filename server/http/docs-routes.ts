@@ -42,7 +42,8 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
     await recordAudit(store.audit, principal, 'doc.created', record.id);
     // CAT6: nothing of the Markdown is dropped silently; `warnings` comes only with something to say.
     const warnings = input.kind === 'text' && input.markdown ? await workPool().run('markdownWarnings', input.markdown) : [];
-    const created: CreatedDoc = { id: record.id, title: record.title, kind: record.kind, ...(warnings.length ? { warnings } : {}) };
+    // The title as given: the catalogue's may be the first line (CAT1).
+    const created: CreatedDoc = { id: record.id, title: input.title, kind: record.kind, ...(warnings.length ? { warnings } : {}) };
     return json(201, created);
   });
 

@@ -55,7 +55,10 @@ describe.each(backends)('the catalogue of documents ($name)', (backend) => {
     expect((await server.api(`/api/docs/${id}`)).body.title).toBe('Seed catalogue');
     const legacy = await server.createDoc('Untitled', 'Quince jam');
     expect((await server.api(`/api/docs/${legacy}`)).body.title).toBe('Quince jam');
-    expect(((await list()).body as { id: string; title: string }[]).find((doc) => doc.id === legacy)?.title).toBe('');
+    expect(((await list()).body as { id: string; title: string }[]).find((doc) => doc.id === legacy)?.title).toBe('Quince jam');
+    expect(((await list()).body as { id: string; title: string }[]).find((doc) => doc.id === id)?.title).toBe('Seed catalogue');
+    const empty = await server.createDoc('Untitled', '');
+    expect(((await list()).body as { id: string; title: string }[]).find((doc) => doc.id === empty)?.title).toBe('');
     const named = await server.createDoc('Named', 'Other words');
     expect((await server.api(`/api/docs/${named}`)).body.title).toBe('Named');
   });
