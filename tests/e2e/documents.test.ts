@@ -115,12 +115,15 @@ describe('documents in the app', () => {
   it('[CAT6] imports a Markdown file chosen with the file picker, and says what it could not keep', async () => {
     const id = await server.createDoc('Import here', 'First line.');
     const { page } = await people.openDoc(id, server.ownerToken);
+    const bob = await people.openDoc(id, server.token('editor', { name: 'Bob' }));
     const choosing = page.waitForEvent('filechooser');
     await page.getByRole('button', { name: 'Import' }).click();
     const chooser = await choosing;
     await chooser.setFiles({ name: 'notes.md', mimeType: 'text/markdown', buffer: Buffer.from('## Imported\n\n| a | b |\n|---|---|\n| 1 | 2 |') });
     // The table's lines are one paragraph of text, as Markdown joins lines.
     await expect.poll(() => readText(page)).toBe('First line.\nImported\n| a | b | |---|---| | 1 | 2 |');
+    // Everyone on the document receives the import live.
+    await expect.poll(() => readText(bob.page)).toBe('First line.\nImported\n| a | b | |---|---| | 1 | 2 |');
     await page.getByRole('status').filter({ hasText: 'Imported notes.md.' }).getByText('A table was kept as plain text').waitFor();
   });
 
