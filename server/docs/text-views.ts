@@ -1,15 +1,19 @@
 import * as Y from 'yjs';
+import { createHash } from 'node:crypto';
 import type { Hocuspocus } from '@hocuspocus/server';
 import type { Store } from '../store/store.ts';
-import { DerivedCache, liveVersion, sha256 } from '../work/derived-cache.ts';
+import type { StoredDocument } from '../store/update-log.ts';
+import { DerivedCache, liveVersion } from '../work/derived-cache.ts';
 import { workPool } from '../work/work-pool.ts';
-import type { WorkTasks } from '../work/work-tasks.ts';
+import type { TextState, TextViews } from './read-text-views.ts';
 
 /**
- * What the API reads of a text document, its blocks and its Markdown (LIMIT10): derived in the
- * work pool's threads from the document's state, and kept per version, so readers of an
- * unchanged document share one reading. The version of a loaded document is counted by its
- * updates; a stored one is keyed by its bytes.
+ * What the API reads of a text document, its blocks and its Markdown (LIMIT10): derived together
+ * in the work pool's threads from the document's state, and kept per version, so readers of an
+ * unchanged document share one reading, whichever of the two they ask for. The event loop only
+ * fetches the state and hands it over: a stored document goes as it is stored, and its reading
+ * for shape (SHAPE5) and merging happen in the thread too. The version of a loaded document is
+ * counted by its updates; a stored one is keyed by its bytes.
  */
 
 const derived = new DerivedCache(64);
@@ -18,32 +22,44 @@ const derived = new DerivedCache(64);
  * The document's title as its text Y.Doc holds it, and the JSON text of its `blocks`
  * (BlockView[]), as `GET /api/docs/:id` and a claim answer them.
  */
-export function textBlocksJson(hocuspocus: Hocuspocus, store: Store, name: string): Promise<{ title: string; blocks: string }> {
-  return derive(hocuspocus, store, name, 'textBlocks');
+export async function textBlocksJson(hocuspocus: Hocuspocus, store: Store, name: string): Promise<{ title: string; blocks: string }> {
+  const { title, blocks } = await textViews(hocuspocus, store, name);
+  return { title, blocks };
 }
 
 /** The document's text as Markdown (its pending deletes left out). */
-export function textMarkdown(hocuspocus: Hocuspocus, store: Store, name: string): Promise<string> {
-  return derive(hocuspocus, store, name, 'textMarkdown');
+export async function textMarkdown(hocuspocus: Hocuspocus, store: Store, name: string): Promise<string> {
+  return (await textViews(hocuspocus, store, name)).markdown;
 }
 
-type TextTask = 'textBlocks' | 'textMarkdown';
-type Derived<K extends TextTask> = ReturnType<WorkTasks[K]>;
-
-async function derive<K extends TextTask>(hocuspocus: Hocuspocus, store: Store, name: string, task: K): Promise<Derived<K>> {
+async function textViews(hocuspocus: Hocuspocus, store: Store, name: string): Promise<TextViews> {
   const live = hocuspocus.documents.get(name);
   if (live && !hocuspocus.loadingDocuments.has(name)) {
-    return derived.get(`${task}:${liveVersion(live)}`, () => run(task, Y.encodeStateAsUpdate(live)));
+    return derived.get(`text:${liveVersion(live)}`, () => run({ live: Y.encodeStateAsUpdate(live) }));
   }
   const connection = hocuspocus.loadingDocuments.has(name) ? await hocuspocus.openDirectConnection(name) : null;
   try {
-    const state = connection ? Y.encodeStateAsUpdate(connection.document!) : ((await store.loadState(name)) ?? Y.encodeStateAsUpdate(new Y.Doc()));
-    return await derived.get(`${task}:${sha256(state)}`, () => run(task, state));
+    if (connection) {
+      const state = Y.encodeStateAsUpdate(connection.document!);
+      return await derived.get(`text:${storedKey({ state, updates: [], lastSeq: 0 })}`, () => run({ live: state }));
+    }
+    const stored = await store.updates.read(name);
+    return await derived.get(`text:${storedKey(stored)}`, () => run({ stored }));
   } finally {
     await connection?.disconnect();
   }
 }
 
-function run<K extends TextTask>(task: K, state: Uint8Array): Promise<Derived<K>> {
-  return workPool().run(task, state) as Promise<Derived<K>>;
+/** The SHA-256 of what is stored, each part with its length, so that no two different stores share a key. */
+function storedKey(stored: StoredDocument): string {
+  const hash = createHash('sha256');
+  for (const part of [stored.state ?? new Uint8Array(0), ...stored.updates]) {
+    hash.update(`${part.length}:`);
+    hash.update(part);
+  }
+  return hash.digest('base64url');
+}
+
+function run(input: TextState): Promise<TextViews> {
+  return workPool().run('textViews', input);
 }

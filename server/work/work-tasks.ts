@@ -1,12 +1,9 @@
-import * as Y from 'yjs';
-import { readBlocks } from '../../shared/model/doc-content.ts';
-import { readMeta } from '../../shared/model/doc-layout.ts';
 import { applyPageOps, candidateOf, revertPageChanges, type PageChange } from '../../shared/page/page-applier.ts';
 import { normalizePage } from '../../shared/page/page-model.ts';
 import { newElementId } from '../../shared/page/page-source.ts';
 import { PageLimitError } from '../../shared/page/page-limits.ts';
 import { buildInitialState, type NewDoc } from '../docs/create-doc.ts';
-import { docMarkdown } from '../docs/doc-markdown.ts';
+import { readTextViews, type TextState } from '../docs/read-text-views.ts';
 import { readPageView } from '../pages/page-view.ts';
 import { serverPageTools } from '../pages/page-tools.ts';
 
@@ -35,10 +32,8 @@ export const workTasks = {
   revertPage: ({ source, changes }: { source: string; changes: PageChange[] }) => revertPageChanges(serverPageTools(), source, changes),
   /** The stored state of a new document (Markdown parsed, or HTML normalized). */
   initialState: (input: NewDoc) => buildInitialState(input),
-  /** The title and the blocks of a text document's state (an update), the blocks as the JSON text of the API's `blocks`. */
-  textBlocks: (state: Uint8Array) => withDoc(state, (ydoc) => ({ title: readMeta(ydoc).title, blocks: JSON.stringify(readBlocks(ydoc)) })),
-  /** A text document's state as Markdown. */
-  textMarkdown: (state: Uint8Array) => withDoc(state, (ydoc) => docMarkdown('text', ydoc)),
+  /** A text document's title, blocks (the JSON text of the API's `blocks`) and Markdown, from its stored or live state. */
+  textViews: (input: TextState) => readTextViews(input),
 };
 
 export type WorkTasks = typeof workTasks;
@@ -58,14 +53,4 @@ export function refusalOf(error: unknown): { code: string; message: string } | n
   if (error instanceof PageLimitError) return error.problem;
   if (error instanceof TaskRefusal) return { code: error.code, message: error.message };
   return null;
-}
-
-function withDoc<T>(state: Uint8Array, read: (ydoc: Y.Doc) => T): T {
-  const ydoc = new Y.Doc({ gc: false });
-  try {
-    Y.applyUpdate(ydoc, state);
-    return read(ydoc);
-  } finally {
-    ydoc.destroy();
-  }
 }

@@ -18,6 +18,14 @@ export type { BlockView };
 export function readProseMirrorDoc(ydoc: Y.Doc): Node {
   const scratch = new Y.Doc({ gc: false });
   Y.applyUpdate(scratch, Y.encodeStateAsUpdate(ydoc));
+  return projectScratch(scratch);
+}
+
+/**
+ * The ProseMirror document of `scratch`, a Y.Doc made only to be read (a copy of a state,
+ * destroyed afterwards): y-prosemirror may delete from it what the schema cannot build.
+ */
+export function projectScratch(scratch: Y.Doc): Node {
   return yXmlFragmentToProseMirrorRootNode(docParts(scratch).content, schema);
 }
 
@@ -43,8 +51,13 @@ export function viewBlock(block: Node): BlockView {
 
 /** The blocks of a text Y.Doc as the API and agents see them: without pending deletes (OP7). */
 export function readBlocks(ydoc: Y.Doc): BlockView[] {
+  return viewBlocks(withoutPendingDeletes(readProseMirrorDoc(ydoc)));
+}
+
+/** The blocks of `doc`, whose pending deletes are already left out (`withoutPendingDeletes`). */
+export function viewBlocks(doc: Node): BlockView[] {
   const blocks: BlockView[] = [];
-  withoutPendingDeletes(readProseMirrorDoc(ydoc)).forEach((block) => blocks.push(viewBlock(block)));
+  doc.forEach((block) => blocks.push(viewBlock(block)));
   return blocks;
 }
 

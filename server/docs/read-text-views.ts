@@ -1,0 +1,36 @@
+import * as Y from 'yjs';
+import { readMeta } from '../../shared/model/doc-layout.ts';
+import { projectScratch, viewBlocks, withoutPendingDeletes } from '../../shared/model/doc-content.ts';
+import { docToMarkdown } from '../../shared/model/markdown.ts';
+import { applyStored, type StoredDocument } from '../store/update-log.ts';
+
+/** What the API reads of a text document: its title, its blocks (the JSON text of BlockView[]) and its Markdown. */
+export interface TextViews {
+  title: string;
+  blocks: string;
+  markdown: string;
+}
+
+/**
+ * A text document's state, as a work task receives it: what is stored (the compacted state and
+ * the updates logged since, each read for shape first, SHAPE5, as a load reads them), or the
+ * encoded state of a live document, which passed those checks on its way in.
+ */
+export type TextState = { stored: StoredDocument } | { live: Uint8Array };
+
+/**
+ * The views of a text document, read once from one scratch Y.Doc: applied once, projected to
+ * ProseMirror once, and both views written from that one tree (LIMIT10). Runs in a work thread;
+ * its cost grows with the document.
+ */
+export function readTextViews(input: TextState): TextViews {
+  const ydoc = new Y.Doc({ gc: false });
+  try {
+    if ('live' in input) Y.applyUpdate(ydoc, input.live);
+    else applyStored(ydoc, input.stored);
+    const doc = withoutPendingDeletes(projectScratch(ydoc));
+    return { title: readMeta(ydoc).title, blocks: JSON.stringify(viewBlocks(doc)), markdown: docToMarkdown(doc) };
+  } finally {
+    ydoc.destroy();
+  }
+}
