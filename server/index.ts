@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SafeUnloadHocuspocus } from './safe-unload-hocuspocus.ts';
 import { resolveServerOptions, type ServerOptions } from './config.ts';
+import { workPool } from './work/work-pool.ts';
 import { openKeyRing } from './auth/keys.ts';
 import { signToken, verifyToken, type ClaimsInput, type TokenVerifier } from './auth/tokens.ts';
 import { startTokenSweeper } from './auth/token-sweeper.ts';
@@ -76,6 +77,7 @@ export async function startServer(
   given: Partial<Omit<ServerOptions, 'limits'>> & { limits?: Partial<Limits> } = {},
 ): Promise<TandemServer> {
   const options = resolveServerOptions(given);
+  workPool().limitTasksTo(options.limits.workTaskMs);
   const log = (error: unknown) => console.error('[tandem]', error);
   const keys = openKeyRing(options.dataDir);
   const store = await openStore(options);
