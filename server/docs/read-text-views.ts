@@ -1,8 +1,10 @@
 import * as Y from 'yjs';
 import { readMeta } from '../../shared/model/doc-layout.ts';
 import { projectScratch, viewBlocks, withoutPendingDeletes } from '../../shared/model/doc-content.ts';
-import { docToMarkdown } from '../../shared/model/markdown.ts';
+import { docToMarkdown, markdownToDoc } from '../../shared/model/markdown.ts';
+import type { Node } from 'prosemirror-model';
 import { applyStored, type StoredDocument } from '../store/update-log.ts';
+import { writeNewDoc } from './create-doc.ts';
 
 /** What the API reads of a text document: its title, its blocks (the JSON text of BlockView[]) and its Markdown. */
 export interface TextViews {
@@ -28,9 +30,29 @@ export function readTextViews(input: TextState): TextViews {
   try {
     if ('live' in input) Y.applyUpdate(ydoc, input.live);
     else applyStored(ydoc, input.stored);
-    const doc = withoutPendingDeletes(projectScratch(ydoc));
-    return { title: readMeta(ydoc).title, blocks: JSON.stringify(viewBlocks(doc)), markdown: docToMarkdown(doc) };
+    return viewsOf(readMeta(ydoc).title, withoutPendingDeletes(projectScratch(ydoc)));
   } finally {
     ydoc.destroy();
   }
+}
+
+/**
+ * A new text document's state and its views, from one parse of its Markdown and without reading
+ * the state back: the views are read from the Y.Doc the state is encoded from, as `readTextViews`
+ * reads them (tests/unit/text-views.test.ts), so the first readers of an import need not read it
+ * again.
+ */
+export function importTextState(input: { title: string; markdown: string }): { state: Uint8Array; views: TextViews } {
+  const ydoc = new Y.Doc();
+  try {
+    writeNewDoc(ydoc, { kind: 'text', ...input }, markdownToDoc(input.markdown));
+    const state = Y.encodeStateAsUpdate(ydoc);
+    return { state, views: viewsOf(input.title, projectScratch(ydoc)) };
+  } finally {
+    ydoc.destroy();
+  }
+}
+
+function viewsOf(title: string, doc: Node): TextViews {
+  return { title, blocks: JSON.stringify(viewBlocks(doc)), markdown: docToMarkdown(doc) };
 }

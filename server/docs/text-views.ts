@@ -50,6 +50,16 @@ async function textViews(hocuspocus: Hocuspocus, store: Store, name: string): Pr
   }
 }
 
+/**
+ * Builds a new text document's state in the work pool and keeps the views built with it, under
+ * the key of that state stored alone, which is what the store holds until someone edits it.
+ */
+export async function importText(input: { title: string; markdown: string }): Promise<Uint8Array> {
+  const { state, views } = await workPool().run('importText', { title: input.title, markdown: input.markdown });
+  void derived.get(`text:${storedKey({ state, updates: [], lastSeq: 0 })}`, () => Promise.resolve(views));
+  return state;
+}
+
 /** The SHA-256 of what is stored, each part with its length, so that no two different stores share a key. */
 function storedKey(stored: StoredDocument): string {
   const hash = createHash('sha256');

@@ -3,7 +3,7 @@ import { normalizePage } from '../../shared/page/page-model.ts';
 import { newElementId } from '../../shared/page/page-source.ts';
 import { PageLimitError } from '../../shared/page/page-limits.ts';
 import { buildInitialState, type NewDoc } from '../docs/create-doc.ts';
-import { readTextViews, type TextState } from '../docs/read-text-views.ts';
+import { importTextState, readTextViews, type TextState } from '../docs/read-text-views.ts';
 import { readPageView } from '../pages/page-view.ts';
 import { serverPageTools } from '../pages/page-tools.ts';
 
@@ -34,6 +34,8 @@ export const workTasks = {
   initialState: (input: NewDoc) => buildInitialState(input),
   /** A text document's title, blocks (the JSON text of the API's `blocks`) and Markdown, from its stored or live state. */
   textViews: (input: TextState) => readTextViews(input),
+  /** A new text document's state, and its views (as `textViews` reads them from that state). */
+  importText: (input: { title: string; markdown: string }) => importTextState(input),
 };
 
 export type WorkTasks = typeof workTasks;
