@@ -78,6 +78,8 @@ export async function startServer(
 ): Promise<TandemServer> {
   const options = resolveServerOptions(given);
   workPool().limitTasksTo(options.limits.workTaskMs);
+  // The first import or read need not wait for a thread to load its modules (seconds).
+  workPool().keepStarted(1);
   const log = (error: unknown) => console.error('[tandem]', error);
   const keys = openKeyRing(options.dataDir);
   const store = await openStore(options);

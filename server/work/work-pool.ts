@@ -19,6 +19,7 @@ export class WorkPool {
   private readonly queue: Job[] = [];
   private nextId = 1;
   private closed = false;
+  private kept = 0;
 
   constructor(private readonly options: { size: number; timeoutMs: number }) {}
 
@@ -33,6 +34,21 @@ export class WorkPool {
       this.queue.push({ id: this.nextId++, task, input, transfer, timeoutMs: this.options.timeoutMs, resolve: resolve as (value: unknown) => void, reject });
       this.dispatch();
     });
+  }
+
+  /**
+   * Starts `count` threads now (at most the pool's size) and keeps that many started, a stopped
+   * one replaced at once: a thread takes seconds to load its modules, which the first task, or
+   * the first after a `TOO_COMPLEX`, would otherwise wait for.
+   */
+  keepStarted(count = 1): void {
+    this.kept = Math.min(this.options.size, Math.max(this.kept, count));
+    this.fill();
+  }
+
+  private fill(): void {
+    // A started thread joins `idle` when it says it is ready.
+    while (!this.closed && this.all.size < this.kept) this.spawn();
   }
 
   /** Ends every thread; queued and running tasks are rejected. */
@@ -61,7 +77,9 @@ export class WorkPool {
         this.all.delete(thread);
         const at = this.idle.indexOf(thread);
         if (at >= 0) this.idle.splice(at, 1);
-        if (!this.closed) this.dispatch();
+        if (this.closed) return;
+        this.fill();
+        this.dispatch();
       },
     });
     this.all.add(thread);
