@@ -47,7 +47,7 @@ export function importTextState(input: { title: string; markdown: string }): { s
   try {
     writeNewDoc(ydoc, { kind: 'text', ...input }, markdownToDoc(input.markdown));
     const state = Y.encodeStateAsUpdate(ydoc);
-    return { state, views: viewsOf(input.title, projectScratch(ydoc)) };
+    return { state, views: viewsOf(input.title, withoutPendingDeletes(projectScratch(ydoc))) };
   } finally {
     ydoc.destroy();
   }
