@@ -1,12 +1,14 @@
 /**
  * 9. Heavy input (PROTOCOL.md LIMIT8–LIMIT11). One person creates and reads a page of 20,000
  * elements and an agent changes one of its elements (replace_element), the person previews and
- * accepts; and a text document of 60,000 paragraphs (its blocks and its Markdown) — on a Tandem
+ * accepts; and a text document of 60,000 paragraphs (its blocks and its Markdown, right after the
+ * import and again from a new server on the same data, which keeps nothing derived) — on a Tandem
  * server of its own process, while another user asks `/healthz` every 20 ms. Printed: each
  * request's time beside the libraries' own time for the same work in this process (for a page,
  * the old server's DOMPurify over jsdom for one sanitize, and parse5's bare parse, the floor;
- * markdown-it + prosemirror-markdown for one parse and one serialize), the server's longest
- * event-loop stall, and the other user's slowest answer beside the slowest with the server idle.
+ * markdown-it + prosemirror-markdown for one parse and one serialize; one Y.applyUpdate of the
+ * stored state and one serialize for a read by a new server), the server's longest event-loop
+ * stall, and the other user's slowest answer beside the slowest with the server idle.
  */
 import { JSDOM } from 'jsdom';
 import { parseFragment } from 'parse5';
@@ -16,7 +18,9 @@ import { openKeyRing } from '../server/auth/keys.ts';
 import { signToken } from '../server/auth/tokens.ts';
 import { docToMarkdown, markdownToDoc } from '../shared/model/markdown.ts';
 import { launchServer, type ServerHandle } from './lib/servers.ts';
-import { rowsFor, type Benchmark } from './lib/types.ts';
+import * as Y from 'yjs';
+import { buildInitialState } from '../server/docs/create-doc.ts';
+import { rowsFor, type BenchContext, type Benchmark, type Row } from './lib/types.ts';
 
 const pageElements = 20_000;
 const paragraphs = 60_000;
@@ -39,7 +43,16 @@ export const heavyInput: Benchmark = {
     const parseMs = timed(() => (parsed = markdownToDoc(markdown)));
     const serializeMs = timed(() => docToMarkdown(parsed!));
 
+    // A cold read reads the stored state: applies it to a Y.Doc, then writes the Markdown.
+    const state = buildInitialState({ kind: 'text', title: 'Long document', markdown });
+    const readMs =
+      timed(() => {
+        const ydoc = new Y.Doc({ gc: false });
+        Y.applyUpdate(ydoc, state);
+        ydoc.destroy();
+      }) + serializeMs;
     const dataDir = ctx.tempDir('heavy');
+    let textId: string | null = null;
     // No built-in agent: the benchmark is the agent that changes the page.
     const server = await launchServer({ kind: 'tandem', dataDir, agent: 'off' });
     try {
@@ -75,8 +88,9 @@ export const heavyInput: Benchmark = {
           const id = created.body.id;
           const blocks = await request(server, 'GET', `/api/docs/${id}`);
           const asMarkdown = await request(server, 'GET', `/api/docs/${id}/markdown`);
-          return { create: created.ms, read: blocks.ms, markdown: asMarkdown.ms };
+          return { id, create: created.ms, read: blocks.ms, markdown: asMarkdown.ms };
         });
+        textId = textRun.result.id;
         add({ ...textCase, metric: 'POST /api/docs', tandem: textRun.result.create, baseline: parseMs, baselineName: 'one markdown-it parse to ProseMirror' });
         add({ ...textCase, metric: 'GET /api/docs/:id, first read', tandem: textRun.result.read, baseline: serializeMs, baselineName: 'one prosemirror-markdown serialize' });
         add({ ...textCase, metric: 'GET /api/docs/:id/markdown', tandem: textRun.result.markdown, baseline: serializeMs, baselineName: 'one prosemirror-markdown serialize' });
@@ -89,6 +103,7 @@ export const heavyInput: Benchmark = {
     } finally {
       await server.stop();
     }
+    if (textId) await coldTextReads(ctx, dataDir, textId, add, readMs);
     return { rows, notes };
   },
 };
@@ -112,6 +127,29 @@ async function pageWork(server: ServerHandle, dataDir: string, page: string) {
   const preview = await request(server, 'GET', `/api/runs/${runId}/preview`);
   const accept = await request(server, 'POST', `/api/runs/${runId}/accept`);
   return { create: created.ms, read: read.ms, readAgain: readAgain.ms, ops: ops.ms, preview: preview.ms, accept: accept.ms };
+}
+
+/**
+ * The text document read again by a server started anew on the same data: nothing derived is
+ * kept, so it reads what is stored (shape, merge, ProseMirror, blocks and Markdown), in its pool.
+ */
+async function coldTextReads(ctx: BenchContext, dataDir: string, id: string, add: (row: Omit<Row, 'bench'>) => void, readMs: number): Promise<void> {
+  ctx.log('heavy: the 60,000-paragraph document read by a new server');
+  const textCase = { case: `text of ${paragraphs.toLocaleString('en-US')} paragraphs, read by a new server`, unit: 'ms' as const, better: 'lower' as const };
+  const server = await launchServer({ kind: 'tandem', dataDir });
+  try {
+    await server.stallMs();
+    const run = await whileAsking(server, async () => {
+      const [blocks, asMarkdown] = await Promise.all([request(server, 'GET', `/api/docs/${id}`), request(server, 'GET', `/api/docs/${id}/markdown`)]);
+      return { read: blocks.ms, markdown: asMarkdown.ms };
+    });
+    const floor = 'one Y.applyUpdate of its state + one serialize';
+    add({ ...textCase, metric: 'GET /api/docs/:id and …/markdown at once, the slower', tandem: Math.max(run.result.read, run.result.markdown), baseline: readMs, baselineName: floor });
+    add({ ...textCase, metric: "another user's slowest /healthz", tandem: run.slowestHealthMs, baseline: null, baselineName: '—' });
+    add({ ...textCase, metric: "server's longest event-loop stall", tandem: await server.stallMs(), baseline: null, baselineName: '—' });
+  } finally {
+    await server.stop();
+  }
 }
 
 function timed(work: () => void): number {

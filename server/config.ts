@@ -48,8 +48,9 @@ export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
  * Complete options: those given win, then the environment (`PORT`, `HOST`, `DATA_DIR`,
  * `LEASE_MS`, `TANDEM_AGENT`, and for `TANDEM_AGENT=openai` `OPENAI_BASE_URL`, `OPENAI_API_KEY`,
  * `TANDEM_MODEL`, for `TANDEM_AGENT=anthropic` `ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`,
- * `TANDEM_MODEL`, and for either the run limits of `runLimitsFromEnv`; `DATABASE_URL`, `REDIS_URL`), then
- * the defaults. Paths come back absolute. Throws a RangeError for a malformed `PORT`, `LEASE_MS`,
+ * `TANDEM_MODEL`, and for either the run limits of `runLimitsFromEnv`; `DATABASE_URL`, `REDIS_URL`;
+ * `TANDEM_WORK_TASK_MS` for `limits.workTaskMs`), then the defaults. Paths come back absolute.
+ * Throws a RangeError for a malformed `PORT`, `LEASE_MS`, `TANDEM_WORK_TASK_MS`,
  * `DATABASE_URL` or `REDIS_URL`, `REDIS_URL` without `DATABASE_URL`, an unknown `TANDEM_AGENT`, and
  * a model agent without `TANDEM_MODEL`.
  */
@@ -74,7 +75,7 @@ export function resolveServerOptions(
     openai: given.openai ?? (agent === 'openai' ? openAiSettingsFromEnv(env) : null),
     anthropic: given.anthropic ?? (agent === 'anthropic' ? anthropicSettingsFromEnv(env) : null),
     modelLimits: given.modelLimits ?? (agent === 'openai' || agent === 'anthropic' ? runLimitsFromEnv(env) : defaultRunLimits),
-    limits: resolveLimits(given.limits),
+    limits: resolveLimits({ ...workTaskMsFromEnv(env.TANDEM_WORK_TASK_MS), ...given.limits }),
     asideTimeoutMs: given.asideTimeoutMs ?? 60_000,
     databaseUrl,
     redisUrl,
@@ -107,6 +108,14 @@ function parseUrl(name: string, value: string | undefined, protocols: readonly s
   }
   if (!protocols.includes(protocol)) throw new RangeError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}, not "${protocol}//"`);
   return value;
+}
+
+/** `TANDEM_WORK_TASK_MS` as a `limits` entry, or none when it is unset. */
+function workTaskMsFromEnv(value: string | undefined): Partial<Limits> {
+  if (value === undefined || value === '') return {};
+  const ms = Number(value);
+  if (!/^\d+$/.test(value) || ms < 1) throw new RangeError(`TANDEM_WORK_TASK_MS must be a whole number of milliseconds, at least 1, not "${value}"`);
+  return { workTaskMs: ms };
 }
 
 function parsePort(value: string | undefined): number {

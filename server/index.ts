@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SafeUnloadHocuspocus } from './sync/hocuspocus-internals.ts';
 import { resolveServerOptions, type ServerOptions } from './config.ts';
+import { workPool } from './work/work-pool.ts';
 import { openKeyRing } from './auth/keys.ts';
 import { signToken, verifyToken, type ClaimsInput, type TokenVerifier } from './auth/tokens.ts';
 import { startTokenSweeper } from './auth/token-sweeper.ts';
@@ -84,6 +85,9 @@ export async function startServer(
   given: Partial<Omit<ServerOptions, 'limits'>> & { limits?: Partial<Limits> } = {},
 ): Promise<TandemServer> {
   const options = resolveServerOptions(given);
+  workPool().limitTasksTo(options.limits.workTaskMs);
+  // The first import or read need not wait for a thread to load its modules (seconds).
+  workPool().keepStarted(1);
   const log = (error: unknown) => console.error('[tandem]', error);
   const keys = openKeyRing(options.dataDir);
   const store = await openStore(options);

@@ -27,6 +27,13 @@ export interface Limits {
    * are pinged every third of it, and a pong counts as a message (YWS6).
    */
   idleSocketMs: number;
+  /**
+   * The longest a task of the work pool may run (LIMIT10: reading, parsing and writing what a
+   * client sent, server/work/work-pool.ts); past it the task is stopped and its request refused
+   * with 422 `TOO_COMPLEX`. `TANDEM_WORK_TASK_MS` in the environment. The pool is the process's,
+   * so the last server started in a process sets it for all of them.
+   */
+  workTaskMs: number;
 }
 
 /** A token bucket: `burst` at once, refilled at `perSecond`. */
@@ -46,6 +53,7 @@ export const defaultLimits: Limits = {
   longPollsPerSubject: 4,
   asides: { burst: 10, perSecond: 0.2 },
   idleSocketMs: 60_000,
+  workTaskMs: 20_000,
 };
 
 /** `defaultLimits` with `given` on top (rates replaced whole). */

@@ -1,4 +1,5 @@
 import * as Y from 'yjs';
+import type { Node } from 'prosemirror-model';
 import { docName, docParts, type DocKind } from '../../shared/model/doc-layout.ts';
 import { writeInitialContent } from '../../shared/model/doc-content.ts';
 import { markdownToDoc } from '../../shared/model/markdown.ts';
@@ -11,6 +12,7 @@ import { serverPageTools } from '../pages/page-tools.ts';
 import { refuseShape } from '../pages/page-work.ts';
 import { workPool } from '../work/work-pool.ts';
 import { indexDocState } from './search-index.ts';
+import { importText } from './text-views.ts';
 
 /** A document to create: a text document from Markdown, or a page from HTML. */
 export type NewDoc =
@@ -21,27 +23,32 @@ export type NewDoc =
 export function buildInitialState(input: NewDoc): Uint8Array {
   const ydoc = new Y.Doc();
   try {
-    if (input.kind === 'text') writeInitialContent(ydoc, markdownToDoc(input.markdown), importOrigin);
-    ydoc.transact(() => {
-      const parts = docParts(ydoc);
-      parts.meta.set('title', input.title);
-      parts.meta.set('kind', input.kind satisfies DocKind);
-      if (input.kind === 'page') parts.html.insert(0, normalizePage(serverPageTools(), input.html, newElementId));
-    }, importOrigin);
+    writeNewDoc(ydoc, input, input.kind === 'text' ? markdownToDoc(input.markdown) : null);
     return Y.encodeStateAsUpdate(ydoc);
   } finally {
     ydoc.destroy();
   }
 }
 
+/** Writes a new document into the empty `ydoc`, as `buildInitialState` describes; `content` is a text document's Markdown parsed. */
+export function writeNewDoc(ydoc: Y.Doc, input: NewDoc, content: Node | null): void {
+  if (content) writeInitialContent(ydoc, content, importOrigin);
+  ydoc.transact(() => {
+    const parts = docParts(ydoc);
+    parts.meta.set('title', input.title);
+    parts.meta.set('kind', input.kind satisfies DocKind);
+    if (input.kind === 'page') parts.html.insert(0, normalizePage(serverPageTools(), input.html, newElementId));
+  }, importOrigin);
+}
+
 /**
  * Stores a new document, content included, before anyone can connect to it. Its state is built
- * in the work pool (LIMIT10); a page whose HTML breaks LIMIT8 or LIMIT9 is refused (422) before
- * that, and nothing is stored.
+ * in the work pool (LIMIT10), a text document's views with it (server/docs/text-views.ts); a
+ * page whose HTML breaks LIMIT8 or LIMIT9 is refused (422) before that, and nothing is stored.
  */
 export async function createDoc(store: Store, input: NewDoc, now = Date.now()): Promise<DocRecord> {
   if (input.kind === 'page') refuseShape(input.html);
-  const state = await workPool().run('initialState', input);
+  const state = input.kind === 'text' ? await importText(input) : await workPool().run('initialState', input);
   const record: DocRecord = { id: randomId(10), title: input.title, kind: input.kind, createdAt: now, updatedAt: now, deletedAt: null };
   await store.createDoc(record, new Map([[docName(record.id), state]]));
   // The catalogue keeps the title as shown (CAT1): without a title, the first line of the text.

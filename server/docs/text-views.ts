@@ -1,26 +1,37 @@
 import * as Y from 'yjs';
+import { createHash } from 'node:crypto';
 import type { Hocuspocus } from '@hocuspocus/server';
 import type { Store } from '../store/store.ts';
+import type { StoredDocument } from '../store/update-log.ts';
 import { isDocumentLoading } from '../sync/hocuspocus-internals.ts';
-import { DerivedCache, liveVersion, sha256 } from '../work/derived-cache.ts';
+import { DerivedCache, liveVersion } from '../work/derived-cache.ts';
 import { workPool } from '../work/work-pool.ts';
 import type { WorkTasks } from '../work/work-tasks.ts';
+import type { TextState } from './read-text-views.ts';
 
 /**
- * What the API reads of a text document, its blocks and its Markdown (LIMIT10): derived in the
- * work pool's threads from the document's state, and kept per version, so readers of an
- * unchanged document share one reading. The version of a loaded document is counted by its
- * updates; a stored one is keyed by its bytes.
+ * What the API reads of a text document — its blocks and its Markdown (one reading), its HTML and
+ * Word exports (LIMIT10, CAT5) — derived in the work pool's threads from the document's state,
+ * and kept per version, so readers of an unchanged document share one reading. The event loop
+ * only fetches the state and hands it over: a stored document goes as it is stored, and its
+ * reading for shape (SHAPE5) and merging happen in the thread too. The version of a loaded
+ * document is counted by its updates; a stored one is keyed by its bytes.
  */
 
 const derived = new DerivedCache(64);
 
 /**
- * The document's title as its text Y.Doc holds it, and the JSON text of its `blocks`
- * (BlockView[]), as `GET /api/docs/:id` and a claim answer them.
+ * The document's title as shown, and the JSON text of its `blocks` (BlockView[]), as `GET
+ * /api/docs/:id` and a claim answer them.
  */
-export function textBlocksJson(hocuspocus: Hocuspocus, store: Store, name: string): Promise<{ title: string; blocks: string }> {
-  return derive(hocuspocus, store, name, 'textBlocks');
+export async function textBlocksJson(hocuspocus: Hocuspocus, store: Store, name: string): Promise<{ title: string; blocks: string }> {
+  const { title, blocks } = await derive(hocuspocus, store, name, 'textViews');
+  return { title, blocks };
+}
+
+/** The document's text as Markdown (its pending deletes left out). */
+export async function textMarkdown(hocuspocus: Hocuspocus, store: Store, name: string): Promise<string> {
+  return (await derive(hocuspocus, store, name, 'textViews')).markdown;
 }
 
 /** CAT5: the document's text as a standalone HTML page. */
@@ -33,28 +44,47 @@ export function textDocx(hocuspocus: Hocuspocus, store: Store, name: string): Pr
   return derive(hocuspocus, store, name, 'textDocx');
 }
 
-/** The document's text as Markdown (its pending deletes left out). */
-export function textMarkdown(hocuspocus: Hocuspocus, store: Store, name: string): Promise<string> {
-  return derive(hocuspocus, store, name, 'textMarkdown');
-}
-
-type TextTask = 'textBlocks' | 'textMarkdown' | 'textHtml' | 'textDocx';
+type TextTask = 'textViews' | 'textHtml' | 'textDocx';
 type Derived<K extends TextTask> = Awaited<ReturnType<WorkTasks[K]>>;
 
 async function derive<K extends TextTask>(hocuspocus: Hocuspocus, store: Store, name: string, task: K): Promise<Derived<K>> {
   const live = hocuspocus.documents.get(name);
   if (live && !isDocumentLoading(hocuspocus, name)) {
-    return derived.get(`${task}:${liveVersion(live)}`, () => run(task, Y.encodeStateAsUpdate(live)));
+    return derived.get(`${task}:${liveVersion(live)}`, () => run(task, { live: Y.encodeStateAsUpdate(live) }));
   }
   const connection = isDocumentLoading(hocuspocus, name) ? await hocuspocus.openDirectConnection(name) : null;
   try {
-    const state = connection ? Y.encodeStateAsUpdate(connection.document!) : ((await store.loadState(name)) ?? Y.encodeStateAsUpdate(new Y.Doc()));
-    return await derived.get(`${task}:${sha256(state)}`, () => run(task, state));
+    if (connection) {
+      const state = Y.encodeStateAsUpdate(connection.document!);
+      return await derived.get(`${task}:${storedKey({ state, updates: [], lastSeq: 0 })}`, () => run(task, { live: state }));
+    }
+    const stored = await store.updates.read(name);
+    return await derived.get(`${task}:${storedKey(stored)}`, () => run(task, { stored }));
   } finally {
     await connection?.disconnect();
   }
 }
 
-function run<K extends TextTask>(task: K, state: Uint8Array): Promise<Derived<K>> {
-  return workPool().run(task, state) as Promise<Derived<K>>;
+/**
+ * Builds a new text document's state in the work pool and keeps the views built with it, under
+ * the key of that state stored alone, which is what the store holds until someone edits it.
+ */
+export async function importText(input: { title: string; markdown: string }): Promise<Uint8Array> {
+  const { state, views } = await workPool().run('importText', { title: input.title, markdown: input.markdown });
+  void derived.get(`textViews:${storedKey({ state, updates: [], lastSeq: 0 })}`, () => Promise.resolve(views));
+  return state;
+}
+
+/** The SHA-256 of what is stored, each part with its length, so that no two different stores share a key. */
+function storedKey(stored: StoredDocument): string {
+  const hash = createHash('sha256');
+  for (const part of [stored.state ?? new Uint8Array(0), ...stored.updates]) {
+    hash.update(`${part.length}:`);
+    hash.update(part);
+  }
+  return hash.digest('base64url');
+}
+
+function run<K extends TextTask>(task: K, input: TextState): Promise<Derived<K>> {
+  return workPool().run(task, input) as Promise<Derived<K>>;
 }

@@ -1,15 +1,17 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { Rejection } from '../../shared/protocol/rejection.ts';
+import { defaultLimits } from '../limits.ts';
 import type { WorkTasks } from './work-tasks.ts';
 
 /**
  * A small pool of worker threads for the work whose cost grows with what one client wrote
  * (LIMIT10): sanitizing and reading pages, parsing and writing Markdown, building imports. The
  * event loop only hands the input over and takes the answer, so no request or message stalls
- * everyone else while it is done. A task that runs past `timeoutMs` (from when its thread
- * started it) has its thread terminated and is refused with 422 `TOO_COMPLEX`; a new thread
- * takes the old one's place. Tasks wait in order for a free thread.
+ * everyone else while it is done. A task that runs past its `timeoutMs` (the pool's when it
+ * was asked for, counted from when its thread started it) has its thread terminated and is
+ * refused with 422 `TOO_COMPLEX`; a new thread takes the old one's place. Tasks wait in order
+ * for a free thread.
  */
 export class WorkPool {
   private readonly idle: PoolThread[] = [];
@@ -17,15 +19,36 @@ export class WorkPool {
   private readonly queue: Job[] = [];
   private nextId = 1;
   private closed = false;
+  private kept = 0;
 
   constructor(private readonly options: { size: number; timeoutMs: number }) {}
+
+  /** The time limit of the tasks started from now on (`limits.workTaskMs`, server/limits.ts). */
+  limitTasksTo(timeoutMs: number): void {
+    this.options.timeoutMs = timeoutMs;
+  }
 
   run<K extends keyof WorkTasks>(task: K, input: Parameters<WorkTasks[K]>[0], transfer: ArrayBuffer[] = []): Promise<Awaited<ReturnType<WorkTasks[K]>>> {
     if (this.closed) return Promise.reject(new Error('The work pool is closed.'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, task, input, transfer, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ id: this.nextId++, task, input, transfer, timeoutMs: this.options.timeoutMs, resolve: resolve as (value: unknown) => void, reject });
       this.dispatch();
     });
+  }
+
+  /**
+   * Starts `count` threads now (at most the pool's size) and keeps that many started, a stopped
+   * one replaced at once: a thread takes seconds to load its modules, which the first task, or
+   * the first after a `TOO_COMPLEX`, would otherwise wait for.
+   */
+  keepStarted(count = 1): void {
+    this.kept = Math.min(this.options.size, Math.max(this.kept, count));
+    this.fill();
+  }
+
+  private fill(): void {
+    // A started thread joins `idle` when it says it is ready.
+    while (!this.closed && this.all.size < this.kept) this.spawn();
   }
 
   /** Ends every thread; queued and running tasks are rejected. */
@@ -44,7 +67,7 @@ export class WorkPool {
   }
 
   private spawn(): PoolThread {
-    const thread = new PoolThread(this.options.timeoutMs, {
+    const thread = new PoolThread({
       idle: () => {
         if (this.closed) return;
         this.idle.push(thread);
@@ -54,7 +77,9 @@ export class WorkPool {
         this.all.delete(thread);
         const at = this.idle.indexOf(thread);
         if (at >= 0) this.idle.splice(at, 1);
-        if (!this.closed) this.dispatch();
+        if (this.closed) return;
+        this.fill();
+        this.dispatch();
       },
     });
     this.all.add(thread);
@@ -67,13 +92,14 @@ interface Job {
   task: string;
   input: unknown;
   transfer: ArrayBuffer[];
+  timeoutMs: number;
   resolve(value: unknown): void;
   reject(error: Error): void;
 }
 
 type Answer = { id: number; ok: true; value: unknown } | { id: number; ok: false; refusal?: { code: string; message: string }; message?: string };
 
-/** One worker thread: starts a job once the thread is ready, one at a time, under the time limit. */
+/** One worker thread: starts a job once the thread is ready, one at a time, under the job's time limit. */
 class PoolThread {
   private readonly worker: Worker;
   private ready = false;
@@ -81,10 +107,7 @@ class PoolThread {
   private timer: NodeJS.Timeout | null = null;
   private ended = false;
 
-  constructor(
-    private readonly timeoutMs: number,
-    private readonly events: { idle(): void; gone(): void },
-  ) {
+  constructor(private readonly events: { idle(): void; gone(): void }) {
     this.worker = new Worker(new URL('./worker-entry.mjs', import.meta.url));
     // A thread never keeps the process alive; the pool's owner closes it.
     this.worker.unref();
@@ -111,8 +134,8 @@ class PoolThread {
   private send(): void {
     const job = this.job!;
     this.timer = setTimeout(() => {
-      void this.end(new Rejection(422, 'TOO_COMPLEX', `This took the server more than ${this.timeoutMs / 1000} s to read; it was stopped. Make it smaller.`));
-    }, this.timeoutMs);
+      void this.end(new Rejection(422, 'TOO_COMPLEX', `This took the server more than ${job.timeoutMs / 1000} s to read; it was stopped. Make it smaller.`));
+    }, job.timeoutMs);
     this.worker.postMessage({ id: job.id, task: job.task, input: job.input }, job.transfer);
   }
 
@@ -139,9 +162,10 @@ let shared: WorkPool | null = null;
 
 /**
  * The process's pool, made on first use: one thread per core but one (at least one, at most
- * 4), so the event loop keeps a core; tasks stop after 20 s.
+ * 4), so the event loop keeps a core; tasks stop after 20 s unless a server set another limit
+ * (`limitTasksTo`).
  */
 export function workPool(): WorkPool {
-  shared ??= new WorkPool({ size: Math.max(1, Math.min(4, availableParallelism() - 1)), timeoutMs: 20_000 });
+  shared ??= new WorkPool({ size: Math.max(1, Math.min(4, availableParallelism() - 1)), timeoutMs: defaultLimits.workTaskMs });
   return shared;
 }

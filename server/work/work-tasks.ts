@@ -1,5 +1,4 @@
 import * as Y from 'yjs';
-import { readBlocks } from '../../shared/model/doc-content.ts';
 import { shownTitle } from '../../shared/model/doc-title.ts';
 import { searchEntryOf } from '../docs/search-entry.ts';
 import { docToHtml } from '../docs/doc-html.ts';
@@ -13,7 +12,7 @@ import { normalizePage } from '../../shared/page/page-model.ts';
 import { newElementId } from '../../shared/page/page-source.ts';
 import { PageLimitError } from '../../shared/page/page-limits.ts';
 import { buildInitialState, type NewDoc } from '../docs/create-doc.ts';
-import { docMarkdown } from '../docs/doc-markdown.ts';
+import { importTextState, readTextViews, withTextDoc, type TextState } from '../docs/read-text-views.ts';
 import { readPageView } from '../pages/page-view.ts';
 import { serverPageTools } from '../pages/page-tools.ts';
 
@@ -42,15 +41,17 @@ export const workTasks = {
   revertPage: ({ source, changes }: { source: string; changes: PageChange[] }) => revertPageChanges(serverPageTools(), source, changes),
   /** The stored state of a new document (Markdown parsed, or HTML normalized). */
   initialState: (input: NewDoc) => buildInitialState(input),
-  /** The title and the blocks of a text document's state (an update), the blocks as the JSON text of the API's `blocks`. */
-  textBlocks: (state: Uint8Array) => withDoc(state, (ydoc) => ({ title: shownTitle(ydoc), blocks: JSON.stringify(readBlocks(ydoc)) })),
+  /** A text document's title, blocks (the JSON text of the API's `blocks`) and Markdown, from its stored or live state. */
+  textViews: (input: TextState) => readTextViews(input),
+  /** A new text document's state, and its views (as `textViews` reads them from that state). */
+  importText: (input: { title: string; markdown: string }) => importTextState(input),
   /** CAT2: what the search index keeps of a document's state: its title as shown and its plain text. */
   searchEntry: (state: Uint8Array) => withDoc(state, searchEntryOf),
   /** CAT5: a text document's state as a standalone HTML page. */
-  textHtml: (state: Uint8Array) => withDoc(state, (ydoc) => docToHtml(exportedDoc(ydoc), shownTitle(ydoc))),
+  textHtml: (input: TextState) => withTextDoc(input, (ydoc) => docToHtml(exportedDoc(ydoc), shownTitle(ydoc))),
   /** CAT5: a text document's state as a Word document. */
-  textDocx: (state: Uint8Array) => {
-    const { doc, title } = withDoc(state, (ydoc) => ({ doc: exportedDoc(ydoc), title: shownTitle(ydoc) }));
+  textDocx: (input: TextState) => {
+    const { doc, title } = withTextDoc(input, (ydoc) => ({ doc: exportedDoc(ydoc), title: shownTitle(ydoc) }));
     return docToDocx(doc, title);
   },
   /** CAT5: a page as a Word document: its sanitized source read as a text document's HTML import is. */
@@ -62,8 +63,6 @@ export const workTasks = {
   },
   /** CAT6: what a new document's Markdown could not keep. */
   markdownWarnings: (markdown: string) => markdownImportWarnings(markdown),
-  /** A text document's state as Markdown. */
-  textMarkdown: (state: Uint8Array) => withDoc(state, (ydoc) => docMarkdown('text', ydoc)),
 };
 
 export type WorkTasks = typeof workTasks;
@@ -86,11 +85,5 @@ export function refusalOf(error: unknown): { code: string; message: string } | n
 }
 
 function withDoc<T>(state: Uint8Array, read: (ydoc: Y.Doc) => T): T {
-  const ydoc = new Y.Doc({ gc: false });
-  try {
-    Y.applyUpdate(ydoc, state);
-    return read(ydoc);
-  } finally {
-    ydoc.destroy();
-  }
+  return withTextDoc({ live: state }, read);
 }

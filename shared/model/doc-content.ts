@@ -21,6 +21,15 @@ export type { BlockView };
 export function readProseMirrorDoc(ydoc: Y.Doc): Node {
   const scratch = new Y.Doc({ gc: false });
   Y.applyUpdate(scratch, Y.encodeStateAsUpdate(ydoc));
+  return projectScratch(scratch);
+}
+
+/**
+ * The ProseMirror document of `scratch`, a Y.Doc made only to be read (a copy of a state,
+ * destroyed afterwards): y-prosemirror may delete from it what the schema cannot build; a newer
+ * build's blocks are left out (VER6).
+ */
+export function projectScratch(scratch: Y.Doc): Node {
   return withoutUnknownBlocks(yXmlFragmentToProseMirrorRootNode(docParts(scratch).content, schema));
 }
 
@@ -52,8 +61,13 @@ export function viewBlock(block: Node, parentId: string | null = null): BlockVie
  * ids reads with the id the server gives it when it first writes there (`derivedBlockId`).
  */
 export function readBlocks(ydoc: Y.Doc): BlockView[] {
+  return viewBlocks(withoutPendingDeletes(readProseMirrorDoc(ydoc)));
+}
+
+/** The blocks of `doc`, whose pending deletes are already left out (`withoutPendingDeletes`). */
+export function viewBlocks(doc: Node): BlockView[] {
   const blocks: BlockView[] = [];
-  const doc = withBlockIds(withoutPendingDeletes(readProseMirrorDoc(ydoc)), null);
+  const withIds = withBlockIds(doc, null);
   const visit = (node: Node, parentId: string | null) => {
     node.forEach((child) => {
       if (!carriesId(child.type)) return;
@@ -62,7 +76,7 @@ export function readBlocks(ydoc: Y.Doc): BlockView[] {
       if (holdsBlocks(child.type)) visit(child, view.id);
     });
   };
-  visit(doc, null);
+  visit(withIds, null);
   return blocks;
 }
 

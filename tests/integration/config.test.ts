@@ -50,7 +50,15 @@ describe('server options from the environment', () => {
     expect(resolveServerOptions({}, env)).toMatchObject({ databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL });
   });
 
+  it('[LIMIT10] read the work pool\'s time limit from TANDEM_WORK_TASK_MS, 20 s by default, given limits winning', () => {
+    expect(resolveServerOptions({}, {}).limits.workTaskMs).toBe(20_000);
+    expect(resolveServerOptions({}, { TANDEM_WORK_TASK_MS: '250' }).limits.workTaskMs).toBe(250);
+    expect(resolveServerOptions({ limits: { workTaskMs: 900 } }, { TANDEM_WORK_TASK_MS: '250' }).limits.workTaskMs).toBe(900);
+  });
+
   it.each([
+    [{ TANDEM_WORK_TASK_MS: '0' }, /^TANDEM_WORK_TASK_MS must be a whole number of milliseconds, at least 1, not "0"$/],
+    [{ TANDEM_WORK_TASK_MS: '2s' }, /^TANDEM_WORK_TASK_MS must be/],
     [{ LEASE_MS: 'soon' }, /^LEASE_MS must be a number of milliseconds/],
     [{ LEASE_MS: '10' }, /^LEASE_MS must be/],
     [{ TANDEM_AGENT: 'gpt' }, /^TANDEM_AGENT must be "reference" \(the built-in agent\), "openai" or "anthropic" \(the model agent\) or "off" \(no agent\), not "gpt"$/],

@@ -1,0 +1,63 @@
+import * as Y from 'yjs';
+import { shownTitle } from '../../shared/model/doc-title.ts';
+import { projectScratch, viewBlocks, withoutPendingDeletes } from '../../shared/model/doc-content.ts';
+import { docToMarkdown, markdownToDoc } from '../../shared/model/markdown.ts';
+import type { Node } from 'prosemirror-model';
+import { applyStored, type StoredDocument } from '../store/update-log.ts';
+import { writeNewDoc } from './create-doc.ts';
+
+/** What the API reads of a text document: its title, its blocks (the JSON text of BlockView[]) and its Markdown. */
+export interface TextViews {
+  title: string;
+  blocks: string;
+  markdown: string;
+}
+
+/**
+ * A text document's state, as a work task receives it: what is stored (the compacted state and
+ * the updates logged since, each read for shape first, SHAPE5, as a load reads them), or the
+ * encoded state of a live document, which passed those checks on its way in.
+ */
+export type TextState = { stored: StoredDocument } | { live: Uint8Array };
+
+/**
+ * The views of a text document, read once from one scratch Y.Doc: applied once, projected to
+ * ProseMirror once, and both views written from that one tree (LIMIT10). Runs in a work thread;
+ * its cost grows with the document.
+ */
+export function readTextViews(input: TextState): TextViews {
+  return withTextDoc(input, (ydoc) => viewsOf(shownTitle(ydoc), withoutPendingDeletes(projectScratch(ydoc))));
+}
+
+/** Calls `read` with a scratch Y.Doc holding `input`'s state, destroyed afterwards. */
+export function withTextDoc<T>(input: TextState, read: (ydoc: Y.Doc) => T): T {
+  const ydoc = new Y.Doc({ gc: false });
+  try {
+    if ('live' in input) Y.applyUpdate(ydoc, input.live);
+    else applyStored(ydoc, input.stored);
+    return read(ydoc);
+  } finally {
+    ydoc.destroy();
+  }
+}
+
+/**
+ * A new text document's state and its views, from one parse of its Markdown and without reading
+ * the state back: the views are read from the Y.Doc the state is encoded from, as `readTextViews`
+ * reads them (tests/unit/text-views.test.ts), so the first readers of an import need not read it
+ * again.
+ */
+export function importTextState(input: { title: string; markdown: string }): { state: Uint8Array; views: TextViews } {
+  const ydoc = new Y.Doc();
+  try {
+    writeNewDoc(ydoc, { kind: 'text', ...input }, markdownToDoc(input.markdown));
+    const state = Y.encodeStateAsUpdate(ydoc);
+    return { state, views: viewsOf(shownTitle(ydoc), withoutPendingDeletes(projectScratch(ydoc))) };
+  } finally {
+    ydoc.destroy();
+  }
+}
+
+function viewsOf(title: string, doc: Node): TextViews {
+  return { title, blocks: JSON.stringify(viewBlocks(doc)), markdown: docToMarkdown(doc) };
+}

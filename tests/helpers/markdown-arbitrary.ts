@@ -1,0 +1,27 @@
+import fc from 'fast-check';
+
+// A word of Markdown: plain text, marks, links (some after a `!`, which the serializer escapes by
+// rewriting the last character it wrote), code, and characters it escapes.
+const word = fc.oneof(
+  fc.constantFrom('alpha', 'beta', '*', '_', '#', '!', '[x]', '\\', '1.', '-', '>'),
+  fc.string({ minLength: 1, maxLength: 12 }),
+  fc.constantFrom('**bold**', '*em*', '~~gone~~', '`code`', '[a link](https://example.com/a)', '![img](https://example.com/i.png)', '![](x)', '!', '[t](https://e.com "title")'),
+);
+const line = fc.array(word, { minLength: 1, maxLength: 40 }).map((words) => words.join(' '));
+const block = fc.oneof(
+  line,
+  line.map((text) => `# ${text}`),
+  fc.array(line, { minLength: 1, maxLength: 4 }).map((items) => items.map((item) => `- ${item}`).join('\n')),
+  fc.array(line, { minLength: 1, maxLength: 4 }).map((items) => items.map((item, i) => `${i + 1}. ${item}`).join('\n')),
+  line.map((text) => `> ${text}\n> > ${text}`),
+  line.map((text) => '```js\n' + text + '\n```'),
+  fc.constant('---'),
+  line.map((text) => `${text}  \n${text}`),
+);
+/**
+ * Markdown documents of every block and mark the schema has, the blocks repeated, so that
+ * outputs run past markdown-output.ts's chunk size (4,096 characters) at many places.
+ */
+export const markdown = fc
+  .tuple(fc.array(block, { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 40 }))
+  .map(([blocks, times]) => Array.from({ length: times }, () => blocks.join('\n\n')).join('\n\n'));
