@@ -1,10 +1,11 @@
-import type { Attrs, NodeType } from 'prosemirror-model';
+import type { Attrs, NodeType, Node as ProseMirrorNode } from 'prosemirror-model';
+import { canJoin, findWrapping } from 'prosemirror-transform';
 import { AllSelection, Plugin, Selection, TextSelection, type Command, type Transaction } from 'prosemirror-state';
 import { Decoration, DecorationSet, type EditorView } from 'prosemirror-view';
 import { keymap } from 'prosemirror-keymap';
 import { baseKeymap, chainCommands, exitCode } from 'prosemirror-commands';
 import { splitListItem, sinkListItem, liftListItem } from 'prosemirror-schema-list';
-import { InputRule, inputRules, wrappingInputRule, undoInputRule } from 'prosemirror-inputrules';
+import { InputRule, inputRules, undoInputRule } from 'prosemirror-inputrules';
 import { undoCommand, redoCommand } from 'y-prosemirror';
 import { schema } from '../shared/model/schema.ts';
 import { isOwnChange, newBlockId } from '../shared/model/block-ids.ts';
@@ -82,14 +83,14 @@ function markdownRules(): InputRule[] {
   return [
     blockTypeRule(/^(#{1,3})\s$/, nodes.heading, (match) => ({ level: match[1].length })),
     blockTypeRule(/^```$/, nodes.code_block),
-    wrappingInputRule(/^\s*([-+*])\s$/, nodes.bullet_list, withNewId),
-    wrappingInputRule(
+    wrapRule(/^\s*([-+*])\s$/, nodes.bullet_list, withNewId),
+    wrapRule(
       /^(\d+)\.\s$/,
       nodes.ordered_list,
       (match) => ({ order: Number(match[1]) || 1, ...withNewId() }),
       (match, node) => node.childCount + node.attrs.order === Number(match[1]),
     ),
-    wrappingInputRule(/^\s*>\s$/, nodes.blockquote, withNewId),
+    wrapRule(/^\s*>\s$/, nodes.blockquote, withNewId),
   ];
 }
 
@@ -99,6 +100,28 @@ function markdownRules(): InputRule[] {
  * only the rule's own last transaction) would find it gone and join the block instead.
  */
 const withNewId = () => ({ id: newBlockId() });
+
+/**
+ * Like `wrappingInputRule`, but every node the rule wraps around the text comes with an id: the
+ * list, and the list item inside it too (OP12), for the reason `withNewId` gives.
+ */
+function wrapRule(
+  pattern: RegExp,
+  type: NodeType,
+  attrs: (match: RegExpMatchArray) => Attrs,
+  joinPredicate?: (match: RegExpMatchArray, node: ProseMirrorNode) => boolean,
+): InputRule {
+  return new InputRule(pattern, (state, match, start, end) => {
+    const tr = state.tr.delete(start, end);
+    const range = tr.doc.resolve(start).blockRange();
+    const wrapping = range && findWrapping(range, type, attrs(match));
+    if (!range || !wrapping) return null;
+    tr.wrap(range, wrapping.map((wrapper) => (wrapper.type === type ? wrapper : { type: wrapper.type, attrs: { ...wrapper.attrs, ...withNewId() } })));
+    const before = tr.doc.resolve(start - 1).nodeBefore;
+    if (before && before.type === type && canJoin(tr.doc, start - 1) && (!joinPredicate || joinPredicate(match, before))) tr.join(start - 1);
+    return tr;
+  });
+}
 
 /** Like `textblockTypeInputRule`, but the block keeps its id. */
 function blockTypeRule(pattern: RegExp, type: NodeType, attrs: (match: RegExpMatchArray) => Attrs = () => ({})): InputRule {
