@@ -100,15 +100,20 @@ describe('creating documents', () => {
       title: 'Notes',
       kind: 'text',
       blocks: [
-        { id: expect.any(String), type: 'heading', markdown: '# Head', hash: expect.stringMatching(/^[0-9a-f]{14}$/) },
-        { id: expect.any(String), type: 'paragraph', markdown: 'Some **bold** text.', hash: expect.any(String) },
-        { id: expect.any(String), type: 'bullet_list', markdown: '* a\n* b', hash: expect.any(String) },
+        { id: expect.any(String), parentId: null, type: 'heading', markdown: '# Head', hash: expect.stringMatching(/^[0-9a-f]{14}$/) },
+        { id: expect.any(String), parentId: null, type: 'paragraph', markdown: 'Some **bold** text.', hash: expect.any(String) },
+        { id: expect.any(String), parentId: null, type: 'bullet_list', markdown: '* a\n* b', hash: expect.any(String) },
+        // Each list item and the paragraph inside it, with its parent (OP12).
+        { id: expect.any(String), parentId: expect.any(String), type: 'list_item', markdown: 'a', hash: expect.any(String) },
+        { id: expect.any(String), parentId: expect.any(String), type: 'paragraph', markdown: 'a', hash: expect.any(String) },
+        { id: expect.any(String), parentId: expect.any(String), type: 'list_item', markdown: 'b', hash: expect.any(String) },
+        { id: expect.any(String), parentId: expect.any(String), type: 'paragraph', markdown: 'b', hash: expect.any(String) },
       ],
       annotations: [],
       runs: [],
       agents: [],
     });
-    expect(new Set(body.blocks.map((block: { id: string }) => block.id)).size).toBe(3);
+    expect(new Set(body.blocks.map((block: { id: string }) => block.id)).size).toBe(7);
     const markdown = await server.api(`/api/docs/${created.body.id}/markdown`);
     expect(markdown.body).toBe('# Head\n\nSome **bold** text.\n\n* a\n* b');
   });
