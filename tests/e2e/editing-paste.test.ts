@@ -31,7 +31,10 @@ describe('[EDIT4] pasting Markdown text', () => {
     const pasted = 'Before.\n\nIntro: \n\n# Plan\n\nSome **bold** and *em* text with `code` and [a link](https://example.com/a).\n\n* first\n* second\n\n```\nlet x = 1;\n```';
     await expect.poll(() => serverMarkdown(id)).toBe(pasted.replace('Intro: \n\n# Plan', 'Intro: Plan'));
     const blocks = await blocksOf(server, id);
-    expect(blocks.map((block) => block.type)).toEqual(['paragraph', 'paragraph', 'paragraph', 'bullet_list', 'code_block']);
+    const topLevel = blocks.filter((block) => block.parentId === null);
+    expect(topLevel.map((block) => block.type)).toEqual(['paragraph', 'paragraph', 'paragraph', 'bullet_list', 'code_block']);
+    // The list's items and their paragraphs are blocks of their own (OP12), with ids as fresh.
+    expect(blocks.filter((block) => block.parentId !== null).map((block) => block.type)).toEqual(['list_item', 'paragraph', 'list_item', 'paragraph']);
     expect(blocks[0].id).toBe(before[0].id);
     expect(new Set(blocks.map((block) => block.id)).size).toBe(blocks.length);
 

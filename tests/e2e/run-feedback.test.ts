@@ -46,7 +46,8 @@ describe('Discard run with a reason', () => {
     try {
       await pinAnnotation(alice.page, 'instruction', 'quick brown fox', 'uppercase');
       agent = await runToReview(alice.page, 1);
-      await expect.poll(() => readText(alice.page)).toBe('THE QUICK BROWN FOX JUMPS OVER THE LAZY DOG.\nA second paragraph.');
+      // Only the pinned words (REF1).
+      await expect.poll(() => readText(alice.page)).toBe('The QUICK BROWN FOX jumps over the lazy dog.\nA second paragraph.');
       const cardsBefore = await annotationCards(alice.page).count();
       expect(await queueCount(alice.page).count()).toBe(0);
 
@@ -65,7 +66,7 @@ describe('Discard run with a reason', () => {
       const draft = annotationCards(alice.page).filter({ hasText: 'Keep the case; only fix the spelling.' });
       await expect(draft.locator('.card-state').textContent()).resolves.toBe('Draft');
       await expect(draft.locator('.card-quote').textContent()).resolves.toBe('“The quick brown fox jumps over the lazy dog.”');
-      await expect(draft.locator('.card-discarded del').textContent()).resolves.toBe('THE QUICK BROWN FOX JUMPS OVER THE LAZY DOG.');
+      await expect(draft.locator('.card-discarded del').textContent()).resolves.toBe('The QUICK BROWN FOX jumps over the lazy dog.');
 
       // Marked ready, it joins the queue.
       await draft.getByRole('button', { name: 'Mark ready' }).click();
