@@ -97,7 +97,15 @@ describe('[EDIT4] pasting Markdown text', () => {
     await page.keyboard.press('Control+c');
     const copied = await page.evaluate(() => (window as unknown as { copied?: { html: string; text: string } }).copied);
     expect(copied?.html).toContain('data-block-id');
-    await page.keyboard.press('Control+Home');
+    // The person clicks at the start of the text to paste there, and sees the caret there.
+    await documentText(page).locator('p').first().click({ position: { x: 1, y: 4 } });
+    await page.keyboard.press('Home');
+    await expect
+      .poll(() => documentText(page).evaluate((editor) => {
+        const selection = getSelection();
+        return selection !== null && selection.isCollapsed && editor.contains(selection.anchorNode);
+      }))
+      .toBe(true);
     await documentText(page).evaluate((target, { html, text }) => {
       const data = new DataTransfer();
       data.setData('text/html', html);
