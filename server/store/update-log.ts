@@ -16,7 +16,7 @@ export interface StoredDocument {
 
 /**
  * The append-only log of Yjs updates that makes an acknowledged edit durable, and its compaction
- * into the document state (README "Durability", rules DUR1–DUR5 in shared/PROTOCOL.md).
+ * into the document state (docs/architecture.md "Durability", rules DUR1–DUR5 in shared/PROTOCOL.md).
  *
  * `append` and `appendAll` are synchronous by contract. Hocuspocus applies a client's update and
  * sends the acknowledgement (its SyncStatus message) in one synchronous stretch; the only code
