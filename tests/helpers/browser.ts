@@ -54,6 +54,10 @@ export const harmlessConsoleErrors: readonly { pattern: RegExp; why: string }[] 
     why: 'a request while the test has stopped the server; the app shows it is offline',
   },
   {
+    pattern: /^An unknown error occurred when fetching the script\.$/,
+    why: "Chromium's own message when the service worker's update check cannot reach a server the test has stopped; the page keeps running from the worker's cache",
+  },
+  {
     pattern: /^WebSocket connection to '.*' failed/,
     why: 'Chromium logs a refused or dropped WebSocket; the provider reconnects (tests that stop the server)',
   },
