@@ -1,4 +1,14 @@
-let extrasAsked = false;
+import { onDemand } from './code-on-demand.ts';
+
+const extras = [
+  onDemand(() => import('./tandem-review-panel.ts')),
+  onDemand(() => import('./tandem-recent-runs.ts')),
+  onDemand(() => import('./tandem-annotation-panel.ts')),
+  onDemand(() => import('./tandem-selection-actions.ts')),
+  onDemand(() => import('./tandem-queue-bar.ts')),
+  onDemand(() => import('./tandem-aside-box.ts')),
+  onDemand(() => import('./tandem-run-activity.ts')),
+];
 
 /**
  * The elements that opening a document and typing in it do not need, each in a chunk of its
@@ -10,29 +20,13 @@ let extrasAsked = false;
  * it before. Only the first call does anything.
  */
 export function loadDocumentExtras(): void {
-  if (extrasAsked) return;
-  extrasAsked = true;
-  void import('./tandem-review-panel.ts');
-  void import('./tandem-recent-runs.ts');
-  void import('./tandem-annotation-panel.ts');
-  void import('./tandem-selection-actions.ts');
-  void import('./tandem-queue-bar.ts');
-  void import('./tandem-aside-box.ts');
-  void import('./tandem-run-activity.ts');
+  for (const load of extras) void load();
 }
 
 export type DocumentRecords = typeof import('./document-records.ts');
 
-let records: Promise<DocumentRecords> | null = null;
-
 /**
  * The code of a document's records (client/document-records.ts), loaded on the first call; every
- * call returns the same promise, but a load that failed is tried again at the next call.
+ * call returns the same promise (client/code-on-demand.ts says what happens when it fails).
  */
-export function loadDocumentRecords(): Promise<DocumentRecords> {
-  records ??= import('./document-records.ts').catch((error: unknown) => {
-    records = null;
-    throw error;
-  });
-  return records;
-}
+export const loadDocumentRecords: () => Promise<DocumentRecords> = onDemand(() => import('./document-records.ts'));

@@ -9,7 +9,12 @@ import { linkProblem, openSession, saveName, sessionExpired, switchSession, take
 import { sessionContext, sessionInfo } from './session-context.ts';
 import { registerServiceWorker } from './sw-register.ts';
 import './tandem-doc-view.ts';
+import { codeMissingText } from './tandem-update-notice.ts';
+import { CodeMissingController, onDemand } from './code-on-demand.ts';
 
+
+const loadSwitchPrompt = onDemand(() => import('./tandem-switch-prompt.ts'));
+const loadDocList = onDemand(() => import('./tandem-doc-list.ts'));
 /** How many announcements the live region keeps (older ones have been read out). */
 const keptAnnouncements = 3;
 
@@ -38,6 +43,7 @@ export class TandemApp extends LightElement {
   private announced = 0;
 
   private readonly router = new RouterController(this);
+  private readonly code = new CodeMissingController(this);
   private readonly sessionProvider = new ContextProvider(this, { context: sessionContext, initialValue: null });
 
   constructor() {
@@ -64,7 +70,7 @@ export class TandemApp extends LightElement {
         this.session = session;
         this.offered = offered;
         // The prompt (and the API client it checks the token with) loads only when a link asks.
-        if (offered) void import('./tandem-switch-prompt.ts');
+        if (offered) void loadSwitchPrompt();
         const doc = session?.claims.doc;
         if (doc && this.router.route.name === 'list') navigate(docPath(doc), { replace: true });
       })
@@ -133,8 +139,9 @@ export class TandemApp extends LightElement {
     const route = this.router.route;
     if (route.name === 'list') {
       // The list is another page: its code (and the API client's) loads when it is shown.
-      void import('./tandem-doc-list.ts');
-      return html`<tandem-doc-list @name-change=${this.onName}></tandem-doc-list>`;
+      void loadDocList();
+      return html`${this.code.missing ? html`<tandem-update-notice .text=${codeMissingText}></tandem-update-notice>` : ''}
+        <tandem-doc-list @name-change=${this.onName}></tandem-doc-list>`;
     }
     if (route.name === 'doc') return html`<tandem-doc-view .docId=${route.docId}></tandem-doc-view>`;
     return html`<main class="signin"><h1>Page not found</h1><p><a href="/">See all documents</a></p></main>`;

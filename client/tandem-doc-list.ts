@@ -1,4 +1,5 @@
 import { html } from 'lit';
+import { onDemand } from './code-on-demand.ts';
 import { LightElement } from './light-element.ts';
 import { ContextConsumer } from '@lit/context';
 import { Task, TaskStatus, initialState } from '@lit/task';
@@ -7,6 +8,8 @@ import { rememberDoc } from './recent-docs.ts';
 import { docPath, navigate } from './router.ts';
 import { sessionContext } from './session-context.ts';
 import { describeListError, loadDocListing, type ListedDoc } from './doc-listing.ts';
+
+const loadNewPage = onDemand(() => import('./page/tandem-new-page.ts'));
 
 /** How long the search waits after the last keystroke before it asks the server. */
 const searchDelayMs = 200;
@@ -56,7 +59,7 @@ export class TandemDocList extends LightElement {
   /** Shows or hides the form of a new page (client/page/, loaded when first asked for). */
   private toggleNewPage() {
     this.newPage = !this.newPage;
-    if (this.newPage) void import('./page/tandem-new-page.ts');
+    if (this.newPage) void loadNewPage();
   }
 
   connectedCallback(): void {

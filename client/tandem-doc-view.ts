@@ -27,10 +27,13 @@ import { registerServiceWorker } from './sw-register.ts';
 import './tandem-editor.ts';
 import './tandem-title.ts';
 import './tandem-status.ts';
-import './tandem-update-notice.ts';
+import { codeMissingText } from './tandem-update-notice.ts';
+import { CodeMissingController, onDemand } from './code-on-demand.ts';
 import './tandem-presence.ts';
 import './tandem-doc-menu.ts';
 
+
+const loadPageView = onDemand(() => import('./page/tandem-page-view.ts'));
 /** One document: its title, connection state, who is here, the queue bar, and the editor. */
 export class TandemDocView extends LightElement {
   static properties = { docId: {}, asideNotice: { state: true } };
@@ -43,6 +46,7 @@ export class TandemDocView extends LightElement {
   private readonly link = new ConnectionController(this);
   private readonly rightsProvider = new ContextProvider(this, { context: annotationRightsContext, initialValue: noAnnotationRights });
   private readonly presence = new PresenceController(this, () => this.link.connection);
+  private readonly code = new CodeMissingController(this);
   // The records' code loads from here on (none until it arrives); the text does not wait for it.
   private readonly notes = new YDocReader<readonly Annotation[]>(
     this,
@@ -102,7 +106,12 @@ export class TandemDocView extends LightElement {
       <main class="doc-main">
         ${connection.outdated || connection.unreadable !== null
           ? html`<tandem-update-notice .beforeReload=${() => connection.whenSavedLocally()}></tandem-update-notice>`
-          : ''}
+          : this.code.missing
+            ? html`<tandem-update-notice
+                .text=${codeMissingText}
+                .beforeReload=${() => connection.whenSavedLocally()}
+              ></tandem-update-notice>`
+            : ''}
         ${problem ? html`<p class="message error" role="alert">${problem}</p>` : ''}
         ${neverLoaded
           ? html`<p class="message">This document has not been opened on this device before. It will appear
@@ -136,7 +145,7 @@ export class TandemDocView extends LightElement {
 
   /** A page (PAGE9), drawn by client/page/, loaded the first time a page is shown. */
   private renderPage(connection: DocConnection) {
-    void import('./page/tandem-page-view.ts');
+    void loadPageView();
     const rights = this.rights(connection);
     this.rightsProvider.setValue(rights);
     return html`<tandem-page-view

@@ -69,7 +69,8 @@ export const harmlessConsoleErrors: readonly { pattern: RegExp; why: string }[] 
  */
 function watchPageErrors(context: BrowserContext, errors: string[]): void {
   const watch = (page: Page) => {
-    page.on('pageerror', (error) => errors.push(`uncaught: ${error.stack ?? error.message}`));
+    // Playwright gives an error thrown without a stack an empty `stack`: its message is then the text.
+    page.on('pageerror', (error) => errors.push(`uncaught: ${error.stack || `${error.name}: ${error.message}`}`));
     page.on('console', (message) => {
       const text = message.text();
       if (message.type() === 'error' && !harmlessConsoleErrors.some(({ pattern }) => pattern.test(text))) {

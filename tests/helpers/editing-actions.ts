@@ -139,6 +139,8 @@ function stripIds(node: unknown): unknown {
       // An attribute left at its default (null) is absent from Yjs in one editor, stored in another.
       const kept = Object.entries(value).filter(([name, attr]) => name !== 'id' && attr !== null);
       if (kept.length > 0) copy.attrs = Object.fromEntries(kept);
+    } else if (key === 'content' && Array.isArray(value) && value.length === 0) {
+      // A block whose Yjs element holds an empty text is the same block as one that holds none.
     } else copy[key] = stripIds(value);
   }
   return copy;
