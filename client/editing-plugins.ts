@@ -33,6 +33,7 @@ export function editingPlugins(): Plugin[] {
     inputRules({ rules: markdownRules() }),
     caretAfterTypedTextPlugin(),
     firstParagraphPlugin(),
+    clickBetweenBlocksPlugin(),
     pastePlugin(),
   ];
 }
@@ -131,6 +132,37 @@ function blockTypeRule(pattern: RegExp, type: NodeType, attrs: (match: RegExpMat
     return state.tr
       .delete(start, end)
       .setBlockType(start, start, type, (old) => ({ ...attrs(match), id: old.attrs.id }));
+  });
+}
+
+/**
+ * A double or triple click that lands between blocks or below the last one (the editor's empty
+ * space) puts the caret in the nearest text before it, as a single click there does: ProseMirror
+ * would select "the word" at a position outside any text block, which is no valid selection.
+ * A click counts as a repeat the way ProseMirror counts it (its own clock, not the browser's
+ * `detail`): within half a second and ten pixels of the last one in the editor.
+ */
+function clickBetweenBlocksPlugin(): Plugin {
+  let last = { time: 0, x: 0, y: 0 };
+  return new Plugin({
+    props: {
+      handleDOMEvents: {
+        mousedown(view, event) {
+          const now = Date.now();
+          const repeated = now - last.time < 500 && (event.clientX - last.x) ** 2 + (event.clientY - last.y) ** 2 < 100;
+          last = { time: now, x: event.clientX, y: event.clientY };
+          if (event.button !== 0 || !repeated) return false;
+          const pos = view.posAtCoords({ left: event.clientX, top: event.clientY });
+          if (!pos || pos.inside > -1) return false;
+          const $pos = view.state.doc.resolve(pos.pos);
+          if ($pos.parent.inlineContent) return false;
+          event.preventDefault();
+          view.focus();
+          view.dispatch(view.state.tr.setSelection(Selection.near($pos, -1)));
+          return true;
+        },
+      },
+    },
   });
 }
 

@@ -3,6 +3,8 @@ import type { Node } from 'prosemirror-model';
 import { docName, docParts, type DocKind } from '../../shared/model/doc-layout.ts';
 import { writeInitialContent } from '../../shared/model/doc-content.ts';
 import { markdownToDoc } from '../../shared/model/markdown.ts';
+import { withBlockIds } from '../../shared/model/block-ids.ts';
+import { schema } from '../../shared/model/schema.ts';
 import { importOrigin } from '../../shared/model/origins.ts';
 import { randomId } from '../../shared/model/ids.ts';
 import type { DocRecord, Store } from '../store/store.ts';
@@ -32,13 +34,22 @@ export function buildInitialState(input: NewDoc): Uint8Array {
 
 /** Writes a new document into the empty `ydoc`, as `buildInitialState` describes; `content` is a text document's Markdown parsed. */
 export function writeNewDoc(ydoc: Y.Doc, input: NewDoc, content: Node | null): void {
-  if (content) writeInitialContent(ydoc, content, importOrigin);
+  if (content) writeInitialContent(ydoc, content.childCount > 0 ? content : oneEmptyParagraph(), importOrigin);
   ydoc.transact(() => {
     const parts = docParts(ydoc);
     parts.meta.set('title', input.title);
     parts.meta.set('kind', input.kind satisfies DocKind);
     if (input.kind === 'page') parts.html.insert(0, normalizePage(serverPageTools(), input.html, newElementId));
   }, importOrigin);
+}
+
+/**
+ * What an empty text document starts as: one empty paragraph, as in every word processor, so
+ * that the first click and the first keystroke land in a text block (a bare document has no
+ * place for a caret).
+ */
+function oneEmptyParagraph(): Node {
+  return withBlockIds(schema.node('doc', null, [schema.node('paragraph')]));
 }
 
 /**

@@ -20,10 +20,6 @@ const listedTitles = (page: Page) => page.getByRole('list', { name: 'Documents' 
 
 describe('documents in the app', () => {
   it('[CAT1] gives a new document an empty title with the placeholder Untitled, which follows the first line until someone sets one', async () => {
-    // A new document holds no block until someone writes: a click into it that Chromium answers
-    // before the editor's first paragraph exists gives ProseMirror a selection in the bare
-    // document, which it corrects with this warning (the typing below still lands in order).
-    people.allowPageError(/TextSelection endpoint not pointing into a node with inline content \(doc\)/);
     const { page } = await people.open('/', server.ownerToken);
     await page.getByRole('button', { name: 'New document' }).click();
     await waitForStatus(page, 'Connected');

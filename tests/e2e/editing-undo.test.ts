@@ -175,6 +175,18 @@ describe('[EDIT2] a keystroke lands where the caret is', () => {
     await expect.poll(() => serverMarkdown(id)).toBe('Hello world');
   });
 
+  it('puts the caret after the last word on a double click below the text', async () => {
+    const id = await server.createDoc('Below', 'One line.');
+    const { page } = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    const box = (await documentText(page).boundingBox())!;
+    const line = (await documentText(page).locator('p').first().boundingBox())!;
+    const below = { x: box.x + box.width / 2, y: Math.min(box.y + box.height - 4, line.y + line.height + 40) };
+    expect(below.y).toBeGreaterThan(line.y + line.height);
+    await page.mouse.dblclick(below.x, below.y);
+    await page.keyboard.type(' Two.');
+    await expect.poll(() => readText(page)).toBe('One line. Two.');
+  });
+
   it('types a key pressed right after Enter into the new paragraph', async () => {
     const id = await server.createDoc('Fast Enter', 'First.');
     const { page } = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
