@@ -42,7 +42,7 @@ export function runPeerLoop(options: PeerLoopOptions): RunningAgent {
       } catch (error) {
         if (stopped) break;
         if (error instanceof Rejection && (error.status === 401 || error.status === 403)) {
-          throw new Error(`The server refused the agent's token: ${error.message}`);
+          throw new Error(`The server refused the agent's token: ${error.message}`, { cause: error });
         }
         log(`waiting for the server: ${describeError(error)}`);
         await delay(retryDelayMs, undefined, { signal: abort.signal }).catch(() => undefined);

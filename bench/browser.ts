@@ -16,7 +16,7 @@ import { launchServer } from './lib/servers.ts';
 import { serveStatic } from './lib/static-server.ts';
 import { percentile } from './lib/stats.ts';
 import { formatBytes } from './lib/table.ts';
-import { rowsFor, type BenchContext, type Benchmark } from './lib/types.ts';
+import { rowsFor, type Benchmark } from './lib/types.ts';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const baselineName = 'minimal y-prosemirror editor';

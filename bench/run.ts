@@ -39,7 +39,7 @@ function parseArgs(argv: string[]): { quick: boolean; only: string[] | null } {
 
 function machine() {
   const cores = cpus();
-  let commit = '';
+  let commit: string;
   try {
     commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {

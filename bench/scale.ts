@@ -15,7 +15,7 @@ import { paragraphsMarkdown, paragraphText } from './lib/docs.ts';
 import { acked, connectPeer, connectPeers, destroyAll, sleep, waitFor, type BenchPeer } from './lib/peers.ts';
 import { createTandemDoc, launchServer, type ServerHandle } from './lib/servers.ts';
 import { summarize } from './lib/stats.ts';
-import { rowsFor, type BenchContext, type Benchmark } from './lib/types.ts';
+import { rowsFor, type Benchmark } from './lib/types.ts';
 import { postgresSchemas } from '../tests/helpers/pg-schema.ts';
 import { useRedis } from '../tests/helpers/services.ts';
 

@@ -135,6 +135,8 @@ export class TandemDocMenu extends LightElement {
 
 /** A file name from a title: no path separators or characters systems refuse. */
 function fileName(title: string): string {
+  // Control characters are what a file name may not hold, so the pattern names them.
+  // eslint-disable-next-line no-control-regex -- the pattern matches control characters on purpose
   return (title.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, ' ').trim() || 'Untitled').slice(0, 100);
 }
 

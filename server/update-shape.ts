@@ -2,6 +2,7 @@ import * as Y from 'yjs';
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import { defaultShapeLimits, Malformed, readByte, skipAny, jsonProblem, type ShapeLimits, type ShapeProblem } from './update-values.ts';
+import type { AnyYType } from '../shared/model/doc-layout.ts';
 
 export { defaultShapeLimits, type ShapeLimits, type ShapeProblem, type ShapeRule } from './update-values.ts';
 
@@ -256,8 +257,8 @@ const malformed: Place = { kind: 'dropped', problem: { rule: 'SHAPE4', message: 
  */
 class Placement {
   private readonly places = new Map<ParsedStruct, Place>();
-  private readonly typePlaces = new Map<Y.AbstractType<any>, Place>();
-  private rootNames: Map<Y.AbstractType<any>, string> | null = null;
+  private readonly typePlaces = new Map<AnyYType, Place>();
+  private rootNames: Map<AnyYType, string> | null = null;
 
   constructor(
     private readonly parsed: Parsed,
@@ -351,11 +352,11 @@ class Placement {
   }
 
   /** The place of a shared type of the document (its items' depth is one more), walking up its parents. */
-  private typePlace(type: Y.AbstractType<any>): Place {
+  private typePlace(type: AnyYType): Place {
     const known = this.typePlaces.get(type);
     if (known) return known;
     let depth = 1;
-    let top: Y.AbstractType<any> = type;
+    let top: AnyYType = type;
     while (top._item !== null) {
       const parent: unknown = top._item.parent;
       if (!(parent instanceof Y.AbstractType)) return { kind: 'garbage' };

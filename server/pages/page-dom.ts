@@ -273,7 +273,7 @@ function textOf(root: DomContainer): string {
   return text;
 }
 
-interface PageTreeTypes extends TreeAdapterTypeMap<DomNode, DomParent | DomDocument, DomChild, DomDocument, DomFragment, DomElement, DomComment, DomText, DomElement, never> {}
+type PageTreeTypes = TreeAdapterTypeMap<DomNode, DomParent | DomDocument, DomChild, DomDocument, DomFragment, DomElement, DomComment, DomText, DomElement, never>;
 
 function insertAt(parent: DomContainer, node: DomChild, at: number): void {
   parent.childNodes.splice(at, 0, node);
@@ -339,7 +339,7 @@ export const pageTreeAdapter: TreeAdapter<PageTreeTypes> = {
   getDocumentTypeNodeSystemId: () => '',
   isTextNode: (node): node is DomText => node.nodeType === 3,
   isCommentNode: (node): node is DomComment => node.nodeType === 8,
-  isDocumentTypeNode: (node): node is never => false,
+  isDocumentTypeNode: (_node): _node is never => false,
   isElementNode: (node): node is DomElement => node.nodeType === 1,
   setNodeSourceCodeLocation: () => {},
   getNodeSourceCodeLocation: () => undefined,

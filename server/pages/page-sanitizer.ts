@@ -44,8 +44,9 @@ const elementMarkupProbe = /<[/\w!]/;
 const commentUnsafe = /<[/\w]|^-?>|--!?>|<!-$/;
 const fallbackTagClose = /<\/no(script|embed|frames)/i;
 const attrValueBreakout = /((--!?|])>)|<\/(style|script|title|xmp|textarea|noscript|iframe|noembed|noframes)/i;
-const dataAttribute = /^data-[\-\w.\u00B7-\uFFFF]+$/;
-const ariaAttribute = /^aria-[\-\w]+$/;
+const dataAttribute = /^data-[-\w.\u00B7-\uFFFF]+$/;
+const ariaAttribute = /^aria-[-\w]+$/;
+// eslint-disable-next-line no-control-regex -- DOMPurify's pattern: control characters are the whitespace it strips
 const attrWhitespace = /[\u0000-\u0020\u00A0\u1680\u180E\u2000-\u2029\u205F\u3000]/g;
 const allowedUri = pagePurifyConfig.ALLOWED_URI_REGEXP;
 

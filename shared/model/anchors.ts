@@ -7,7 +7,7 @@ import {
 } from 'y-prosemirror';
 import { schema } from './schema.ts';
 import { withBlockIds } from './block-ids.ts';
-import { docParts } from './doc-layout.ts';
+import { docParts, type AnyYType } from './doc-layout.ts';
 import { maxQuoteLength } from '../protocol/limits.ts';
 
 /**
@@ -43,7 +43,7 @@ export interface Anchor {
 }
 
 /** y-prosemirror's map from Yjs types to the ProseMirror nodes built from them. */
-export type ProsemirrorMapping = Map<Y.AbstractType<any>, Node | Node[]>;
+export type ProsemirrorMapping = Map<AnyYType, Node | Node[]>;
 
 export interface PinnedRange {
   anchor: Anchor;

@@ -112,3 +112,10 @@ export function parseDocName(name: string): { docId: string; part: DocPart } | n
   if (suffix === 'notes' || suffix === 'runs') return { docId, part: suffix };
   return null;
 }
+
+/**
+ * Any Yjs shared type (a map, an array, a text, an XML element or fragment), as Yjs's own
+ * signatures name it: its event type parameter is invariant, so no narrower argument fits all.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Yjs's own name for any shared type
+export type AnyYType = Y.AbstractType<any>;

@@ -1,6 +1,7 @@
 import * as Y from 'yjs';
 import { Fragment, type Node, type NodeType, type Schema } from 'prosemirror-model';
 import { updateYFragment } from 'y-prosemirror';
+import type { AnyYType } from './doc-layout.ts';
 
 /**
  * Content a newer build wrote that this build's schema does not know (VER6, VER7).
@@ -132,9 +133,9 @@ function checkChanged(type: Y.XmlFragment, transaction: Y.Transaction, schema: S
  * Whether `type` lies inside `fragment` (null when not, or when it is deleted), and whether an
  * element of an unknown name holds it or is it (`heldWhole`).
  */
-function placeOf(type: Y.AbstractType<any>, fragment: Y.XmlFragment, schema: Schema): { heldWhole: boolean } | null {
+function placeOf(type: AnyYType, fragment: Y.XmlFragment, schema: Schema): { heldWhole: boolean } | null {
   let heldWhole = false;
-  for (let current: Y.AbstractType<any> | null = type; current; current = (current._item?.parent as Y.AbstractType<any> | undefined) ?? null) {
+  for (let current: AnyYType | null = type; current; current = (current._item?.parent as AnyYType | undefined) ?? null) {
     if (current === fragment) return { heldWhole };
     if (current._item?.deleted) return null;
     if (current instanceof Y.XmlElement && (!(current.nodeName in schema.nodes) || current.nodeName === unknownBlockName)) heldWhole = true;

@@ -118,10 +118,11 @@ describe('creating documents', () => {
     expect(markdown.body).toBe('# Head\n\nSome **bold** text.\n\n* a\n* b');
   });
 
-  it('makes an empty text document when no Markdown is given', async () => {
+  it('makes a text document of one empty paragraph when no Markdown is given', async () => {
     const created = await server.api('/api/docs', { method: 'POST', body: { title: 'Blank' } });
     const { body } = await server.api(`/api/docs/${created.body.id}`);
-    expect(body.blocks).toEqual([]);
+    expect(body.blocks).toEqual([expect.objectContaining({ type: 'paragraph', markdown: '', parentId: null })]);
+    expect((await server.api(`/api/docs/${created.body.id}/markdown`)).body).toBe('');
   });
 
   it('[PAGE1] makes a page from HTML and returns the HTML sanitized, with element ids', async () => {

@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hocuspocus } from '@hocuspocus/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import * as Y from 'yjs';
 import { docParts } from '../../shared/model/doc-layout.ts';
 import { attachCollabSocket } from '../../server/collab-socket.ts';
 import { SocketCounts } from '../../server/collab-gate.ts';

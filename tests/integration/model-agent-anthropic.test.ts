@@ -135,7 +135,7 @@ describe('the model agent over the Anthropic Messages API', () => {
     model = fake;
     const token = server.token('agent', { sub: 'cli-model-agent', name: 'Model agent' });
     const agent = spawnAgentCommand(['--url', server.url, '--token', token, '--model', 'anthropic:claude-fake'], { ANTHROPIC_BASE_URL: fake.baseURL, ANTHROPIC_API_KEY: 'sk-ant-cli', TANDEM_MODEL: '' });
-    let exitCode: number | null = null;
+    let exitCode: number | null;
     try {
       const run = await waitForState(server, doc.runId, 'review', 20_000);
       expect(run.summary).toBe('Uppercased the first paragraph.');

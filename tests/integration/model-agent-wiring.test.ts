@@ -72,7 +72,7 @@ describe('the model agent', () => {
     const fake = await fakeModel(doc.blocks[0].id, doc.instructionIds[0]);
     const token = server.token('agent', { sub: 'cli-model-agent', name: 'Model agent' });
     const agent = spawnAgentCommand(['--url', server.url, '--token', token, '--model', 'openai:fake-model'], { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: '', TANDEM_MODEL: '' });
-    let exitCode: number | null = null;
+    let exitCode: number | null;
     try {
       const run = await waitForState(server, doc.runId, 'review', 20_000);
       expect(run.summary).toBe('Uppercased the first paragraph.');
@@ -127,7 +127,7 @@ describe('the model agent', () => {
       written.push(String(chunk));
       return true;
     });
-    let code: number | null = null;
+    let code: number | null;
     try {
       code = await main(args);
     } finally {

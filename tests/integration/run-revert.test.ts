@@ -177,7 +177,7 @@ describe('POST /api/runs/:runId/undo-discard', () => {
   });
 
   it('[REV9] can be discarded again after the undo, restoring the text before the run', async () => {
-    const { doc, editor } = await firstRunWithEditor('discard');
+    const { doc } = await firstRunWithEditor('discard');
     expect((await post(`/api/runs/${doc.runId}/undo-discard`)).status).toBe(200);
     expect((await post(`/api/runs/${doc.runId}/discard`)).status).toBe(200);
     expect(await markdownOf(server, doc.docId)).toBe(markdown);

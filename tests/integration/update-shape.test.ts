@@ -4,10 +4,10 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import * as Y from 'yjs';
 import { describe, expect, it, vi } from 'vitest';
-import { docName, docParts } from '../../shared/model/doc-layout.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
 import { openSqliteStore } from '../../server/store/sqlite-store.ts';
 import { defaultShapeLimits } from '../../server/update-shape.ts';
-import { connectPeer, roundTrip, waitFor, type Peer } from '../helpers/peer.ts';
+import { roundTrip, waitFor, type Peer } from '../helpers/peer.ts';
 import { connectYjsPeer } from '../helpers/yjs-peer.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 

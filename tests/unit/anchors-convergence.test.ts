@@ -7,7 +7,7 @@ import { initProseMirrorDoc, updateYFragment } from 'y-prosemirror';
 import { anchorFromRange, resolveAnchor, type Anchor, type ProsemirrorMapping } from '../../shared/model/anchors.ts';
 import { readAnnotations } from '../../shared/notes/annotations.ts';
 import { createAnnotation } from '../../shared/notes/annotations-writers.ts';
-import { docParts } from '../../shared/model/doc-layout.ts';
+import { docParts, type AnyYType } from '../../shared/model/doc-layout.ts';
 import { readProseMirrorDoc, writeInitialContent } from '../../shared/model/doc-content.ts';
 import { markdownToDoc } from '../../shared/model/markdown.ts';
 import { importOrigin, runOrigin } from '../../shared/model/origins.ts';
@@ -60,8 +60,8 @@ function locate(ydoc: Y.Doc, anchor: Anchor) {
   const from = Y.createAbsolutePositionFromRelativePosition(Y.createRelativePositionFromJSON(anchor.from), ydoc);
   const to = Y.createAbsolutePositionFromRelativePosition(Y.createRelativePositionFromJSON(anchor.to), ydoc);
   if (!from || !to || !(from.type instanceof Y.XmlText) || from.type !== to.type) throw new Error('the word left its text');
-  let top: Y.AbstractType<any> = from.type;
-  while (top.parent !== docParts(ydoc).content) top = top.parent as Y.AbstractType<any>;
+  let top: AnyYType = from.type;
+  while (top.parent !== docParts(ydoc).content) top = top.parent as AnyYType;
   return { ytext: from.type, start: from.index, end: to.index, top };
 }
 

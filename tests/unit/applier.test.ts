@@ -8,7 +8,7 @@ import type { Op } from '../../shared/applier/ops.ts';
 import { runUndoManager } from '../../shared/applier/run-scope.ts';
 import { serverOrigin } from '../../shared/model/origins.ts';
 import { acceptRunText } from '../../shared/applier/pending-delete.ts';
-import { bytes, markdown, markdowns, replaceOp, setup, readTopBlocks } from '../helpers/applier-fixture.ts';
+import { bytes, markdowns, replaceOp, setup, readTopBlocks } from '../helpers/applier-fixture.ts';
 
 /*
  * The applier (shared/applier/applier.ts): validation, precedence of refusals, all-or-nothing writes as
