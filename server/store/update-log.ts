@@ -1,6 +1,6 @@
 import * as Y from 'yjs';
 import { parseDocName } from '../../shared/model/doc-layout.ts';
-import { inspectUpdate, type ShapeRule } from '../update-shape.ts';
+import { inspectUpdate, type ShapeRule } from '../sync/update-shape.ts';
 
 /**
  * What is on disk for one Hocuspocus document: the state written by its last compaction and the
@@ -22,7 +22,7 @@ export interface StoredDocument {
  * sends the acknowledgement (its SyncStatus message) in one synchronous stretch; the only code
  * that runs between the two is the Y.Doc's `update` event, so an update is either on disk when
  * that event returns or its socket's frames are held until it is (the turn's group commit,
- * server/extensions/persistence.ts, server/outbox.ts), and a server-side write is on disk when
+ * server/sync/persistence.ts, server/sync/outbox.ts), and a server-side write is on disk when
  * its `transact` returns. A store that can only write asynchronously implements AsyncUpdateLog
  * instead.
  */
@@ -46,7 +46,7 @@ export interface UpdateLog {
 
 /**
  * The update log of a store that writes asynchronously (PostgreSQL), shared by every instance
- * of a cluster (SCALE2, server/extensions/async-persistence.ts): a client's update is appended
+ * of a cluster (SCALE2, server/sync/async-persistence.ts): a client's update is appended
  * in Hocuspocus's `beforeSync` hook, awaited before the update is applied and acknowledged, and
  * a server-side write is awaited before the route that made it answers.
  */
@@ -89,7 +89,7 @@ export interface ApplyStoredOptions {
  * update for a long log (50,000 keystrokes: 95 ms against 217 ms), and than `Y.mergeUpdates`,
  * which grows worse than linearly with the number of updates (60 s for the same log).
  *
- * [SHAPE5] Each stored entry is read for shape first (server/update-shape.ts), against what is
+ * [SHAPE5] Each stored entry is read for shape first (server/sync/update-shape.ts), against what is
  * applied before it: what Yjs cannot safely read or write back (a value stored before the server
  * checked shapes: too deep or too large, a subdocument, types nested too deep) is applied as
  * deleted items or garbage of the same length, so everything after it still applies, and an

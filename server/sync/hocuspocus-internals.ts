@@ -26,7 +26,7 @@ export function loadingDocumentCount(hocuspocus: Hocuspocus): number {
 /**
  * Runs the `beforeSync` hooks of every extension for `connection`, as Hocuspocus does before it
  * answers a sync message (its `Connection.callbacks.beforeSync`, which the MessageReceiver calls).
- * server/extensions/fresh-sync.ts answers a sync step 1 in Hocuspocus's place and must run them
+ * server/sync/fresh-sync.ts answers a sync step 1 in Hocuspocus's place and must run them
  * the same way.
  * Upstream: an `onSyncStep1` hook that may answer the step 1 itself (it would replace the
  * substitute frame of fresh-sync.ts and this call).

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Server } from '@hocuspocus/server';
 import * as Y from 'yjs';
-import { AsyncPersistence } from '../../server/extensions/async-persistence.ts';
+import { AsyncPersistence } from '../../server/sync/async-persistence.ts';
 import { openPostgresStore } from '../../server/store/pg-store.ts';
 import type { Store } from '../../server/store/store.ts';
 import type { AsyncUpdateLog } from '../../server/store/update-log.ts';
@@ -9,7 +9,7 @@ import { connectPeer, waitFor } from '../helpers/peer.ts';
 import { postgresSchemas } from '../helpers/pg-schema.ts';
 
 /*
- * AsyncPersistence (server/extensions/async-persistence.ts) on a bare Hocuspocus over the real
+ * AsyncPersistence (server/sync/async-persistence.ts) on a bare Hocuspocus over the real
  * PostgreSQL update log: what reaches the database, and when, relative to the acknowledgement.
  */
 

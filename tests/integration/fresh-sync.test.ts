@@ -5,7 +5,7 @@ import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import * as Y from 'yjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FreshSync } from '../../server/extensions/fresh-sync.ts';
+import { FreshSync } from '../../server/sync/fresh-sync.ts';
 import { docParts } from '../../shared/model/doc-layout.ts';
 import { appendParagraph } from '../helpers/doc-builder.ts';
 import { messageTypes, recordIncoming, syncTypes } from '../helpers/frames.ts';

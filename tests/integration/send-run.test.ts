@@ -10,7 +10,7 @@ import { readRunRecords } from '../../shared/protocol/run-record.ts';
 import { createDoc } from '../../server/docs/create-doc.ts';
 import { readDocState } from '../../server/docs/read-doc.ts';
 import { withDocument } from '../../server/docs/with-document.ts';
-import { Persistence } from '../../server/extensions/persistence.ts';
+import { Persistence } from '../../server/sync/persistence.ts';
 import { RunMirror } from '../../server/runs/run-mirror.ts';
 import { sendRun } from '../../server/runs/send-run.ts';
 import { openSqliteStore } from '../../server/store/sqlite-store.ts';

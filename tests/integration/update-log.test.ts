@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as Y from 'yjs';
 import { docParts } from '../../shared/model/doc-layout.ts';
-import { Persistence } from '../../server/extensions/persistence.ts';
+import { Persistence } from '../../server/sync/persistence.ts';
 import { openSqliteStore } from '../../server/store/sqlite-store.ts';
 import { sqliteUpdateLog } from '../../server/store/sqlite-update-log.ts';
 import type { SyncStore } from '../../server/store/store.ts';

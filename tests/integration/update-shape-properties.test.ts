@@ -3,10 +3,10 @@ import * as Y from 'yjs';
 import { describe, expect, it } from 'vitest';
 import { docParts, notesParts, topLevelNames } from '../../shared/model/doc-layout.ts';
 import { applyStored } from '../../server/store/update-log.ts';
-import { defaultShapeLimits, inspectUpdate } from '../../server/update-shape.ts';
+import { defaultShapeLimits, inspectUpdate } from '../../server/sync/update-shape.ts';
 
 /**
- * The shape of an update (server/update-shape.ts) around its limits: a value or a nesting of
+ * The shape of an update (server/sync/update-shape.ts) around its limits: a value or a nesting of
  * shared types exactly at a limit passes, one level more is refused, wherever the value sits and
  * however the update orders its structs; and no input, random bytes included, makes the reader
  * throw or lets through what Yjs cannot read back.

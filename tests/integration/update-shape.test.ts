@@ -6,7 +6,7 @@ import * as Y from 'yjs';
 import { describe, expect, it, vi } from 'vitest';
 import { docParts } from '../../shared/model/doc-layout.ts';
 import { openSqliteStore } from '../../server/store/sqlite-store.ts';
-import { defaultShapeLimits } from '../../server/update-shape.ts';
+import { defaultShapeLimits } from '../../server/sync/update-shape.ts';
 import { roundTrip, waitFor, type Peer } from '../helpers/peer.ts';
 import { connectYjsPeer } from '../helpers/yjs-peer.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';

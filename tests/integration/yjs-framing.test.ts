@@ -5,7 +5,7 @@ import * as Y from 'yjs';
 import * as syncProtocol from 'y-protocols/sync';
 import * as authProtocol from 'y-protocols/auth';
 import { OutgoingMessage } from '@hocuspocus/server';
-import { authFrame, fromHocuspocusFrame, toHocuspocusFrame, yMessageType } from '../../server/yjs-framing.ts';
+import { authFrame, fromHocuspocusFrame, toHocuspocusFrame, yMessageType } from '../../server/sync/yjs-framing.ts';
 
 function yFrame(type: number, write: (encoder: encoding.Encoder) => void = () => {}): Uint8Array {
   const encoder = encoding.createEncoder();

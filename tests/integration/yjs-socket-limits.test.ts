@@ -7,7 +7,7 @@ import * as Y from 'yjs';
 import * as encoding from 'lib0/encoding';
 import * as decoding from 'lib0/decoding';
 import * as syncProtocol from 'y-protocols/sync';
-import { authFrame, yMessageType } from '../../server/yjs-framing.ts';
+import { authFrame, yMessageType } from '../../server/sync/yjs-framing.ts';
 import { readBlocks } from '../../shared/model/doc-content.ts';
 import { denialReasons } from '../../shared/protocol/denials.ts';
 import { appendParagraph } from '../helpers/doc-builder.ts';

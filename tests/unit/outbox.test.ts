@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Outbox } from '../../server/outbox.ts';
+import { Outbox } from '../../server/sync/outbox.ts';
 
 /** A socket that records what it is asked to do. */
 function recordingSocket() {

@@ -1,5 +1,5 @@
 import type { Extension, onLoadDocumentPayload } from '@hocuspocus/server';
-import { extensionPriority } from '../sync/extension-priorities.ts';
+import { extensionPriority } from './extension-priorities.ts';
 
 /**
  * Sends the first update of each event-loop turn to the document's connections at once, inside

@@ -1,6 +1,6 @@
 import * as decoding from 'lib0/decoding';
-import type { Limits } from './limits.ts';
-import { TokenBucket } from './token-bucket.ts';
+import type { Limits } from '../limits.ts';
+import { TokenBucket } from '../token-bucket.ts';
 
 /**
  * What the gate does with one inbound WebSocket frame: hand it to Hocuspocus, drop it

@@ -1,8 +1,8 @@
 import { messageYjsSyncStep2, messageYjsUpdate } from 'y-protocols/sync';
 import type { beforeSyncPayload, Extension } from '@hocuspocus/server';
 import { parseDocName, topLevelNames } from '../../shared/model/doc-layout.ts';
-import { defaultShapeLimits, inspectUpdate, type ShapeLimits, type ShapeRule } from '../update-shape.ts';
-import { extensionPriority } from '../sync/extension-priorities.ts';
+import { defaultShapeLimits, inspectUpdate, type ShapeLimits, type ShapeRule } from './update-shape.ts';
+import { extensionPriority } from './extension-priorities.ts';
 
 /** Close codes: a refused shape, a value too large, and Hocuspocus's "reconnect and sync afresh". */
 const forbiddenCode = 4403;
@@ -27,7 +27,7 @@ export class ShapeRefused extends Error {
 /**
  * [SHAPE1]–[SHAPE4] Checks the shape of every Yjs update (sync step 2 or update) that a writable
  * connection sends to any part of a document, `/collab` and `/yjs` alike (both are Hocuspocus
- * connections), before Hocuspocus applies it (server/update-shape.ts): known top-level types only
+ * connections), before Hocuspocus applies it (server/sync/update-shape.ts): known top-level types only
  * on `<id>` and `<id>/runs` (on `<id>/notes` NOTES11 decides), no subdocument, bounded depth and
  * size. A refused update is thrown out of `beforeSync`, so Hocuspocus neither applies nor
  * broadcasts it and closes the connection with 4403 (4413 for SHAPE3) and the rule in the reason;

@@ -3,19 +3,19 @@ import type { Duplex } from 'node:stream';
 import type { Hocuspocus } from '@hocuspocus/server';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { SocketCounts, SocketGate } from './collab-gate.ts';
-import type { FreshSync } from './extensions/fresh-sync.ts';
-import type { GateContext } from './extensions/socket-limits.ts';
+import type { FreshSync } from './fresh-sync.ts';
+import type { GateContext } from './socket-limits.ts';
 import { Outbox } from './outbox.ts';
-import { oldestSupportedProtocol, protocolRefusal } from '../shared/protocol/protocol-version.ts';
+import { oldestSupportedProtocol, protocolRefusal } from '../../shared/protocol/protocol-version.ts';
 import { serveYjsSocket, yjsDocumentName, yjsToken } from './yjs-socket.ts';
 
 export const collabPath = '/collab';
 
 /**
  * Hands WebSocket upgrades at `/collab` to Hocuspocus, and those at `/yjs/<document>` to the
- * y-websocket bridge (server/yjs-socket.ts); refuses upgrades anywhere else, and
+ * y-websocket bridge (server/sync/yjs-socket.ts); refuses upgrades anywhere else, and
  * from an address with `socketsPerIp` sockets open. Every frame passes the socket's gate
- * (server/collab-gate.ts) before Hocuspocus reads it, and then `freshSync`, which substitutes the
+ * (server/sync/collab-gate.ts) before Hocuspocus reads it, and then `freshSync`, which substitutes the
  * sync step 1 of a peer that holds nothing (DUR6); a frame over `maxMessageBytes` closes the
  * socket with 1009 (ws's `maxPayload`, LIMIT1). A client older than `oldestProtocol` is closed
  * with PROTOCOL_OUTDATED before Hocuspocus sees it (VER3). `close()` cuts every socket that is

@@ -3,7 +3,7 @@ import type { WebSocketLike } from '@hocuspocus/server';
 type Held = { frame: Parameters<WebSocketLike['send']>[0] } | { close: [code?: number, reason?: string] };
 
 /**
- * What Hocuspocus sends on one socket (server/collab-socket.ts, server/yjs-socket.ts hand it
+ * What Hocuspocus sends on one socket (server/sync/collab-socket.ts, server/sync/yjs-socket.ts hand it
  * this instead of the socket). Frames pass at once, unless held: while an update the socket's
  * client sent waits for its append (Persistence commits the updates of one event-loop turn
  * together), everything sent on the socket, its acknowledgement first of all, waits in order;

@@ -3,7 +3,7 @@ import * as decoding from 'lib0/decoding';
 /**
  * The limits and the values of an update's shape (SHAPE2, SHAPE3 in shared/PROTOCOL.md): how
  * deep and how large one value may be, measured on its bytes with an explicit stack (lib0's
- * `readAny` recurses once per level). server/update-shape.ts reads the structs around them.
+ * `readAny` recurses once per level). server/sync/update-shape.ts reads the structs around them.
  */
 export interface ShapeLimits {
   /** SHAPE2: how many levels below its top-level type an item may lie (an item of the top-level type: 1). */

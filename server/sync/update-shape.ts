@@ -2,7 +2,7 @@ import * as Y from 'yjs';
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import { defaultShapeLimits, Malformed, readByte, skipAny, jsonProblem, type ShapeLimits, type ShapeProblem } from './update-values.ts';
-import type { AnyYType } from '../shared/model/doc-layout.ts';
+import type { AnyYType } from '../../shared/model/doc-layout.ts';
 
 export { defaultShapeLimits, type ShapeLimits, type ShapeProblem, type ShapeRule } from './update-values.ts';
 

@@ -1,8 +1,8 @@
 import type { Hocuspocus, WebSocketLike } from '@hocuspocus/server';
 import type { WebSocket } from 'ws';
 import type { SocketGate } from './collab-gate.ts';
-import type { FreshSync } from './extensions/fresh-sync.ts';
-import type { GateContext } from './extensions/socket-limits.ts';
+import type { FreshSync } from './fresh-sync.ts';
+import type { GateContext } from './socket-limits.ts';
 import { Outbox } from './outbox.ts';
 import { authFrame, fromHocuspocusFrame, toHocuspocusFrame, yMessageType } from './yjs-framing.ts';
 
@@ -36,7 +36,7 @@ export function yjsToken(url: URL, authorization: string | undefined): string {
 /**
  * Serves one y-websocket peer (YWS1, YWS2) as a Hocuspocus connection to `documentName`: the
  * bridge authenticates with `token` on the peer's behalf, then translates every frame each way
- * (server/yjs-framing.ts). The peer is an ordinary connection of the live document, so every
+ * (server/sync/yjs-framing.ts). The peer is an ordinary connection of the live document, so every
  * extension applies to it as to a `/collab` provider: authentication and read-only roles,
  * socket limits, the durable log, the notes guard on `<id>/notes` (YWS4), the presence guard
  * (YWS5), the audit log. Inbound frames pass the socket's gate (LIMIT1–LIMIT4) after

@@ -9,10 +9,10 @@ import type {
   WebSocketLike,
 } from '@hocuspocus/server';
 import { isTransactionOrigin } from '@hocuspocus/server';
-import { Outbox } from '../outbox.ts';
-import { withoutUpdateListeners } from '../sync/hocuspocus-internals.ts';
+import { Outbox } from './outbox.ts';
+import { withoutUpdateListeners } from './hocuspocus-internals.ts';
 import { applyStored, loadedWithout, type LeftOut, type UpdateLog } from '../store/update-log.ts';
-import { extensionPriority } from '../sync/extension-priorities.ts';
+import { extensionPriority } from './extension-priorities.ts';
 
 /** When a document's log grows past either limit, it is compacted without waiting for the debounced store. */
 export interface CompactionLimits {
@@ -57,7 +57,7 @@ interface Waiting {
  * - commits the client updates of one event-loop turn together (group commit: one SQLite commit
  *   costs 15–30 µs, an insert in a commit far less), at the end of the turn or before anything
  *   else is logged or compacted; meanwhile the sending sockets' frames, their acknowledgements
- *   among them, are held in their `Outbox` (server/outbox.ts), so no acknowledgement leaves
+ *   among them, are held in their `Outbox` (server/sync/outbox.ts), so no acknowledgement leaves
  *   before its update is on disk; a connection without an Outbox is logged at once;
  * - compacts (writes the full state and deletes the log entries it covers, in one transaction)
  *   in Hocuspocus's debounced store, when the log passes `limits`, and before the document is

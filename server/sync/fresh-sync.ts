@@ -3,8 +3,8 @@ import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import { messageYjsSyncStep1, messageYjsSyncStep2 } from 'y-protocols/sync';
 import { MessageType, OutgoingMessage, type beforeHandleMessagePayload, type Document, type Extension } from '@hocuspocus/server';
-import { runBeforeSyncHooks } from '../sync/hocuspocus-internals.ts';
-import { extensionPriority } from '../sync/extension-priorities.ts';
+import { runBeforeSyncHooks } from './hocuspocus-internals.ts';
+import { extensionPriority } from './extension-priorities.ts';
 
 /** A state vector of no client: what a peer that holds nothing of the document sends. */
 const emptyStateVector = Uint8Array.of(0);

@@ -13,9 +13,9 @@ import type {
 import { isTransactionOrigin } from '@hocuspocus/server';
 import { applyStored, loadedWithout, type LeftOut, type AsyncUpdateLog } from '../store/update-log.ts';
 import { defaultCompactionLimits, type CompactionLimits } from './persistence.ts';
-import { withoutUpdateListeners } from '../sync/hocuspocus-internals.ts';
-import { Outbox } from '../outbox.ts';
-import { extensionPriority } from '../sync/extension-priorities.ts';
+import { withoutUpdateListeners } from './hocuspocus-internals.ts';
+import { Outbox } from './outbox.ts';
+import { extensionPriority } from './extension-priorities.ts';
 
 /** Hocuspocus's "reconnect and sync afresh": the provider sends its update again on a new socket. */
 const resetCode = 4205;

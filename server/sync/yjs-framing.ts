@@ -2,7 +2,7 @@ import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import { MessageType } from '@hocuspocus/server';
 import * as authProtocol from 'y-protocols/auth';
-import { denialReasons } from '../shared/protocol/denials.ts';
+import { denialReasons } from '../../shared/protocol/denials.ts';
 
 /**
  * The y-websocket framing (the `y-websocket` provider, pycrdt-websocket, y-crdt's servers): every

@@ -1,10 +1,10 @@
 import type { Extension, onAuthenticatePayload } from '@hocuspocus/server';
 import { denialReasons } from '../../shared/protocol/denials.ts';
-import type { SocketGate } from '../collab-gate.ts';
-import { ConnectionDenied, type Auth } from './auth.ts';
-import { extensionPriority } from '../sync/extension-priorities.ts';
+import type { SocketGate } from './collab-gate.ts';
+import { ConnectionDenied, type Auth } from '../extensions/auth.ts';
+import { extensionPriority } from './extension-priorities.ts';
 
-/** The socket's gate, put into every connection's context by server/collab-socket.ts. */
+/** The socket's gate, put into every connection's context by server/sync/collab-socket.ts. */
 export interface GateContext {
   gate?: SocketGate;
 }
