@@ -105,10 +105,16 @@ export async function startServer(
   let asyncLog: AsyncPersistence | null = null;
   let persistence: Extension[];
   if (store.updates.appendsAsynchronously) {
-    asyncLog = new AsyncPersistence(store.updates, log, (document) => notesGuard.forget(document), undefined, freshSync, notesGuard);
+    asyncLog = new AsyncPersistence({
+      log: store.updates,
+      onError: log,
+      onUnjudged: (document) => notesGuard.forget(document),
+      fresh: freshSync,
+      writeBacks: notesGuard,
+    });
     persistence = [asyncLog];
   } else {
-    persistence = [new PromptBroadcast(), new Persistence(store.updates, log, undefined, freshSync)];
+    persistence = [new PromptBroadcast(), new Persistence({ log: store.updates, onError: log, fresh: freshSync })];
   }
   const hocuspocus = new SafeUnloadHocuspocus({
     quiet: true,

@@ -12,7 +12,7 @@ import type {
 } from '@hocuspocus/server';
 import { isTransactionOrigin } from '@hocuspocus/server';
 import { applyStored, loadedWithout, type LeftOut, type AsyncUpdateLog } from '../store/update-log.ts';
-import { defaultCompactionLimits, type CompactionLimits } from './persistence.ts';
+import { defaultCompactionLimits, type CompactionLimits, type FreshStates, type PersistenceOptions } from './persistence.ts';
 import { withoutUpdateListeners } from './hocuspocus-internals.ts';
 import { Outbox } from './outbox.ts';
 import { extensionPriority } from './extension-priorities.ts';
@@ -28,6 +28,13 @@ interface HeldForWriteBack {
   updates: Uint8Array[];
   /** Settles the promise `settled()` waits for. */
   done(): void;
+}
+
+interface AsyncPersistenceOptions extends PersistenceOptions<AsyncUpdateLog> {
+  /** Told when an update NotesGuard judged was refused by the log, so that it forgets the judgement. */
+  onUnjudged?: (document: Document) => void;
+  /** Says whether the server will write back after applying the message `connection` is sending (NotesGuard). */
+  writeBacks?: { pendingFor(connection: Connection): boolean };
 }
 
 interface LogTail {
@@ -69,16 +76,21 @@ export class AsyncPersistence implements Extension {
   private readonly heldForWriteBack = new WeakMap<Document, HeldForWriteBack>();
   private failure: unknown = null;
 
-  constructor(
-    private readonly log: AsyncUpdateLog,
-    private readonly onError: (error: unknown) => void,
-    private readonly onUnjudged: (document: Document) => void = () => {},
-    private readonly limits: CompactionLimits = defaultCompactionLimits,
-    /** Told of a document loaded from its stored state alone, which a fresh peer may then be sent as it is (DUR6). */
-    private readonly fresh?: { loaded(document: Document, state: Uint8Array): void },
-    /** Says whether the server will write back after applying the message `connection` is sending (NotesGuard). */
-    private readonly writeBacks?: { pendingFor(connection: Connection): boolean },
-  ) {}
+  private readonly log: AsyncUpdateLog;
+  private readonly onError: (error: unknown) => void;
+  private readonly onUnjudged: (document: Document) => void;
+  private readonly limits: CompactionLimits;
+  private readonly fresh?: FreshStates;
+  private readonly writeBacks?: AsyncPersistenceOptions['writeBacks'];
+
+  constructor(options: AsyncPersistenceOptions) {
+    this.log = options.log;
+    this.onError = options.onError;
+    this.onUnjudged = options.onUnjudged ?? (() => {});
+    this.limits = options.limits ?? defaultCompactionLimits;
+    this.fresh = options.fresh;
+    this.writeBacks = options.writeBacks;
+  }
 
   async onLoadDocument({ documentName, document }: onLoadDocumentPayload): Promise<void> {
     const stored = await this.log.read(documentName);

@@ -22,6 +22,20 @@ export interface CompactionLimits {
 
 export const defaultCompactionLimits: CompactionLimits = { updates: 10_000, bytes: 4 * 1024 * 1024 };
 
+/** Told of a document loaded from its stored state alone, which a fresh peer may then be sent as it is (DUR6). */
+export interface FreshStates {
+  loaded(document: Document, state: Uint8Array): void;
+}
+
+/** What both persistence extensions are given: the store's update log and where its failures go. */
+export interface PersistenceOptions<Log> {
+  log: Log;
+  onError: (error: unknown) => void;
+  /** When to compact without waiting for the debounced store; `defaultCompactionLimits` if left out. */
+  limits?: CompactionLimits;
+  fresh?: FreshStates;
+}
+
 /** The close code for a client whose update could not be logged: "internal error", so it reconnects and sends it again. */
 const notStoredCode = 1011;
 
@@ -71,13 +85,17 @@ export class Persistence implements Extension {
   /** Client updates applied in this turn, oldest first, not yet appended. */
   private waiting: Waiting[] = [];
 
-  constructor(
-    private readonly log: UpdateLog,
-    private readonly onError: (error: unknown) => void,
-    private readonly limits: CompactionLimits = defaultCompactionLimits,
-    /** Told of a document loaded from its stored state alone, which a fresh peer may then be sent as it is (DUR6). */
-    private readonly fresh?: { loaded(document: Document, state: Uint8Array): void },
-  ) {}
+  private readonly log: UpdateLog;
+  private readonly onError: (error: unknown) => void;
+  private readonly limits: CompactionLimits;
+  private readonly fresh?: FreshStates;
+
+  constructor(options: PersistenceOptions<UpdateLog>) {
+    this.log = options.log;
+    this.onError = options.onError;
+    this.limits = options.limits ?? defaultCompactionLimits;
+    this.fresh = options.fresh;
+  }
 
   async onLoadDocument({ documentName, document }: onLoadDocumentPayload): Promise<void> {
     const stored = await this.log.read(documentName);

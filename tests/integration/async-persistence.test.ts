@@ -33,7 +33,7 @@ async function storedText(name: string): Promise<string> {
 }
 
 async function start(log: AsyncUpdateLog): Promise<{ persistence: AsyncPersistence; wsUrl: string }> {
-  const persistence = new AsyncPersistence(log, () => {});
+  const persistence = new AsyncPersistence({ log, onError: () => {} });
   // No debounced store (compaction) while a test looks at the log.
   server = new Server({ port: 0, address: '127.0.0.1', quiet: true, stopOnSignals: false, debounce: 600_000, maxDebounce: 600_000, extensions: [persistence] });
   await server.listen();

@@ -68,7 +68,7 @@ describe('group commit, properties (DUR1, DUR2)', () => {
             compact: async (name, state, throughSeq) => (refuse(), store.updates.compact(name, state, throughSeq)),
           };
           const limits = { updates: Number.MAX_SAFE_INTEGER, bytes: Number.MAX_SAFE_INTEGER };
-          const hocuspocus = new Hocuspocus({ quiet: true, extensions: [new Persistence(log, () => {}, limits)] });
+          const hocuspocus = new Hocuspocus({ quiet: true, extensions: [new Persistence({ log, onError: () => {}, limits })] });
           const violations: string[] = [];
           const clients: Client[] = [];
           try {

@@ -66,7 +66,7 @@ describe('group commit (DUR1)', () => {
     const claims = { sub: 'writer', name: 'Writer', role: 'editor', iat: 0, exp: Number.MAX_SAFE_INTEGER } as Claims;
     const socketLimits = new SocketLimits({ auth: { principalOf: () => claims } });
     const freshSync = new FreshSync();
-    hocuspocus = new Hocuspocus({ quiet: true, extensions: [socketLimits, new Persistence(log, () => {}, limits), freshSync] });
+    hocuspocus = new Hocuspocus({ quiet: true, extensions: [socketLimits, new Persistence({ log, onError: () => {}, limits }), freshSync] });
     httpServer = createServer();
     collab = attachCollabSocket(httpServer, hocuspocus, new SocketCounts(resolveLimits()), freshSync);
     await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));

@@ -27,7 +27,7 @@ const ed = { id: 'ed', name: 'Ed' };
 beforeEach(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'tandem-send-'));
   store = openSqliteStore(dataDir);
-  hocuspocus = new Hocuspocus({ quiet: true, extensions: [new Persistence(store.updates, (error) => console.error(error))] });
+  hocuspocus = new Hocuspocus({ quiet: true, extensions: [new Persistence({ log: store.updates, onError: (error) => console.error(error) })] });
   // As the composition root wires it: every change of a run is mirrored.
   const mirror = new RunMirror(hocuspocus, store.runs);
   store.runs.onRunChanged((_runId, docId) => mirror.refresh(docId));

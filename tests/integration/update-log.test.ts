@@ -32,7 +32,7 @@ describe('logging and compaction', () => {
   function open(limits: { updates: number; bytes: number }, wrap = (log: UpdateLog) => log) {
     dataDir = mkdtempSync(join(tmpdir(), 'tandem-log-'));
     store = openSqliteStore(dataDir);
-    hocuspocus = new Hocuspocus({ quiet: true, extensions: [new Persistence(wrap(store.updates), (error) => console.error(error), limits)] });
+    hocuspocus = new Hocuspocus({ quiet: true, extensions: [new Persistence({ log: wrap(store.updates), onError: (error) => console.error(error), limits })] });
   }
 
   const stored = async (name: string) => {
@@ -92,7 +92,7 @@ describe('logging and compaction', () => {
       append: (name, update) => refuseWhileFull(() => store.updates.append(name, update)),
       compact: async (name, state, throughSeq) => refuseWhileFull(() => store.updates.compact(name, state, throughSeq)),
     };
-    const server = new Server({ port: 0, address: '127.0.0.1', quiet: true, stopOnSignals: false, extensions: [new Persistence(log, () => {}, noLimits)] });
+    const server = new Server({ port: 0, address: '127.0.0.1', quiet: true, stopOnSignals: false, extensions: [new Persistence({ log, onError: () => {}, limits: noLimits })] });
     hocuspocus = server.hocuspocus;
     await server.listen();
     const peer = connectPeer({ wsUrl: `ws://127.0.0.1:${server.address.port}`, name: 'failing', token: 'any' });
