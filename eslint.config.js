@@ -12,8 +12,18 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   { files: ['**/*.mjs', '**/*.cjs'], languageOptions: { globals: nodeGlobals } },
   { files: ['**/*.cjs'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
-  // Tests and benchmarks read JSON answers whose shape they then assert.
-  { files: ['tests/**', 'bench/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      // An async listener handed to an emitter or a server (Node's `on`, `createServer`) catches
+      // and reports its own failures; a promise where a condition or a void value is expected is
+      // still an error.
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      '@typescript-eslint/no-non-null-assertion': 'warn',
+    },
+  },
   {
     rules: {
       // A leading underscore names what is left out on purpose (a rest sibling, a skipped argument).
@@ -22,5 +32,11 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
       ],
     },
+  },
+  // Tests and benchmarks read JSON answers whose shape they then assert; a missing value fails
+  // them loudly where they use it.
+  {
+    files: ['tests/**', 'bench/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },
 );

@@ -46,7 +46,7 @@ export class DocPart extends EventTarget {
     this.localLoaded = options.localName === null;
 
     this.local = options.localName === null ? null : new IndexeddbPersistence(options.localName, this.ydoc);
-    this.local?.whenSynced.then(() =>
+    void this.local?.whenSynced.then(() =>
       this.afterLocalWrites(() => {
         this.localLoaded = true;
         this.changed();

@@ -227,7 +227,7 @@ export class TandemAnnotationCard extends LightElement {
   private close() {
     this.mode = 'view';
     this.error = '';
-    this.updateComplete.then(() => this.querySelector<HTMLElement>('.card-quote, article')?.focus());
+    void this.updateComplete.then(() => this.querySelector<HTMLElement>('.card-quote, article')?.focus());
   }
 
   /** A click anywhere on the card but its controls selects the annotated text. */

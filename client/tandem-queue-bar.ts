@@ -146,7 +146,7 @@ export class TandemQueueBar extends LightElement {
   private closeDialog() {
     this.dialogOpen = false;
     this.sender.clear();
-    this.updateComplete.then(() => this.querySelector<HTMLElement>('.send-button')?.focus());
+    void this.updateComplete.then(() => this.querySelector<HTMLElement>('.send-button')?.focus());
   }
 
   private async confirm() {

@@ -12,7 +12,7 @@ export class KeyedLock {
     const result = previous.catch(() => {}).then(section);
     const tail = result.catch(() => {});
     this.tails.set(key, tail);
-    tail.then(() => {
+    void tail.then(() => {
       if (this.tails.get(key) === tail) this.tails.delete(key);
     });
     return result;

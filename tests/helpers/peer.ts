@@ -44,7 +44,7 @@ export function connectPeer(options: PeerOptions): Peer {
   });
   const synced = new Promise<void>((resolve, reject) => {
     provider.on('synced', () => resolve());
-    authenticationFailed.then((reason) => reject(new Error(`Authentication failed: ${reason}`)));
+    void authenticationFailed.then((reason) => reject(new Error(`Authentication failed: ${reason}`)));
   });
   synced.catch(() => {});
   provider.attach();

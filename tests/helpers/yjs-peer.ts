@@ -40,7 +40,7 @@ export function connectYjsPeer(options: { wsUrl: string; name: string; token: st
   });
   const synced = new Promise<void>((resolve, reject) => {
     provider.once('sync', () => resolve());
-    closed.then(({ code, reason }) => reject(new Error(`Closed before sync: ${code} ${reason}`)));
+    void closed.then(({ code, reason }) => reject(new Error(`Closed before sync: ${code} ${reason}`)));
   });
   synced.catch(() => {});
   return {
@@ -70,7 +70,7 @@ export function yjsRoundTrip(peer: YjsPeer): Promise<void> {
     };
     provider.synced = false;
     provider.on('sync', onSync);
-    peer.closed.then(({ code, reason }) => reject(new Error(`Closed instead of answering: ${code} ${reason}`)));
+    void peer.closed.then(({ code, reason }) => reject(new Error(`Closed instead of answering: ${code} ${reason}`)));
     const encoder = encoding.createEncoder();
     encoding.writeVarUint(encoder, 0);
     syncProtocol.writeSyncStep1(encoder, peer.ydoc);
