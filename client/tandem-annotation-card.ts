@@ -163,10 +163,11 @@ export class TandemAnnotationCard extends LightElement {
 
   private renderLinks() {
     const a = this.annotation;
+    const source = this.source;
     if (a.kind === 'instruction' && a.fromCommentId) {
       return html`<p class="card-link">
         From a comment
-        ${this.source ? html`<button type="button" class="link-button" @click=${() => this.goTo(this.source!.id)}>Show the comment</button>` : html`(since removed)`}
+        ${source ? html`<button type="button" class="link-button" @click=${() => this.goTo(source.id)}>Show the comment</button>` : html`(since removed)`}
       </p>`;
     }
     if (a.kind === 'comment' && this.derived.length > 0) {

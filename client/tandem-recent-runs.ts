@@ -142,7 +142,8 @@ function actionFor(run: RunRecord, newest: boolean): Action | null {
 }
 
 function describeRun(run: RunRecord): string {
-  const what = run.items.length === 1 ? `“${run.items[0]!.instruction}”` : `${run.items.length} instructions`;
+  const [only] = run.items;
+  const what = run.items.length === 1 && only ? `“${only.instruction}”` : `${run.items.length} instructions`;
   const by = run.decidedBy ? ` by ${run.decidedBy.name}` : '';
   if (run.reverted) return `${what}: accepted${by}, reverted by ${run.reverted.by.name}`;
   return `${what}: ${run.state}${by}`;

@@ -220,12 +220,13 @@ export class TandemReviewPanel extends LightElement {
     const groups = [...this.querySelectorAll<HTMLElement>('.review-item[role="group"]')];
     if (groups.length === 0) return;
     const focused = groups.findIndex((group) => group.contains(document.activeElement));
-    const move = (to: number) => groups[(to + groups.length) % groups.length]!.focus();
+    const move = (to: number) => groups[(to + groups.length) % groups.length]?.focus();
     if (event.code === reviewKeys.next.code) move(focused < 0 ? 0 : focused + 1);
     else if (event.code === reviewKeys.previous.code) move(focused < 0 ? groups.length - 1 : focused - 1);
     else if (event.code === reviewKeys.accept.code || event.code === reviewKeys.discard.code) {
       if (focused < 0) return;
-      const item = this.run.items.find((candidate) => candidate.instructionId === groups[focused]!.dataset.instructionId);
+      const focusedId = groups[focused]?.dataset.instructionId;
+      const item = this.run.items.find((candidate) => candidate.instructionId === focusedId);
       if (!item || item.decision !== null || !this.canDecide || this.wholeOnly(this.run)) return;
       void this.decideItem(this.run, item, event.code === reviewKeys.accept.code ? 'accept' : 'discard');
     } else return;

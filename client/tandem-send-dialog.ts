@@ -49,7 +49,10 @@ export class TandemSendDialog extends LightElement {
   protected willUpdate(changed: PropertyValues<this>): void {
     if (!this.open || !(changed.has('open') || changed.has('instructions') || changed.has('textYdoc'))) return;
     const found = this.textYdoc ? detectDrift(this.textYdoc, this.instructions) : [];
-    this.drifts = new Map(this.instructions.flatMap((instruction, index) => (found[index] ? [[instruction.id, found[index]!]] : [])));
+    this.drifts = new Map(this.instructions.flatMap((instruction, index) => {
+      const drift = found[index];
+      return drift ? [[instruction.id, drift]] : [];
+    }));
   }
 
   private get dialog(): HTMLDialogElement | null {

@@ -135,9 +135,10 @@ export async function askOnTheSide(input: {
   let request = asideRequest(base, asideMessage(input.aside.text, input.aside.askedBy.name));
   let usage: ModelTurn['usage'];
   for (let call = 1; call <= maxAsideCalls; call++) {
-    const onText = input.onAnswer && ((text: string) => {
+    const { onAnswer } = input;
+    const onText = onAnswer && ((text: string) => {
       const answer = answerSoFar(text);
-      if (answer) input.onAnswer!(answer);
+      if (answer) onAnswer(answer);
     });
     const turn = await input.provider.complete(request, input.signal, onText);
     usage ??= turn.usage;

@@ -2,6 +2,7 @@ import * as Y from 'yjs';
 import type { Hocuspocus } from '@hocuspocus/server';
 import type { Store } from '../store/store.ts';
 import { isDocumentLoading } from '../sync/hocuspocus-internals.ts';
+import { withDocument } from './with-document.ts';
 
 /**
  * Calls `read` with the current state of a Hocuspocus document: the live document when
@@ -15,12 +16,7 @@ export async function readDocState<T>(
   read: (ydoc: Y.Doc) => T,
 ): Promise<T> {
   if (hocuspocus.documents.has(name) || isDocumentLoading(hocuspocus, name)) {
-    const connection = await hocuspocus.openDirectConnection(name);
-    try {
-      return read(connection.document!);
-    } finally {
-      await connection.disconnect();
-    }
+    return withDocument(hocuspocus, name, read);
   }
   const ydoc = new Y.Doc();
   try {

@@ -9,7 +9,9 @@ import type { Hocuspocus } from '@hocuspocus/server';
 export async function withDocument<T>(hocuspocus: Hocuspocus, name: string, use: (ydoc: Y.Doc) => T | Promise<T>): Promise<T> {
   const connection = await hocuspocus.openDirectConnection(name);
   try {
-    return await use(connection.document!);
+    // A direct connection holds its document from its opening to its disconnect.
+    if (!connection.document) throw new Error(`The document ${name} closed under a direct connection`);
+    return await use(connection.document);
   } finally {
     await connection.disconnect();
   }

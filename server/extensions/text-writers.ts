@@ -2,6 +2,7 @@ import * as Y from 'yjs';
 import type { Extension, onChangePayload } from '@hocuspocus/server';
 import { parseDocName } from '../../shared/model/doc-layout.ts';
 import type { AuthContext } from './auth.ts';
+import { evictOldest } from '../evict-oldest.ts';
 import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /**
@@ -27,7 +28,7 @@ export class TextWriters implements Extension {
     for (const client of Y.parseUpdateMeta(update).to.keys()) {
       if (writers.has(client)) continue;
       writers.set(client, name);
-      if (writers.size > TextWriters.perDoc) writers.delete(writers.keys().next().value!);
+      evictOldest(writers, TextWriters.perDoc);
     }
   }
 

@@ -27,7 +27,7 @@ export function addAuditRoutes(router: Router<RouteHandler>, store: Store): void
     const entries = await store.audit.list(doc.id, { before: query.before, limit });
     const page: AuditPage = {
       entries: entries.map(({ at, ...entry }) => ({ ...entry, at: new Date(at).toISOString() })),
-      next: entries.length === limit ? entries.at(-1)!.id : null,
+      next: entries.length === limit ? (entries.at(-1)?.id ?? null) : null,
     };
     return json(200, page);
   });

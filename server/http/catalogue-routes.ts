@@ -31,14 +31,19 @@ export function readListQuery(params: URLSearchParams): DocListQuery {
 export async function listTrash(store: Store, principal: Claims): Promise<TrashedDoc[]> {
   if (!may(principal.role, 'doc.trash')) throw forbidden('Only editors may see the trash.');
   return (await store.listDocs('trash'))
-    .filter((record) => coversDoc(principal, record.id))
-    .map((record) => ({
-      id: record.id,
-      title: countedTitle(record.title),
-      kind: record.kind,
-      updatedAt: new Date(record.updatedAt).toISOString(),
-      ...trashTimes(record.deletedAt!),
-    }));
+    .flatMap(({ deletedAt, ...record }) =>
+      deletedAt !== null && coversDoc(principal, record.id)
+        ? [
+            {
+              id: record.id,
+              title: countedTitle(record.title),
+              kind: record.kind,
+              updatedAt: new Date(record.updatedAt).toISOString(),
+              ...trashTimes(deletedAt),
+            },
+          ]
+        : [],
+    );
 }
 
 function trashTimes(deletedAt: number): { deletedAt: string; purgeAt: string } {

@@ -83,5 +83,6 @@ export function addExportRoutes(router: Router<RouteHandler>, deps: { store: Sto
 
 /** A document with nothing typed in it: what an import replaces instead of adding to. */
 function isBlank(doc: Node): boolean {
-  return doc.childCount === 0 || (doc.childCount === 1 && doc.firstChild!.type.name === 'paragraph' && doc.firstChild!.content.size === 0);
+  const first = doc.firstChild;
+  return first === null || (doc.childCount === 1 && first.type.name === 'paragraph' && first.content.size === 0);
 }

@@ -1,6 +1,7 @@
 import type { Claims } from '../../shared/protocol/claims.ts';
 import { coversDoc } from '../../shared/protocol/permissions.ts';
 import type { AgentView } from '../../shared/wire/docs.ts';
+import { evictOldest } from '../evict-oldest.ts';
 import type { AgentSighting, AgentSightings } from '../store/agent-sightings.ts';
 
 /** How long after its last request an agent still counts as connected (RUN7). */
@@ -107,7 +108,7 @@ export class AgentRoster {
       polls: previous?.polls ?? 0,
     };
     this.seen.set(claims.sub, entry);
-    if (this.seen.size > maxAgents) this.seen.delete(this.seen.keys().next().value!);
+    evictOldest(this.seen, maxAgents);
     return entry;
   }
 
@@ -130,7 +131,7 @@ export class AgentRoster {
       if (last && last.model === entry.model && fresh) return;
     }
     this.shared.set(sub, { at: now, model: entry.model, heldUntil });
-    if (this.shared.size > maxAgents) this.shared.delete(this.shared.keys().next().value!);
+    evictOldest(this.shared, maxAgents);
     const sighting: AgentSighting = { sub, name: entry.claims.name, doc: entry.claims.doc ?? null, model: entry.model, lastSeen: now, heldUntil };
     await this.sightings.record(sighting).catch(this.onError);
   }

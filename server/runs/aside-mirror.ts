@@ -2,6 +2,7 @@ import type * as Y from 'yjs';
 import type { Hocuspocus } from '@hocuspocus/server';
 import { docName, runsParts } from '../../shared/model/doc-layout.ts';
 import { serverOrigin } from '../../shared/model/origins.ts';
+import { withDocument } from '../docs/with-document.ts';
 import type { AsideRecord } from '../../shared/wire/asides.ts';
 
 /**
@@ -43,13 +44,7 @@ export class AsideMirror {
   private enqueue(docId: string, change: (ydoc: Y.Doc) => void): Promise<void> {
     const previous = this.turns.get(docId) ?? Promise.resolve();
     const turn = previous.then(async () => {
-      const connection = await this.hocuspocus.openDirectConnection(docName(docId, 'runs'));
-      try {
-        const ydoc = connection.document!;
-        ydoc.transact(() => change(ydoc), serverOrigin);
-      } finally {
-        await connection.disconnect();
-      }
+      await withDocument(this.hocuspocus, docName(docId, 'runs'), (ydoc) => ydoc.transact(() => change(ydoc), serverOrigin));
     }).catch(this.onError);
     this.turns.set(docId, turn);
     void turn.then(() => {

@@ -2,6 +2,7 @@ import type * as Y from 'yjs';
 import type { Hocuspocus } from '@hocuspocus/server';
 import { docName, runsParts } from '../../shared/model/doc-layout.ts';
 import { serverOrigin } from '../../shared/model/origins.ts';
+import { withDocument } from '../docs/with-document.ts';
 import type { RunRecord } from '../../shared/protocol/run-record.ts';
 import { toRunRecord, type RunStore } from '../store/run-store.ts';
 import { dropFinishedAsides } from './aside-mirror.ts';
@@ -49,12 +50,9 @@ export class RunMirror {
   }
 
   private async write(docId: string): Promise<void> {
-    const connection = await this.hocuspocus.openDirectConnection(docName(docId, 'runs'));
-    try {
+    await withDocument(this.hocuspocus, docName(docId, 'runs'), async (ydoc) => {
       const records = (await this.runs.listRuns(docId)).map(toRunRecord);
-      writeRunRecords(connection.document!, records);
-    } finally {
-      await connection.disconnect();
-    }
+      writeRunRecords(ydoc, records);
+    });
   }
 }
