@@ -8,6 +8,7 @@ import { DerivedCache, liveVersion } from '../work/derived-cache.ts';
 import { workPool } from '../work/work-pool.ts';
 import type { WorkTasks } from '../work/work-tasks.ts';
 import type { TextState } from './read-text-views.ts';
+import type { SearchEntry } from '../store/doc-search.ts';
 
 /**
  * What the API reads of a text document — its blocks and its Markdown (one reading), its HTML and
@@ -68,11 +69,12 @@ async function derive<K extends TextTask>(hocuspocus: Hocuspocus, store: Store, 
 /**
  * Builds a new text document's state in the work pool and keeps the views built with it, under
  * the key of that state stored alone, which is what the store holds until someone edits it.
+ * Answers the state and what the search index keeps of it (CAT2), read in the same task.
  */
-export async function importText(input: { title: string; markdown: string }): Promise<Uint8Array> {
-  const { state, views } = await workPool().run('importText', { title: input.title, markdown: input.markdown });
+export async function importText(input: { title: string; markdown: string }): Promise<{ state: Uint8Array; search: SearchEntry }> {
+  const { state, views, search } = await workPool().run('importText', { title: input.title, markdown: input.markdown });
   void derived.get(`textViews:${storedKey({ state, updates: [], lastSeq: 0 })}`, () => Promise.resolve(views));
-  return state;
+  return { state, search };
 }
 
 /** The SHA-256 of what is stored, each part with its length, so that no two different stores share a key. */
