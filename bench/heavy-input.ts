@@ -20,7 +20,8 @@ import { createPageTools } from '../shared/page/page-tools.ts';
 import { serverPageTools } from '../server/pages/page-tools.ts';
 import { openKeyRing } from '../server/auth/keys.ts';
 import { signToken } from '../server/auth/tokens.ts';
-import { docToMarkdown, markdownToDoc } from '../shared/model/markdown.ts';
+import { markdownToDoc, serializer } from '../shared/model/markdown.ts';
+import { serializeMarkdown } from '../shared/model/markdown-output.ts';
 import { launchServer, type ServerHandle } from './lib/servers.ts';
 import * as Y from 'yjs';
 import { buildInitialState } from '../server/docs/create-doc.ts';
@@ -45,7 +46,8 @@ export const heavyInput: Benchmark = {
     const parse5Ms = Math.min(...[1, 2, 3].map(() => timed(() => parseFragment(page))));
     let parsed: ReturnType<typeof markdownToDoc> | null = null;
     const parseMs = timed(() => (parsed = markdownToDoc(markdown)));
-    const serializeMs = timed(() => docToMarkdown(parsed!));
+    // The serializer over the whole tree (linear, markdown-output.ts), as docToMarkdown wrote every document before it wrote runs of plain paragraphs as their text.
+    const serializeMs = timed(() => serializeMarkdown(serializer, parsed!, { tightLists: false }));
 
     // A cold read reads the stored state: applies it to a Y.Doc, then writes the Markdown.
     const state = buildInitialState({ kind: 'text', title: 'Long document', markdown });
