@@ -22,7 +22,7 @@ export function bytes(status: number, body: Uint8Array, contentType: string, hea
 /**
  * Writes `reply`. A body of more than `sliceChars` characters (a large document's blocks or
  * Markdown) is written a slice at a time, each slice encoded and handed to the socket in a turn
- * of its own and the next one only once the socket has taken it (LIMIT10): written at once, its
+ * of its own, at most about a megabyte waiting for the socket (LIMIT10): written at once, its
  * encoding and copy held the event loop for tens of milliseconds.
  */
 export function sendReply(res: ServerResponse, reply: Reply, headers: Record<string, string> = {}): void {
@@ -43,6 +43,9 @@ export function sendReply(res: ServerResponse, reply: Reply, headers: Record<str
 /** Characters of a body written in one turn. */
 export const sliceChars = 64 * 1024;
 
+/** Bytes of a body left waiting for the socket before no more is written until it drains. */
+const queuedBytes = 1024 * 1024;
+
 async function writeInSlices(res: ServerResponse, pieces: string[]): Promise<void> {
   for (const piece of pieces) {
     for (let start = 0; start < piece.length; ) {
@@ -50,9 +53,10 @@ async function writeInSlices(res: ServerResponse, pieces: string[]): Promise<voi
       // A surrogate pair stays in one slice: apart, each half would be written as U+FFFD.
       if (end < piece.length && isHighSurrogate(piece.charCodeAt(end - 1))) end--;
       if (res.destroyed) return;
-      const taken = res.write(piece.slice(start, end));
+      res.write(piece.slice(start, end));
       start = end;
-      await (taken ? new Promise((resolve) => setImmediate(resolve)) : drained(res));
+      // The next slice in a later turn; once a few are waiting for the socket, when it drains.
+      await (res.writableLength < queuedBytes ? new Promise((resolve) => setImmediate(resolve)) : drained(res));
     }
   }
   if (!res.destroyed) res.end();
