@@ -8,15 +8,20 @@
  * the old server's DOMPurify over jsdom for one sanitize, and parse5's bare parse, the floor;
  * markdown-it + prosemirror-markdown for one parse and one serialize; one Y.applyUpdate of the
  * stored state and one serialize for a read by a new server), the server's longest event-loop
- * stall, and the other user's slowest answer beside the slowest with the server idle.
+ * stall beside its floor (the same server's while idle; for text, one bare better-sqlite3 write or
+ * read of the document's state blob, which the SQLite store does on the loop), and the other
+ * user's slowest answer beside the slowest with the server idle.
  */
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { JSDOM } from 'jsdom';
 import { parseFragment } from 'parse5';
 import { createPageTools } from '../shared/page/page-tools.ts';
 import { serverPageTools } from '../server/pages/page-tools.ts';
 import { openKeyRing } from '../server/auth/keys.ts';
 import { signToken } from '../server/auth/tokens.ts';
-import { docToMarkdown, markdownToDoc } from '../shared/model/markdown.ts';
+import { markdownToDoc, serializer } from '../shared/model/markdown.ts';
+import { serializeMarkdown } from '../shared/model/markdown-output.ts';
 import { launchServer, type ServerHandle } from './lib/servers.ts';
 import * as Y from 'yjs';
 import { buildInitialState } from '../server/docs/create-doc.ts';
@@ -41,7 +46,8 @@ export const heavyInput: Benchmark = {
     const parse5Ms = Math.min(...[1, 2, 3].map(() => timed(() => parseFragment(page))));
     let parsed: ReturnType<typeof markdownToDoc> | null = null;
     const parseMs = timed(() => (parsed = markdownToDoc(markdown)));
-    const serializeMs = timed(() => docToMarkdown(parsed!));
+    // The serializer over the whole tree (linear, markdown-output.ts), as docToMarkdown wrote every document before it wrote runs of plain paragraphs as their text.
+    const serializeMs = timed(() => serializeMarkdown(serializer, parsed!, { tightLists: false }));
 
     // A cold read reads the stored state: applies it to a Y.Doc, then writes the Markdown.
     const state = buildInitialState({ kind: 'text', title: 'Long document', markdown });
@@ -51,15 +57,17 @@ export const heavyInput: Benchmark = {
         Y.applyUpdate(ydoc, state);
         ydoc.destroy();
       }) + serializeMs;
+    const blob = blobFloor(ctx.tempDir('heavy-blob'), state);
     const dataDir = ctx.tempDir('heavy');
     let textId: string | null = null;
     // No built-in agent: the benchmark is the agent that changes the page.
     const server = await launchServer({ kind: 'tandem', dataDir, agent: 'off' });
     try {
+      await server.stallMs();
       const idle = await whileAsking(server, async () => {
         await new Promise((resolve) => setTimeout(resolve, 1_000));
       });
-      await server.stallMs();
+      const idleStallMs = await server.stallMs();
       const pageCase = { case: `page of ${pageElements.toLocaleString('en-US')} elements, ${kib(page)}`, unit: 'ms' as const, better: 'lower' as const };
       const floor = 'one parse5 parse (the floor)';
       const old = `one DOMPurify sanitize over jsdom (the old server's), ${Math.round(purifyMs).toLocaleString('en-US')} ms`;
@@ -78,7 +86,7 @@ export const heavyInput: Benchmark = {
         notes.push(`heavy: the page failed: ${(error as Error).message.slice(0, 300)} (one DOMPurify sanitize over jsdom alone took ${Math.round(purifyMs)} ms here)`);
       }
       notes.push(`heavy: one sanitize of the page in this process: ${Math.round(timed(() => serverPageTools().sanitize(page)))} ms with the server's sanitizer, ${Math.round(purifyMs)} ms with DOMPurify over jsdom.`);
-      add({ ...pageCase, metric: "server's longest event-loop stall", tandem: await server.stallMs(), baseline: null, baselineName: '—' });
+      add({ ...pageCase, metric: "server's longest event-loop stall", tandem: await server.stallMs(), baseline: idleStallMs, baselineName: 'the same server idle, asked /healthz (the cores\' contention)' });
 
       const textCase = { case: `text of ${paragraphs.toLocaleString('en-US')} paragraphs, ${kib(markdown)}`, unit: 'ms' as const, better: 'lower' as const };
       ctx.log('heavy: a 60,000-paragraph document');
@@ -98,12 +106,12 @@ export const heavyInput: Benchmark = {
       } catch (error) {
         notes.push(`heavy: the text document failed: ${(error as Error).message.slice(0, 300)}`);
       }
-      add({ ...textCase, metric: "server's longest event-loop stall", tandem: await server.stallMs(), baseline: null, baselineName: '—' });
+      add({ ...textCase, metric: "server's longest event-loop stall", tandem: await server.stallMs(), baseline: blob.writeMs, baselineName: `one bare better-sqlite3 write of its ${mib(state)} state (the same server idle: ${Math.round(idleStallMs)} ms)` });
       notes.push('heavy: the libraries alone run once in the benchmark\'s own process; the server parses pages and reads text in its work pool (LIMIT10), off its event loop.');
     } finally {
       await server.stop();
     }
-    if (textId) await coldTextReads(ctx, dataDir, textId, add, readMs);
+    if (textId) await coldTextReads(ctx, dataDir, textId, add, readMs, { readMs: blob.readMs, name: `one bare better-sqlite3 read of its ${mib(state)} state` });
     return { rows, notes };
   },
 };
@@ -133,7 +141,14 @@ async function pageWork(server: ServerHandle, dataDir: string, page: string) {
  * The text document read again by a server started anew on the same data: nothing derived is
  * kept, so it reads what is stored (shape, merge, ProseMirror, blocks and Markdown), in its pool.
  */
-async function coldTextReads(ctx: BenchContext, dataDir: string, id: string, add: (row: Omit<Row, 'bench'>) => void, readMs: number): Promise<void> {
+async function coldTextReads(
+  ctx: BenchContext,
+  dataDir: string,
+  id: string,
+  add: (row: Omit<Row, 'bench'>) => void,
+  readMs: number,
+  blobRead: { readMs: number; name: string },
+): Promise<void> {
   ctx.log('heavy: the 60,000-paragraph document read by a new server');
   const textCase = { case: `text of ${paragraphs.toLocaleString('en-US')} paragraphs, read by a new server`, unit: 'ms' as const, better: 'lower' as const };
   const server = await launchServer({ kind: 'tandem', dataDir });
@@ -146,9 +161,30 @@ async function coldTextReads(ctx: BenchContext, dataDir: string, id: string, add
     const floor = 'one Y.applyUpdate of its state + one serialize';
     add({ ...textCase, metric: 'GET /api/docs/:id and …/markdown at once, the slower', tandem: Math.max(run.result.read, run.result.markdown), baseline: readMs, baselineName: floor });
     add({ ...textCase, metric: "another user's slowest /healthz", tandem: run.slowestHealthMs, baseline: null, baselineName: '—' });
-    add({ ...textCase, metric: "server's longest event-loop stall", tandem: await server.stallMs(), baseline: null, baselineName: '—' });
+    add({ ...textCase, metric: "server's longest event-loop stall", tandem: await server.stallMs(), baseline: blobRead.readMs, baselineName: blobRead.name });
   } finally {
     await server.stop();
+  }
+}
+
+/**
+ * The floor of the SQLite store's stalls for a large document: better-sqlite3 is synchronous, so
+ * writing or reading the state blob holds the event loop; the store runs these with the same
+ * settings (WAL, `synchronous = NORMAL`). The best of three each.
+ */
+function blobFloor(dir: string, state: Uint8Array): { writeMs: number; readMs: number } {
+  const db = new Database(join(dir, 'floor.sqlite'));
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec('CREATE TABLE blobs (name TEXT PRIMARY KEY, data BLOB NOT NULL)');
+    const write = db.prepare('INSERT OR REPLACE INTO blobs (name, data) VALUES (?, ?)');
+    const read = db.prepare<[string], { data: Buffer }>('SELECT data FROM blobs WHERE name = ?');
+    const writeMs = Math.min(...[1, 2, 3].map((i) => timed(() => write.run(`doc${i}`, state))));
+    const readMs = Math.min(...[1, 2, 3].map((i) => timed(() => read.get(`doc${i}`))));
+    return { writeMs, readMs };
+  } finally {
+    db.close();
   }
 }
 
@@ -158,6 +194,7 @@ function timed(work: () => void): number {
   return performance.now() - start;
 }
 
+const mib = (bytes: Uint8Array) => `${(bytes.length / 2 ** 20).toFixed(1)} MiB`;
 const kib = (text: string) => `${Math.round(Buffer.byteLength(text) / 1024).toLocaleString('en-US')} KiB`;
 
 async function request(server: ServerHandle, method: string, path: string, body?: unknown, token = server.token): Promise<{ ms: number; body: any }> {

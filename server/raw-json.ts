@@ -22,10 +22,20 @@ export function rawJsonAs<T>(json: string): T {
 
 /** `JSON.stringify(value)`, with each RawJson in it written as its text. */
 export function stringifyWithRaw(value: unknown): string {
+  return jsonPieces(value).join('');
+}
+
+/**
+ * `stringifyWithRaw(value)` in pieces, in order: the JSON written around each RawJson, and each
+ * RawJson's text as it is, so that a large answer can be written out a slice at a time without
+ * first being joined into one string (server/http/reply.ts).
+ */
+export function jsonPieces(value: unknown): string[] {
   const raws: string[] = [];
   const mark = `\u0000raw${Math.random().toString(36).slice(2)}:`;
   const text = JSON.stringify(value, (_key, item: unknown) => (item instanceof RawJson ? `${mark}${raws.push(item.text) - 1}` : item));
-  if (raws.length === 0) return text;
-  const placeholder = new RegExp(`"${JSON.stringify(mark).slice(1, -1).replace(/\\/g, '\\\\')}(\\d+)"`, 'g');
-  return text.replace(placeholder, (_match, index: string) => raws[Number(index)]);
+  if (raws.length === 0) return [text];
+  // Split on each placeholder; the captured index lands at the odd places.
+  const placeholder = new RegExp(`"${JSON.stringify(mark).slice(1, -1).replace(/\\/g, '\\\\')}(\\d+)"`);
+  return text.split(placeholder).map((piece, at) => (at % 2 === 1 ? raws[Number(piece)] : piece));
 }

@@ -14,6 +14,7 @@ import { serverPageTools } from '../pages/page-tools.ts';
 import { refuseShape } from '../pages/page-work.ts';
 import { workPool } from '../work/work-pool.ts';
 import { indexDocState } from './search-index.ts';
+import type { SearchEntry } from '../store/doc-search.ts';
 import { importText } from './text-views.ts';
 
 /** A document to create: a text document from Markdown, or a page from HTML. */
@@ -59,14 +60,21 @@ function oneEmptyParagraph(): Node {
  */
 export async function createDoc(store: Store, input: NewDoc, now = Date.now()): Promise<DocRecord> {
   if (input.kind === 'page') refuseShape(input.html);
-  const state = input.kind === 'text' ? await importText(input) : await workPool().run('initialState', input);
+  const text = input.kind === 'text' ? await importText(input) : null;
+  const state = text ? text.state : await workPool().run('initialState', input);
   const record: DocRecord = { id: randomId(10), title: input.title, kind: input.kind, createdAt: now, updatedAt: now, deletedAt: null };
   await store.createDoc(record, new Map([[docName(record.id), state]]));
   // The catalogue keeps the title as shown (CAT1): without a title, the first line of the text.
-  const { title } = await indexDocState(store, record.id, state);
+  // A text's entry was read with its state; a page's is read from its state now.
+  const { title } = text ? await indexed(store, record.id, text.search) : await indexDocState(store, record.id, state);
   if (title !== record.title) {
     await store.updateDoc(record.id, { title, updatedAt: now });
     return { ...record, title };
   }
   return record;
+}
+
+async function indexed(store: Store, docId: string, entry: SearchEntry): Promise<SearchEntry> {
+  await store.search.index(docId, entry);
+  return entry;
 }

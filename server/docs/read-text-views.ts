@@ -5,6 +5,8 @@ import { docToMarkdown, markdownToDoc } from '../../shared/model/markdown.ts';
 import type { Node } from 'prosemirror-model';
 import { applyStored, type StoredDocument } from '../store/update-log.ts';
 import { writeNewDoc } from './create-doc.ts';
+import { plainText } from './search-entry.ts';
+import type { SearchEntry } from '../store/doc-search.ts';
 
 /** What the API reads of a text document: its title, its blocks (the JSON text of BlockView[]) and its Markdown. */
 export interface TextViews {
@@ -42,17 +44,21 @@ export function withTextDoc<T>(input: TextState, read: (ydoc: Y.Doc) => T): T {
 }
 
 /**
- * A new text document's state and its views, from one parse of its Markdown and without reading
- * the state back: the views are read from the Y.Doc the state is encoded from, as `readTextViews`
- * reads them (tests/unit/text-views.test.ts), so the first readers of an import need not read it
- * again.
+ * A new text document's state, its views and its search entry (CAT2), from one parse of its
+ * Markdown and without reading the state back: both are read from the Y.Doc the state is
+ * encoded from, projected once, as `readTextViews` and the `searchEntry` task read them
+ * (tests/unit/text-views.test.ts), so the first readers of an import, and the search index,
+ * need not read it again. (The parsed Markdown itself does not always read back as itself:
+ * y-prosemirror joins and drops some text nodes.)
  */
-export function importTextState(input: { title: string; markdown: string }): { state: Uint8Array; views: TextViews } {
+export function importTextState(input: { title: string; markdown: string }): { state: Uint8Array; views: TextViews; search: SearchEntry } {
   const ydoc = new Y.Doc();
   try {
     writeNewDoc(ydoc, { kind: 'text', ...input }, markdownToDoc(input.markdown));
     const state = Y.encodeStateAsUpdate(ydoc);
-    return { state, views: viewsOf(shownTitle(ydoc), withoutPendingDeletes(projectScratch(ydoc))) };
+    const title = shownTitle(ydoc);
+    const doc = projectScratch(ydoc);
+    return { state, views: viewsOf(title, withoutPendingDeletes(doc)), search: { title, text: plainText(doc) } };
   } finally {
     ydoc.destroy();
   }

@@ -1,5 +1,6 @@
 import type * as Y from 'yjs';
-import { readProseMirrorDoc } from '../../shared/model/doc-content.ts';
+import type { Node } from 'prosemirror-model';
+import { projectScratch } from '../../shared/model/doc-content.ts';
 import { docParts, readMeta } from '../../shared/model/doc-layout.ts';
 import { shownTitle } from '../../shared/model/doc-title.ts';
 import type { SearchEntry } from '../store/doc-search.ts';
@@ -9,11 +10,16 @@ import type { SearchEntry } from '../store/doc-search.ts';
  * text, a line per block. A page's text is its source with the tags taken out: the index only
  * matches words, nothing of it is shown, so no HTML parse is needed.
  */
-export function searchEntryOf(ydoc: Y.Doc): SearchEntry {
-  const title = shownTitle(ydoc);
-  if (readMeta(ydoc).kind === 'page') {
-    return { title, text: docParts(ydoc).html.toString().replace(/<[^>]*>/g, ' ').replace(/&[#\w]+;/g, ' ') };
+export function searchEntryOf(scratch: Y.Doc): SearchEntry {
+  const title = shownTitle(scratch);
+  if (readMeta(scratch).kind === 'page') {
+    return { title, text: docParts(scratch).html.toString().replace(/<[^>]*>/g, ' ').replace(/&[#\w]+;/g, ' ') };
   }
-  const doc = readProseMirrorDoc(ydoc);
-  return { title, text: doc.textBetween(0, doc.content.size, '\n', ' ') };
+  // `scratch` is a copy made to be read (work-tasks.ts `withDoc`): projected as it is, not copied again.
+  return { title, text: plainText(projectScratch(scratch)) };
+}
+
+/** A text's plain text, a line per block. */
+export function plainText(doc: Node): string {
+  return doc.textBetween(0, doc.content.size, '\n', ' ');
 }

@@ -3,9 +3,13 @@ import { docName } from '../../shared/model/doc-layout.ts';
 import { workPool } from '../work/work-pool.ts';
 import type { SearchEntry } from '../store/doc-search.ts';
 
-/** CAT2: reads a document's title and text from its state (in the work pool) and writes them to the search index. */
-export async function indexDocState(store: Store, docId: string, state: Uint8Array): Promise<SearchEntry> {
-  const entry = await workPool().run('searchEntry', state);
+/**
+ * CAT2: reads a document's title and text from its state (in the work pool) and writes them to
+ * the search index. With `handOver`, `state` is moved to the thread rather than copied, and is
+ * unusable here afterwards: for a state encoded only for this.
+ */
+export async function indexDocState(store: Store, docId: string, state: Uint8Array, handOver = false): Promise<SearchEntry> {
+  const entry = await workPool().run('searchEntry', state, handOver ? [state.buffer as ArrayBuffer] : []);
   await store.search.index(docId, entry);
   return entry;
 }

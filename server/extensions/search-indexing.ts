@@ -23,6 +23,7 @@ export class SearchIndexing implements Extension {
   async onStoreDocument({ documentName, document }: onStoreDocumentPayload): Promise<void> {
     const target = parseDocName(documentName);
     if (!target || target.part !== 'text' || document.lastChangeTime === 0) return;
-    await indexDocState(this.store, target.docId, Y.encodeStateAsUpdate(document)).catch(this.onError);
+    // Encoded for the index alone, so moved to the thread rather than copied.
+    await indexDocState(this.store, target.docId, Y.encodeStateAsUpdate(document), true).catch(this.onError);
   }
 }

@@ -27,6 +27,8 @@ export function derivedBlockId(parentId: string, index: number): string {
 /** A node to give an id: where it is, and what it needs. */
 interface Needing {
   pos: number;
+  /** Its parent's position, -1 for the document. */
+  parentPos: number;
   /** Its parent's id, when the node has none of its own and the parent has one. */
   parentId: string | null;
   index: number;
@@ -34,28 +36,35 @@ interface Needing {
 
 /**
  * The nodes that carry ids (every block and list item, descending only into nodes that hold
- * blocks) in document order, with their positions and parents.
+ * blocks) in document order, with their positions, parents and their parents' positions (-1 for
+ * the document). One pass over the tree: nothing is resolved by position, which costs a walk of
+ * the parent's children each time.
  */
-function walkIds(doc: Node, visit: (node: Node, pos: number, parent: Node, index: number) => void): void {
-  doc.descendants((node, pos, parent, index) => {
-    // A newer build's block is held whole (VER6): giving it an id would rewrite its element.
-    if (node.type.name === unknownBlockName) return false;
-    if (carriesId(node.type)) visit(node, pos, parent ?? doc, index);
-    return holdsBlocks(node.type);
-  });
+function walkIds(doc: Node, visit: (node: Node, pos: number, parent: Node, index: number, parentPos: number) => void): void {
+  const walk = (parent: Node, parentPos: number): void => {
+    const contentStart = parentPos + 1;
+    parent.forEach((node, offset, index) => {
+      // A newer build's block is held whole (VER6): giving it an id would rewrite its element.
+      if (node.type.name === unknownBlockName) return;
+      const pos = contentStart + offset;
+      if (carriesId(node.type)) visit(node, pos, parent, index, parentPos);
+      if (holdsBlocks(node.type)) walk(node, pos);
+    });
+  };
+  walk(doc, -1);
 }
 
 function needingIds(doc: Node): Needing[] {
   const seen = new Set<string>();
   const needing: Needing[] = [];
-  walkIds(doc, (node, pos, parent, index) => {
+  walkIds(doc, (node, pos, parent, index, parentPos) => {
     const id = node.attrs.id;
     if (typeof id === 'string' && id !== '' && !seen.has(id)) {
       seen.add(id);
       return;
     }
     const parentId = parent === doc || typeof id === 'string' ? null : (parent.attrs.id as unknown);
-    needing.push({ pos, parentId: typeof parentId === 'string' && parentId !== '' ? parentId : null, index });
+    needing.push({ pos, parentPos, parentId: typeof parentId === 'string' && parentId !== '' ? parentId : null, index });
   });
   return needing;
 }
@@ -80,8 +89,8 @@ function plannedIds(doc: Node, makeId: (() => string) | null): Map<number, strin
   });
   const planned = new Map<number, string>();
   const given = new Map<number, string>();
-  for (const { pos, parentId, index } of needingIds(doc)) {
-    const parent = parentId ?? parentGiven(doc, pos, given);
+  for (const { pos, parentPos, parentId, index } of needingIds(doc)) {
+    const parent = parentId ?? given.get(parentPos) ?? null;
     let id = parent === null ? null : derivedBlockId(parent, index);
     if (id === null || taken.has(id)) {
       if (makeId === null) continue;
@@ -92,13 +101,6 @@ function plannedIds(doc: Node, makeId: (() => string) | null): Map<number, strin
     given.set(pos, id);
   }
   return planned;
-}
-
-/** The id this pass gave the parent of the node at `pos` (a nested node whose parent lacked one too), or null. */
-function parentGiven(doc: Node, pos: number, given: ReadonlyMap<number, string>): string | null {
-  const $pos = doc.resolve(pos);
-  if ($pos.depth === 0) return null;
-  return given.get($pos.before()) ?? null;
 }
 
 /** Gives every block that needs one an id; returns `tr` for chaining. */

@@ -90,7 +90,38 @@ export function markdownToDoc(markdown: string): Node {
  * without them (a mark boundary would otherwise split text nodes and could move escapes).
  */
 export function docToMarkdown(doc: Node): string {
-  return serializeMarkdown(serializer, withoutChangeMarks(doc), { tightLists: false });
+  const content = withoutChangeMarks(doc);
+  if (content.type !== schema.topNodeType) return serializeMarkdown(serializer, content, { tightLists: false });
+  // A plain paragraph's Markdown is its text (plain-markdown.ts), and the serializer puts one
+  // blank line between top-level blocks: runs of plain paragraphs are written as their texts,
+  // only the blocks between them go through the serializer (tests/unit/markdown.test.ts holds
+  // this to serializing the whole document). A long text of prose is mostly such runs. Beside a
+  // block with no content (an empty paragraph, which writes nothing, or a newer build's block)
+  // the serializer spaces blocks otherwise, so a plain paragraph there goes through it too.
+  const pieces: string[] = [];
+  let others: Node[] = [];
+  let joinable = true;
+  const flushOthers = () => {
+    if (others.length === 0) return;
+    const written = serializeMarkdown(serializer, content.type.create(null, others), { tightLists: false });
+    // Blocks that write nothing, or blank lines, at an end: the serializer trims and spaces
+    // those by what surrounds them, so the whole document is written by it instead.
+    joinable &&= written !== '' && !/\s/.test(written[0]) && !/\s/.test(written[written.length - 1]);
+    pieces.push(written);
+    others = [];
+  };
+  const empty = (index: number) => index >= 0 && index < content.childCount && content.child(index).childCount === 0;
+  content.forEach((block, _offset, index) => {
+    const plain = empty(index - 1) || empty(index + 1) ? null : plainParagraphMarkdown(block);
+    if (plain === null) {
+      others.push(block);
+      return;
+    }
+    flushOthers();
+    pieces.push(plain);
+  });
+  flushOthers();
+  return joinable ? pieces.join('\n\n') : serializeMarkdown(serializer, content, { tightLists: false });
 }
 
 /**

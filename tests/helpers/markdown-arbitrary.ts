@@ -8,7 +8,8 @@ const word = fc.oneof(
   fc.constantFrom('**bold**', '*em*', '~~gone~~', '`code`', '[a link](https://example.com/a)', '![img](https://example.com/i.png)', '![](x)', '!', '[t](https://e.com "title")'),
 );
 const line = fc.array(word, { minLength: 1, maxLength: 40 }).map((words) => words.join(' '));
-const block = fc.oneof(
+/** One block of Markdown: a paragraph, heading, list, quote, code block, rule, or lines with a hard break. */
+export const markdownBlock = fc.oneof(
   line,
   line.map((text) => `# ${text}`),
   fc.array(line, { minLength: 1, maxLength: 4 }).map((items) => items.map((item) => `- ${item}`).join('\n')),
@@ -23,5 +24,5 @@ const block = fc.oneof(
  * outputs run past markdown-output.ts's chunk size (4,096 characters) at many places.
  */
 export const markdown = fc
-  .tuple(fc.array(block, { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 40 }))
+  .tuple(fc.array(markdownBlock, { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 40 }))
   .map(([blocks, times]) => Array.from({ length: times }, () => blocks.join('\n\n')).join('\n\n'));

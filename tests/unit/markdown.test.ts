@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { markdownToDoc, docToMarkdown } from '../../shared/model/markdown.ts';
+import fc from 'fast-check';
+import { markdownToDoc, docToMarkdown, serializer, withoutChangeMarks } from '../../shared/model/markdown.ts';
+import { serializeMarkdown } from '../../shared/model/markdown-output.ts';
+import { schema } from '../../shared/model/schema.ts';
+import { markdownBlock } from '../helpers/markdown-arbitrary.ts';
 
 const sample = `# Title
 
@@ -52,5 +56,24 @@ describe('Markdown', () => {
     doc.forEach((b) => ids.push(b.attrs.id));
     expect(ids.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('[LIMIT10] writes runs of plain paragraphs as their texts and the rest through the serializer, as serializing the whole document writes it', () => {
+    const plain = fc.constantFrom('Plain words here.', 'Another line, plain!', 'Zed', 'Ends with a colon:');
+    fc.assert(
+      fc.property(fc.array(fc.oneof(plain, markdownBlock, markdownBlock), { minLength: 0, maxLength: 14 }), fc.array(fc.nat(20), { maxLength: 4 }), (blocks, emptyAt) => {
+        const parsed = markdownToDoc(blocks.join('\n\n'));
+        const children: import('prosemirror-model').Node[] = [];
+        parsed.forEach((block, _offset, index) => {
+          // Empty paragraphs and rules, which have no content, between them.
+          if (emptyAt.includes(index)) children.push(schema.nodes.paragraph.create());
+          if (emptyAt.includes(index + 1)) children.push(schema.nodes.horizontal_rule.create());
+          children.push(block);
+        });
+        const doc = schema.nodes.doc.create(null, children);
+        expect(docToMarkdown(doc)).toBe(serializeMarkdown(serializer, withoutChangeMarks(doc), { tightLists: false }));
+      }),
+      { numRuns: Number(process.env.MARKDOWN_RUNS ?? 300) },
+    );
   });
 });
