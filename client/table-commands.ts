@@ -2,11 +2,7 @@ import { Plugin, TextSelection, type Command, type EditorState, type Transaction
 import { keymap } from 'prosemirror-keymap';
 import {
   TableMap,
-  addColumnAfter,
   addRowAfter,
-  deleteColumn,
-  deleteRow,
-  deleteTable,
   goToNextCell,
   isInTable,
   selectedRect,
@@ -15,7 +11,6 @@ import {
 import { ySyncPluginKey } from 'y-prosemirror';
 import { schema } from '../shared/model/schema.ts';
 import { newBlockId } from '../shared/model/block-ids.ts';
-import type { ToolbarItem } from './editor-commands.ts';
 
 const { nodes } = schema;
 
@@ -65,7 +60,7 @@ function withCaretInRow(tr: Transaction, tableStart: number, row: number): Trans
   return tr.setSelection(TextSelection.create(tr.doc, cellPos + 1)).scrollIntoView();
 }
 
-const inTable = (command: Command): Command => (state, dispatch, view) => isInTable(state) && command(state, dispatch, view);
+export const inTable = (command: Command): Command => (state, dispatch, view) => isInTable(state) && command(state, dispatch, view);
 
 const tableKeys: Record<string, Command> = {
   Tab: nextCellOrNewRow,
@@ -93,15 +88,6 @@ export const insertTable: Command = (state, dispatch) => {
   }
   return true;
 };
-
-/** The table menu, shown while the caret is in a table (client/tandem-toolbar.ts). */
-export const tableMenuItems: ToolbarItem[] = [
-  { label: 'Add row below', text: '+ Row', command: inTable(addRowAfter) },
-  { label: 'Add column right', text: '+ Column', command: inTable(addColumnAfter) },
-  { label: 'Delete row', text: '− Row', command: inTable(deleteRow) },
-  { label: 'Delete column', text: '− Column', command: inTable(deleteColumn) },
-  { label: 'Delete table', text: 'Delete table', command: inTable(deleteTable) },
-];
 
 export function caretInTable(state: EditorState): boolean {
   return isInTable(state);

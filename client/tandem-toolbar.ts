@@ -1,8 +1,8 @@
 import { html, nothing } from 'lit';
 import { LightElement } from './light-element.ts';
 import type { EditorState } from 'prosemirror-state';
-import { toolbarItems, type ToolbarItem } from './editor-commands.ts';
-import { caretInTable, tableMenuItems } from './table-commands.ts';
+import { tableMenuItems, toolbarItems, type ToolbarItem } from './editor-commands.ts';
+import { caretInTable } from './table-commands.ts';
 
 const isMac = /Mac|iPhone|iPad/.test(navigator.platform);
 
