@@ -220,7 +220,7 @@ export function carriesId(type: NodeType): boolean {
 
 /**
  * Whether nodes of this type hold blocks (or list items) that carry ids of their own (OP12). A
- * table and its rows do not: the table is one block, its cells no blocks of their own.
+ * table and its rows do not: the table is one block, its cells no blocks of their own (OP13).
  */
 export function holdsBlocks(type: NodeType): boolean {
   return !type.isTextblock && !type.isLeaf && type !== type.schema.topNodeType && type.spec.tableRole === undefined;

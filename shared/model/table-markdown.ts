@@ -4,7 +4,7 @@ import { schema } from './schema.ts';
 import { cellAlign, type CellAlign } from './table-nodes.ts';
 
 /**
- * Tables in GitHub-flavoured Markdown, both ways (markdown.ts enables markdown-it's `table`
+ * OP13: tables in GitHub-flavoured Markdown, both ways (markdown.ts enables markdown-it's `table`
  * rule). The first row is the header; a column's alignment is its header cell's `align`.
  *
  * Written so that reading the output gives the table back:

@@ -15,7 +15,7 @@ const table = '| Fruit | Qty |\n| :--- | ---: |\n| Fig \\| dried | 2 |\n| *Plum*
 const source = `# Pantry\n\n${table}\n\nAfter the table.`;
 
 describe('tables', () => {
-  it('keeps a GFM table of a new document as one block, and gives it back as Markdown, HTML and Word', async () => {
+  it('[OP13] [CAT5] keeps a GFM table of a new document as one block, and gives it back as Markdown, HTML and Word', async () => {
     const created = await server.api('/api/docs', { method: 'POST', body: { title: 'Pantry', markdown: source } });
     expect(created.status).toBe(201);
     expect(created.body).not.toHaveProperty('warnings');
@@ -40,7 +40,7 @@ describe('tables', () => {
     expect(JSON.stringify(found.body)).toContain(id);
   });
 
-  it('[OP3] lets an agent replace the table as one block, with a stable hash', async () => {
+  it('[OP13] [OP3] lets an agent replace the table as one block, with a stable hash', async () => {
     const id = await server.createDoc('Pantry', source);
     const before = await blocksOf(server, id);
     expect((await blocksOf(server, id))[1].hash).toBe(before[1].hash);

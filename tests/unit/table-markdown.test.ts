@@ -37,7 +37,7 @@ describe('GFM tables', () => {
     expect(first.child(1).child(0).child(0).marks.map((mark) => mark.type.name)).toEqual(['em']);
       });
 
-  it('write a table as GFM: pipes escaped in text and code, short rows padded, alignment kept', () => {
+  it('[OP13] write a table as GFM: pipes escaped in text and code, short rows padded, alignment kept', () => {
     const doc = nodes.doc.create(null, [
       nodes.table.create(null, [
         nodes.table_row.create(null, [nodes.table_header.create({ align: 'center' }, schema.text('a|b')), nodes.table_header.create(null, schema.text('B'))]),
@@ -53,7 +53,7 @@ describe('GFM tables', () => {
     expect(docToMarkdown(doc)).toBe('| one two |\n| --- |');
   });
 
-  it('give an agent the table as one block whose Markdown is the table, and read it back from that Markdown', () => {
+  it('[OP13] give an agent the table as one block whose Markdown is the table, and read it back from that Markdown', () => {
     const source = '| a | b |\n| --- | --- |\n| 1 | 2 |';
     const [block] = markdownToBlocks(source);
     expect(blockToMarkdown(block)).toBe(source);
