@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useTestServer } from '../helpers/use-test-server.ts';
-import { documentText, useBrowser } from '../helpers/browser.ts';
+import { documentText, useBrowser, waitForOfflineReady, waitForStatus } from '../helpers/browser.ts';
 import { blocksOf } from '../helpers/runs.ts';
 
 const server = useTestServer();
 const people = useBrowser(server);
 
 const serverMarkdown = async (id: string): Promise<string> => (await server.api(`/api/docs/${id}/markdown`)).body as string;
+
+/** How many cells each row of the first table has, as `page` shows it. */
+const rowWidths = (page: Page) => documentText(page).locator('table').first().evaluate((table) => [...table.querySelectorAll('tr')].map((row) => row.children.length));
 
 /** The text of each cell of the first table, row by row, as `page` shows it (without others' carets). */
 const tableCells = (page: Page) =>
@@ -81,5 +84,33 @@ describe('tables in the editor', () => {
     await page.keyboard.press('Control+v');
     await expect.poll(() => tableCells(page)).toEqual([['a', 'b'], ['1', '2 | 3']]);
     await expect.poll(() => serverMarkdown(id)).toMatch(/^Before\.\n\n\| a \| b \|\n\| --- \| --- \|\n\| 1 \| 2 \\\| 3 \|/);
+  });
+
+  it('mends a table left ragged by a concurrent row and column once, by the next person to edit it, never by every peer at once', async () => {
+    const id = await server.createDoc('Concurrent table', '| a | b |\n| --- | --- |\n| 1 | 2 |');
+    const alice = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    const bob = await people.openDoc(id, server.token('editor', { name: 'Bob' }));
+    for (const person of [alice, bob]) {
+      await waitForStatus(person.page, 'Connected');
+      await waitForOfflineReady(person.page);
+    }
+    await server.stop();
+    for (const person of [alice, bob]) await waitForStatus(person.page, 'Offline');
+    await documentText(alice.page).getByText('1', { exact: true }).click();
+    await alice.page.getByRole('button', { name: 'Add column right' }).click();
+    await documentText(bob.page).getByText('2', { exact: true }).click();
+    await bob.page.getByRole('button', { name: 'Add row below' }).click();
+    await expect.poll(() => rowWidths(alice.page)).toEqual([3, 3]);
+    await expect.poll(() => rowWidths(bob.page)).toEqual([2, 2, 2]);
+
+    await server.restart();
+    // Merged: Bob's row lacks Alice's column. Receiving it mends nothing, on either side.
+    await expect.poll(() => rowWidths(alice.page), { timeout: 15_000 }).toEqual([3, 3, 2]);
+    await expect.poll(() => rowWidths(bob.page), { timeout: 15_000 }).toEqual([3, 3, 2]);
+    // The next edit of the table mends it, once.
+    await documentText(alice.page).getByText('a', { exact: true }).click();
+    await alice.page.keyboard.type('x');
+    await expect.poll(() => rowWidths(bob.page)).toEqual([3, 3, 3]);
+    await expect.poll(() => rowWidths(alice.page)).toEqual([3, 3, 3]);
   });
 });
