@@ -65,8 +65,9 @@ export const inTable = (command: Command): Command => (state, dispatch, view) =>
 const tableKeys: Record<string, Command> = {
   Tab: nextCellOrNewRow,
   'Shift-Tab': inTable((state, dispatch) => goToNextCell(-1)(state, dispatch) || true),
-  // A GFM cell holds one line: Enter would split the cell into two.
+  // A GFM cell holds one line: Enter would split the cell into two, Shift+Enter break its line.
   Enter: inTable(() => true),
+  'Shift-Enter': inTable(() => true),
 };
 
 /** A table of `rows` × `columns` empty cells, its first row the header, with a fresh block id. */

@@ -42,10 +42,12 @@ describe('tables in the editor', () => {
     for (let i = 0; i < 3; i++) await page.keyboard.press('Tab');
     await page.keyboard.type('Figs');
     await page.keyboard.press('Tab');
-    // Enter does not split the cell: a GFM cell holds one line.
+    // Enter does not split the cell, nor Shift+Enter break its line: a GFM cell holds one line.
     await page.keyboard.press('Enter');
+    await page.keyboard.press('Shift+Enter');
     await page.keyboard.type('2');
     await expect.poll(() => tableCells(page)).toEqual([['Item!', 'Qty', ''], ['Figs', '2', ''], ['', '', '']]);
+    expect(await documentText(page).locator('table br:not(.ProseMirror-trailingBreak)').count()).toBe(0);
 
     // Tab in the last cell adds a row.
     for (let i = 0; i < 5; i++) await page.keyboard.press('Tab');
