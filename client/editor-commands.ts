@@ -3,9 +3,9 @@ import type { Command, EditorState } from 'prosemirror-state';
 import { toggleMark, wrapIn, lift } from 'prosemirror-commands';
 import { wrapInList, liftListItem } from 'prosemirror-schema-list';
 import { undoCommand, redoCommand, yUndoPluginKey } from 'y-prosemirror';
+import { addColumnAfter, addRowAfter, deleteColumn, deleteRow, deleteTable } from 'prosemirror-tables';
 import { schema } from '../shared/model/schema.ts';
 import { linkAt, openLinkEditor } from './link-plugin.ts';
-import { addColumnAfter, addRowAfter, deleteColumn, deleteRow, deleteTable } from 'prosemirror-tables';
 import { inTable, insertTable } from './table-commands.ts';
 
 const { nodes, marks } = schema;
@@ -129,7 +129,6 @@ export const toolbarItems: (ToolbarItem | null)[] = [
   { label: 'Undo', text: '↶', shortcut: 'Mod-z', command: undoCommand },
   { label: 'Redo', text: '↷', shortcut: 'Mod-Shift-z', command: redoCommand },
 ];
-
 
 /** The table menu, shown while the caret is in a table (client/tandem-toolbar.ts); each use an undo step of its own. */
 export const tableMenuItems: ToolbarItem[] = [

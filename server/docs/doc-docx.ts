@@ -7,8 +7,8 @@ import { docxTable } from './docx-table.ts';
  * CAT5: a text document as a Word document (`GET /api/docs/:id/docx`), written with the `docx`
  * package. Headings, paragraphs, quotes (indented, italic), code blocks (monospace, a line per
  * paragraph), rules, bullet and numbered lists (nested by level), bold, italic, strikethrough,
- * inline code and links (safe targets only, LINK1), tables (server/docs/docx-table.ts). Review marks and pending deletes are the
- * caller's to remove.
+ * inline code and links (safe targets only, LINK1), tables (server/docs/docx-table.ts). Review
+ * marks and pending deletes are the caller's to remove.
  */
 export async function docToDocx(doc: Node, title: string): Promise<Uint8Array> {
   const writer = new DocxWriter();
