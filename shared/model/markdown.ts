@@ -10,13 +10,13 @@ import { serializeMarkdown } from './markdown-output.ts';
 import { tableParseSpecs, writeTable } from './table-markdown.ts';
 
 /**
- * Markdown import and export over the Tandem schema (CommonMark plus `~~strike~~` and GFM
- * tables, shared/model/table-markdown.ts). Raw HTML and images have no place in the schema:
- * HTML is dropped, an image keeps its alt text. A link
+ * Markdown import and export over the Tandem schema (CommonMark plus `~~strike~~`). Raw HTML
+ * and images have no place in the schema: HTML is dropped, an image keeps its alt text. A link
  * or image whose target shared/model/safe-url.ts refuses is not parsed as one (markdown-it leaves its
  * source as literal text), and a link mark holding such a target exports as its text alone.
  */
 
+// GFM tables too: shared/model/table-markdown.ts.
 const tokenizer = MarkdownIt('commonmark', { html: false }).enable(['strikethrough', 'table']);
 // LINK2: markdown-it hands this hook the decoded and normalised destination of every link and image.
 tokenizer.validateLink = isSafeLinkHref;
