@@ -4,6 +4,10 @@ import { applyOps } from '../../shared/applier/applier.ts';
 import { docParts } from '../../shared/model/doc-layout.ts';
 import { readBlocks } from '../../shared/model/doc-content.ts';
 import { replaceOp, setup } from '../helpers/applier-fixture.ts';
+import { acceptRunText } from '../../shared/applier/pending-delete.ts';
+import { runUndoManager, undoRun } from '../../shared/applier/run-scope.ts';
+import { readProseMirrorDoc } from '../../shared/model/doc-content.ts';
+import { serverOrigin } from '../../shared/model/origins.ts';
 
 /* The applier over tables (OP13): one block, written cell by cell. */
 
@@ -51,5 +55,31 @@ describe('applyOps on a table', () => {
     const result = applyOps(ydoc, [{ op: 'insert_after', blockId: blocks[0].id, markdown: '| x |\n| :-: |\n| y \\| z |', instructionId: 'i1' }], run, origin);
     expect(result.ok).toBe(true);
     expect(readBlocks(ydoc)[1]).toMatchObject({ id: 'new1', type: 'table', markdown: '| x |\n| :---: |\n| y \\| z |' });
+  });
+
+  it('[OP13] [REV2] marks the new cell text for review; Accept clears the marks, Discard keeps what a person typed in another cell', () => {
+    const next = '| a | b |\n| --- | --- |\n| 1 | two |';
+    const accepted = setup(source);
+    expect(applyOps(accepted.ydoc, [replaceOp(accepted.blocks[1], next)], accepted.run, accepted.origin).ok).toBe(true);
+    const changeMarks = (ydoc: Y.Doc) => {
+      let count = 0;
+      readProseMirrorDoc(ydoc).descendants((node) => {
+        count += node.marks.filter((mark) => mark.type.name === 'change').length;
+      });
+      return count;
+    };
+    expect(changeMarks(accepted.ydoc)).toBeGreaterThan(0);
+    acceptRunText(accepted.ydoc, 'run1', serverOrigin);
+    expect(changeMarks(accepted.ydoc)).toBe(0);
+    expect(readBlocks(accepted.ydoc)[1].markdown).toBe(next);
+
+    const discarded = setup(source);
+    const um = runUndoManager(discarded.ydoc, discarded.origin);
+    um.stopCapturing();
+    expect(applyOps(discarded.ydoc, [replaceOp(discarded.blocks[1], next)], discarded.run, discarded.origin).ok).toBe(true);
+    um.stopCapturing();
+    discarded.ydoc.transact(() => cellText(discarded.ydoc, 1, 0).insert(1, '0'));
+    expect(undoRun(um)).toBe(true);
+    expect(readBlocks(discarded.ydoc)[1].markdown).toBe('| a | b |\n| --- | --- |\n| 10 | 2 |');
   });
 });
