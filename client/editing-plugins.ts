@@ -11,6 +11,7 @@ import { schema } from '../shared/model/schema.ts';
 import { isOwnChange, newBlockId } from '../shared/model/block-ids.ts';
 import { toolbarItems, setBlockKeepingId } from './editor-commands.ts';
 import { pastePlugin } from './paste-plugin.ts';
+import { tablePlugins } from './table-commands.ts';
 
 const { nodes } = schema;
 
@@ -23,6 +24,8 @@ const { nodes } = schema;
  */
 export function editingPlugins(): Plugin[] {
   return [
+    // First: in a table, Tab, Shift+Tab and Enter are the table's (client/table-commands.ts).
+    ...tablePlugins(),
     keymap(editingKeys()),
     keymap({
       Enter: splitListItem(nodes.list_item),
@@ -70,7 +73,7 @@ function editingKeys(): Record<string, Command> {
     'Shift-Enter': chainCommands(exitCode, insertHardBreak),
     Backspace: undoInputRule,
   };
-  for (const item of toolbarItems) if (item && !(item.shortcut in keys)) keys[item.shortcut] = item.command;
+  for (const item of toolbarItems) if (item?.shortcut && !(item.shortcut in keys)) keys[item.shortcut] = item.command;
   return keys;
 }
 

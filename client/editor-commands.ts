@@ -3,8 +3,10 @@ import type { Command, EditorState } from 'prosemirror-state';
 import { toggleMark, wrapIn, lift } from 'prosemirror-commands';
 import { wrapInList, liftListItem } from 'prosemirror-schema-list';
 import { undoCommand, redoCommand, yUndoPluginKey } from 'y-prosemirror';
+import { addColumnAfter, addRowAfter, deleteColumn, deleteRow, deleteTable } from 'prosemirror-tables';
 import { schema } from '../shared/model/schema.ts';
 import { linkAt, openLinkEditor } from './link-plugin.ts';
+import { inTable, insertTable } from './table-commands.ts';
 
 const { nodes, marks } = schema;
 
@@ -96,7 +98,8 @@ export interface ToolbarItem {
   label: string;
   /** Shown on the button. */
   text: string;
-  shortcut: string;
+  /** Its keyboard shortcut, if it has one. */
+  shortcut?: string;
   command: Command;
   /** Whether the button shows as pressed; absent for actions (undo, redo). */
   active?: (state: EditorState) => boolean;
@@ -121,8 +124,17 @@ export const toolbarItems: (ToolbarItem | null)[] = [
   { label: 'Bullet list', text: '•', shortcut: 'Mod-Shift-8', command: toggleList(nodes.bullet_list), active: (s) => isInside(s, nodes.bullet_list) },
   { label: 'Numbered list', text: '1.', shortcut: 'Mod-Shift-7', command: toggleList(nodes.ordered_list), active: (s) => isInside(s, nodes.ordered_list) },
   { label: 'Quote', text: '❝', shortcut: 'Mod-Shift-9', command: toggleQuote(), active: (s) => isInside(s, nodes.blockquote) },
+  { label: 'Insert table', text: '⊞', command: ownUndoStep(insertTable) },
   null,
   { label: 'Undo', text: '↶', shortcut: 'Mod-z', command: undoCommand },
   { label: 'Redo', text: '↷', shortcut: 'Mod-Shift-z', command: redoCommand },
 ];
 
+/** The table menu, shown while the caret is in a table (client/tandem-toolbar.ts); each use an undo step of its own. */
+export const tableMenuItems: ToolbarItem[] = [
+  { label: 'Add row below', text: '+ Row', command: ownUndoStep(inTable(addRowAfter)) },
+  { label: 'Add column right', text: '+ Column', command: ownUndoStep(inTable(addColumnAfter)) },
+  { label: 'Delete row', text: '− Row', command: ownUndoStep(inTable(deleteRow)) },
+  { label: 'Delete column', text: '− Column', command: ownUndoStep(inTable(deleteColumn)) },
+  { label: 'Delete table', text: 'Delete table', command: ownUndoStep(inTable(deleteTable)) },
+];

@@ -1,7 +1,8 @@
 import { html, nothing } from 'lit';
 import { LightElement } from './light-element.ts';
 import type { EditorState } from 'prosemirror-state';
-import { toolbarItems, type ToolbarItem } from './editor-commands.ts';
+import { tableMenuItems, toolbarItems, type ToolbarItem } from './editor-commands.ts';
+import { caretInTable } from './table-commands.ts';
 
 const isMac = /Mac|iPhone|iPad/.test(navigator.platform);
 
@@ -13,7 +14,8 @@ function shortcutText(shortcut: string): string {
 }
 
 /**
- * The formatting toolbar. Reflects `state` (pressed and disabled buttons) and fires
+ * The formatting toolbar, and the table menu while the caret is in a table. Reflects `state`
+ * (pressed and disabled buttons) and fires
  * `toolbar-command` (detail: the ToolbarItem) when a button is used.
  */
 export class TandemToolbar extends LightElement {
@@ -28,23 +30,26 @@ export class TandemToolbar extends LightElement {
   render() {
     const state = this.state;
     return html`<div class="toolbar" role="toolbar" aria-label="Formatting">
-      ${toolbarItems.map((item) =>
-        item === null
-          ? html`<span class="toolbar-gap" aria-hidden="true"></span>`
-          : html`<button
-              type="button"
-              class="toolbar-button"
-              aria-label=${item.label}
-              title=${`${item.label} (${shortcutText(item.shortcut)})`}
-              aria-pressed=${item.active ? String(!!state && item.active(state)) : nothing}
-              ?disabled=${!state || !item.command(state)}
-              @mousedown=${(event: MouseEvent) => event.preventDefault()}
-              @click=${() => this.use(item)}
-            >
-              ${item.text}
-            </button>`,
-      )}
-    </div>`;
+        ${toolbarItems.map((item) => (item === null ? html`<span class="toolbar-gap" aria-hidden="true"></span>` : this.button(item, state)))}
+      </div>
+      ${state && caretInTable(state)
+        ? html`<div class="toolbar table-menu" role="toolbar" aria-label="Table">${tableMenuItems.map((item) => this.button(item, state))}</div>`
+        : nothing}`;
+  }
+
+  private button(item: ToolbarItem, state: EditorState | null) {
+    return html`<button
+      type="button"
+      class="toolbar-button"
+      aria-label=${item.label}
+      title=${item.shortcut ? `${item.label} (${shortcutText(item.shortcut)})` : item.label}
+      aria-pressed=${item.active ? String(!!state && item.active(state)) : nothing}
+      ?disabled=${!state || !item.command(state)}
+      @mousedown=${(event: MouseEvent) => event.preventDefault()}
+      @click=${() => this.use(item)}
+    >
+      ${item.text}
+    </button>`;
   }
 
   private use(item: ToolbarItem) {

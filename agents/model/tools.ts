@@ -56,7 +56,7 @@ function schema(properties: JsonSchemaObject['properties']): JsonSchemaObject {
 const definitions: ToolDefinition[] = [
   {
     name: 'read_document',
-    description: 'Read the whole document as it is now: its blocks in document order, each with id, type, Markdown and parentId (the list or quote holding it, null at the top level; a list item is addressed by its own id and its Markdown is its content, without the marker).',
+    description: 'Read the whole document as it is now: its blocks in document order, each with id, type, Markdown and parentId (the list or quote holding it, null at the top level; a list item is addressed by its own id and its Markdown is its content, without the marker; a table is one block of type table whose Markdown is a GitHub-flavoured Markdown table, its first row the header, a | in a cell written \\|).',
     parameters: schema({}),
   },
   {

@@ -1,13 +1,14 @@
-import { AlignmentType, Document, ExternalHyperlink, HeadingLevel, LevelFormat, Packer, Paragraph, TextRun, type ParagraphChild } from 'docx';
+import { AlignmentType, Document, ExternalHyperlink, HeadingLevel, LevelFormat, Packer, Paragraph, TextRun, type ParagraphChild, type Table } from 'docx';
 import type { Mark, Node } from 'prosemirror-model';
 import { safeLinkHref } from '../../shared/model/safe-url.ts';
+import { docxTable } from './docx-table.ts';
 
 /**
  * CAT5: a text document as a Word document (`GET /api/docs/:id/docx`), written with the `docx`
  * package. Headings, paragraphs, quotes (indented, italic), code blocks (monospace, a line per
  * paragraph), rules, bullet and numbered lists (nested by level), bold, italic, strikethrough,
- * inline code and links (safe targets only, LINK1). Review marks and pending deletes are the
- * caller's to remove.
+ * inline code and links (safe targets only, LINK1), tables (server/docs/docx-table.ts). Review
+ * marks and pending deletes are the caller's to remove.
  */
 export async function docToDocx(doc: Node, title: string): Promise<Uint8Array> {
   const writer = new DocxWriter();
@@ -45,7 +46,7 @@ interface Context {
 const headingLevels = [HeadingLevel.HEADING_1, HeadingLevel.HEADING_2, HeadingLevel.HEADING_3, HeadingLevel.HEADING_4, HeadingLevel.HEADING_5, HeadingLevel.HEADING_6];
 
 class DocxWriter {
-  readonly paragraphs: Paragraph[] = [];
+  readonly paragraphs: (Paragraph | Table)[] = [];
   /** The first number of each numbered list, by its index in the reference. */
   readonly numberings: number[] = [];
 
@@ -62,6 +63,11 @@ class DocxWriter {
           this.paragraphs.push(new Paragraph({ children: [new TextRun({ text: line, font: 'Consolas' })], ...this.placement(context) }));
         }
         return;
+      case 'table': {
+        const table = docxTable(node, (cell) => runs(cell, context.quote));
+        if (table) this.paragraphs.push(table);
+        return;
+      }
       case 'horizontal_rule':
         this.paragraphs.push(new Paragraph({ border: { bottom: { style: 'single', size: 6, color: 'auto', space: 1 } }, children: [] }));
         return;

@@ -1,5 +1,6 @@
 import type { Mark, Node } from 'prosemirror-model';
 import { safeLinkHref } from '../../shared/model/safe-url.ts';
+import { cellAlign } from '../../shared/model/table-nodes.ts';
 
 /**
  * CAT5: a text document as a standalone HTML page (`GET /api/docs/:id/html`). The markup is
@@ -58,10 +59,27 @@ function blockHtml(node: Node): string {
     }
     case 'list_item':
       return `<li>${blocksHtml(node).trimEnd()}</li>`;
+    case 'table':
+      return tableHtml(node);
     default:
       // A block this writer does not know keeps its text.
       return `<p>${escapeText(node.textContent)}</p>`;
   }
+}
+
+/** A table: its first row the header (`th`), alignment as an inline style of known values only. */
+function tableHtml(node: Node): string {
+  let rows = '';
+  node.forEach((row) => {
+    let cells = '';
+    row.forEach((cell) => {
+      const tag = cell.type.name === 'table_header' ? 'th' : 'td';
+      const align = cellAlign(cell.attrs.align);
+      cells += `<${tag}${align ? ` style="text-align: ${align}"` : ''}>${inlineHtml(cell)}</${tag}>`;
+    });
+    rows += `<tr>${cells}</tr>\n`;
+  });
+  return `<table>\n${rows}</table>`;
 }
 
 function headingLevel(node: Node): number {

@@ -13,9 +13,12 @@ const blockSign = /^(?: {0,3}#{1,6}[ \t]+\S| {0,3}[-*+][ \t]+\S| {0,3}\d{1,9}[.)
 /** Inline Markdown: strong or em around text, inline code, a link, a strikethrough. */
 const inlineSign = /\*\*\S(?:.*?\S)?\*\*|__\S(?:.*?\S)?__|(?:^|[\s(])[*_][^\s*_](?:[^*_\n]*[^\s*_])?[*_](?=$|[\s).,;:!?])|`[^`\n]+`|\[[^\]\n]+\]\([^)\s]+(?:\s+"[^"\n]*")?\)|~~\S(?:.*?\S)?~~/m;
 
+/** A GFM table's delimiter row (`| --- | :-: |`), which a table's header row precedes. */
+const tableSign = /^ {0,3}\|? *:?-+:? *(?:\| *:?-+:? *)*\|? *$/m;
+
 /** Whether `text` shows a sign of Markdown (cheap; says nothing of what parsing gives). */
 export function looksLikeMarkdown(text: string): boolean {
-  return blockSign.test(text) || inlineSign.test(text);
+  return blockSign.test(text) || inlineSign.test(text) || (text.includes('|') && tableSign.test(text));
 }
 
 /** Whether `doc` holds anything but paragraphs of unmarked text. */
@@ -32,11 +35,12 @@ function hasFormatting(doc: Node): boolean {
 /**
  * The slice to paste for `text` when it is Markdown that gives formatting, else null (paste it
  * as plain text). Its blocks carry fresh ids; it is open as far as its ends allow, so one pasted
- * line joins the paragraph it lands in, while headings and lists keep their type.
+ * line joins the paragraph it lands in, while headings and lists keep their type; it is not
+ * opened into a table (isolating), which is pasted whole.
  */
 export function markdownPasteSlice(text: string): Slice | null {
   if (!looksLikeMarkdown(text)) return null;
   const doc = markdownToDoc(text);
   if (doc.childCount === 0 || !hasFormatting(doc)) return null;
-  return Slice.maxOpen(doc.content);
+  return Slice.maxOpen(doc.content, false);
 }

@@ -3,27 +3,25 @@ import { isSafeLinkHref } from './safe-url.ts';
 
 /**
  * CAT6: what a Markdown import cannot keep, said instead of dropped silently. The schema has no
- * tables and no images yet: a GitHub-flavoured table is kept as the text of its lines, an
- * image is left out. This tokenizer only looks: it reads tables (GFM), which the importing one
- * (markdown.ts, CommonMark) does not.
+ * images yet: an image is left out. GFM tables are kept as tables (markdown.ts). This tokenizer
+ * only looks; it reads what the importing one (markdown.ts) reads.
  */
 const looker = MarkdownIt('commonmark', { html: false }).enable(['table', 'strikethrough']);
 looker.validateLink = isSafeLinkHref;
 
 export function markdownImportWarnings(markdown: string): string[] {
-  let tables = 0;
   const images: string[] = [];
   const visit = (tokens: ReturnType<typeof looker.parse>) => {
     for (const token of tokens) {
-      if (token.type === 'table_open') tables++;
       if (token.type === 'image') images.push(token.content);
       if (token.children) visit(token.children);
     }
   };
   visit(looker.parse(markdown, {}));
-  return [...tableWarnings(tables), ...imageWarnings(images)];
+  return imageWarnings(images);
 }
 
+/** HTML import (server/docs/html-import.ts) keeps a table as rows of text and says so. */
 export function tableWarnings(count: number): string[] {
   if (count === 0) return [];
   return [`${count === 1 ? 'A table was' : `${count} tables were`} kept as plain text: this editor has no tables yet.`];

@@ -7,6 +7,7 @@ import { withBlockIds } from './block-ids.ts';
 import { isSafeLinkHref } from './safe-url.ts';
 import { plainParagraph, plainParagraphMarkdown } from './plain-markdown.ts';
 import { serializeMarkdown } from './markdown-output.ts';
+import { tableParseSpecs, writeTable } from './table-markdown.ts';
 
 /**
  * Markdown import and export over the Tandem schema (CommonMark plus `~~strike~~`). Raw HTML
@@ -15,7 +16,8 @@ import { serializeMarkdown } from './markdown-output.ts';
  * source as literal text), and a link mark holding such a target exports as its text alone.
  */
 
-const tokenizer = MarkdownIt('commonmark', { html: false }).enable('strikethrough');
+// GFM tables too: shared/model/table-markdown.ts.
+const tokenizer = MarkdownIt('commonmark', { html: false }).enable(['strikethrough', 'table']);
 // LINK2: markdown-it hands this hook the decoded and normalised destination of every link and image.
 tokenizer.validateLink = isSafeLinkHref;
 
@@ -39,6 +41,7 @@ const parser = new MarkdownParser(schema, tokenizer, {
   s: { mark: 'strike' },
   link: { mark: 'link', getAttrs: (tok) => ({ href: tok.attrGet('href') ?? '', title: tok.attrGet('title') || null }) },
   code_inline: { mark: 'code', noCloseToken: true },
+  ...tableParseSpecs,
 });
 
 function isTight(tokens: { hidden: boolean }[], i: number): boolean {
@@ -65,6 +68,7 @@ export const serializer = new MarkdownSerializer(
     ...defaultMarkdownSerializer.nodes,
     // VER6: a newer build's block has no Markdown here; it is left out of this build's output.
     [unknownBlockName]: (state, node) => state.closeBlock(node),
+    table: (state, node) => writeTable(state, node, (paragraph) => docToMarkdown(schema.nodes.doc.create(null, paragraph)).trimEnd()),
   },
   {
     ...defaultMarkdownSerializer.marks,

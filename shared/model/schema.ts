@@ -1,6 +1,7 @@
 import { Schema, type NodeSpec, type MarkSpec, type NodeType } from 'prosemirror-model';
 import { safeLinkHref } from './safe-url.ts';
 import { keepUnknownElements, unknownBlockName } from './unknown-content.ts';
+import { tableNodeSpecs } from './table-nodes.ts';
 
 /**
  * The one ProseMirror schema of Tandem, imported by the client, the server and the applier.
@@ -105,6 +106,9 @@ const nodes: Record<string, NodeSpec> = {
     toDOM: (node) => ['li', idAttr(node.attrs.id), 0],
   },
 
+  /** `table`, `table_row`, `table_cell`, `table_header`: shared/model/table-nodes.ts. */
+  ...tableNodeSpecs(blockId, readId, idAttr),
+
   /**
    * VER6: an element of a name this schema lacks, written by a newer build (shared/model/unknown-content.ts).
    * An atom that keeps the element's Yjs content untouched while people type beside it. Never
@@ -205,6 +209,7 @@ export const blockTypes = [
   'horizontal_rule',
   'bullet_list',
   'ordered_list',
+  'table',
 ] as const;
 export type BlockType = (typeof blockTypes)[number];
 
@@ -213,9 +218,12 @@ export function carriesId(type: NodeType): boolean {
   return type.spec.attrs !== undefined && 'id' in type.spec.attrs;
 }
 
-/** Whether nodes of this type hold blocks (or list items) that carry ids of their own (OP12). */
+/**
+ * Whether nodes of this type hold blocks (or list items) that carry ids of their own (OP12). A
+ * table and its rows do not: the table is one block, its cells no blocks of their own (OP13).
+ */
 export function holdsBlocks(type: NodeType): boolean {
-  return !type.isTextblock && !type.isLeaf && type !== type.schema.topNodeType;
+  return !type.isTextblock && !type.isLeaf && type !== type.schema.topNodeType && type.spec.tableRole === undefined;
 }
 
 function readId(dom: HTMLElement | string) {

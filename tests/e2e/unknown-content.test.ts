@@ -7,13 +7,13 @@ import { docParts } from '../../shared/model/doc-layout.ts';
 const server = useTestServer();
 const people = useBrowser(server);
 
-/** A `table` element, as a newer build of Tandem would write one, holding a paragraph of `text`. */
+/** A `callout` element, as a newer build of Tandem would write one, holding a paragraph of `text`. */
 function newerTable(text: string): Y.XmlElement {
-  const table = new Y.XmlElement('table');
+  const table = new Y.XmlElement('callout');
   table.setAttribute('id', 'bTable');
   table.setAttribute('columns', '1');
-  const row = new Y.XmlElement('table_row');
-  const cell = new Y.XmlElement('table_cell');
+  const row = new Y.XmlElement('callout_row');
+  const cell = new Y.XmlElement('callout_cell');
   const paragraph = new Y.XmlElement('paragraph');
   paragraph.insert(0, [new Y.XmlText(text)]);
   cell.insert(0, [paragraph]);
@@ -33,7 +33,7 @@ const elementNames = (ydoc: Y.Doc) => docParts(ydoc).content.toArray().map((chil
 
 describe('content written by a newer build', () => {
   it('[VER6] an unknown block survives an older client opening the document and typing on both sides of it', async () => {
-    const id = await server.createDoc('Newer table', 'Before\n\nAfter');
+    const id = await server.createDoc('Newer callout', 'Before\n\nAfter');
     const peer = await peerOf(id);
     const content = docParts(peer.ydoc).content;
     peer.ydoc.transact(() => content.insert(1, [newerTable('Cell text')]));
@@ -43,7 +43,7 @@ describe('content written by a newer build', () => {
     const { page } = person;
     const held = page.locator('.unknown-block');
     await held.waitFor();
-    expect(await held.innerText()).toContain('table');
+    expect(await held.innerText()).toContain('callout');
     expect(await documentText(page).getAttribute('contenteditable')).toBe('true');
 
     await typeAtEnd(page, ' end');
@@ -52,11 +52,11 @@ describe('content written by a newer build', () => {
     await documentText(page).locator('p').first().click();
     await page.keyboard.press('End');
     await page.keyboard.type(' start');
-    await expect.poll(() => readText(page), { timeout: 15_000 }).toMatch(/^Before start\n.*table.*\nAfter end$/);
+    await expect.poll(() => readText(page), { timeout: 15_000 }).toMatch(/^Before start\n.*callout.*\nAfter end$/);
 
     await expect.poll(() => (peer.ydoc.getXmlFragment('content').get(0) as Y.XmlElement).toString(), { timeout: 15_000 }).toContain('Before start');
     await expect.poll(() => (content.get(2) as Y.XmlElement).toString(), { timeout: 15_000 }).toContain('After end');
-    expect(elementNames(peer.ydoc)).toEqual(['paragraph', 'table', 'paragraph']);
+    expect(elementNames(peer.ydoc)).toEqual(['paragraph', 'callout', 'paragraph']);
     expect(content.get(1).toString()).toBe(written);
     await expect.poll(async () => (await server.api(`/api/docs/${id}/markdown`)).body, { timeout: 15_000 }).toBe('Before start\n\nAfter end');
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EditorState, TextSelection, type Command } from 'prosemirror-state';
 import { schema } from '../../shared/model/schema.ts';
-import { toolbarItems, type ToolbarItem } from '../../client/editor-commands.ts';
+import { tableMenuItems, toolbarItems, type ToolbarItem } from '../../client/editor-commands.ts';
 import { parseRoute } from '../../client/router.ts';
 
 const { nodes } = schema;
@@ -47,8 +47,9 @@ describe('toolbar commands', () => {
   it('names every toolbar button as the contract and the tests expect', () => {
     expect(toolbarItems.filter((entry) => entry !== null).map((entry) => entry!.label)).toEqual([
       'Bold', 'Italic', 'Code', 'Strike', 'Link', 'Heading 1', 'Heading 2', 'Heading 3',
-      'Bullet list', 'Numbered list', 'Quote', 'Undo', 'Redo',
+      'Bullet list', 'Numbered list', 'Quote', 'Insert table', 'Undo', 'Redo',
     ]);
+    expect(tableMenuItems.map((entry) => entry.label)).toEqual(['Add row below', 'Add column right', 'Delete row', 'Delete column', 'Delete table']);
   });
 });
 

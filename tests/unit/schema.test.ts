@@ -3,7 +3,7 @@ import { schema, blockTypes } from '../../shared/model/schema.ts';
 
 describe('schema', () => {
   it('lets every container be empty, so concurrent deletions never leave unbuildable content', () => {
-    for (const name of ['doc', 'blockquote', 'bullet_list', 'ordered_list', 'list_item', 'paragraph', 'heading', 'code_block']) {
+    for (const name of ['doc', 'blockquote', 'bullet_list', 'ordered_list', 'list_item', 'paragraph', 'heading', 'code_block', 'table', 'table_row', 'table_cell', 'table_header']) {
       const type = schema.nodes[name];
       expect(type.contentMatch.validEnd, name).toBe(true);
       expect(() => type.create().check(), name).not.toThrow();

@@ -9,7 +9,7 @@ import { docToMarkdown } from '../../shared/model/markdown.ts';
 import { unknownBlockName, unreadableChange, unreadableContent } from '../../shared/model/unknown-content.ts';
 import { serverOrigin } from '../../shared/model/origins.ts';
 
-/** A text of two paragraphs around a `table` element, as a newer build would write one. */
+/** A text of two paragraphs around a `callout` element, as a newer build would write one. */
 function docWithTable(): Y.Doc {
   const ydoc = new Y.Doc();
   const content = docParts(ydoc).content;
@@ -19,10 +19,10 @@ function docWithTable(): Y.Doc {
     element.insert(0, [new Y.XmlText(text)]);
     return element;
   };
-  const table = new Y.XmlElement('table');
+  const table = new Y.XmlElement('callout');
   table.setAttribute('id', 'bTable');
-  const row = new Y.XmlElement('table_row');
-  const cell = new Y.XmlElement('table_cell');
+  const row = new Y.XmlElement('callout_row');
+  const cell = new Y.XmlElement('callout_cell');
   cell.setAttribute('align', 'left');
   cell.insert(0, [paragraph('inner', 'Cell')]);
   row.insert(0, [cell]);
@@ -39,7 +39,7 @@ describe('content of a newer build', () => {
 
     const { doc } = initProseMirrorDoc(docParts(ydoc).content, schema);
     expect(doc.child(1).type.name).toBe(unknownBlockName);
-    expect(doc.child(1).attrs).toMatchObject({ name: 'table', id: 'bTable' });
+    expect(doc.child(1).attrs).toMatchObject({ name: 'callout', id: 'bTable' });
 
     // Typing in the paragraphs on both sides, as an editor's binding writes it.
     changeContent(
