@@ -4,6 +4,7 @@ import { strFromU8, unzipSync } from 'fflate';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { postgresSchemas } from '../helpers/pg-schema.ts';
 import { htmlAsPng, svgImage, tinyPng } from '../helpers/images.ts';
+import { agentApi, replaceOp, sentRun } from '../helpers/runs.ts';
 
 /*
  * Images uploaded into documents (shared/PROTOCOL.md IMG3, IMG5) on both backends: the upload's
@@ -130,5 +131,22 @@ describe.each(backends)('assets ($name)', (backend) => {
     const page = strFromU8((await read(`/api/docs/${id}/html`)).bytes);
     expect(page).toContain(`<p><img src="data:image/png;base64,${Buffer.from(tinyPng).toString('base64')}" alt="Ours"></p>`);
     expect(page).toContain('<p><img src="https://example.com/far.png" alt="Theirs"></p>');
+  });
+
+  it('[IMG4] refuses an agent\'s op that writes an image of another document\'s asset, and takes one of its own', async () => {
+    const elsewhere = await server.createDoc('Elsewhere', 'text');
+    const borrowed = (await upload(elsewhere, tinyPng)).body.url as string;
+    const { docId, runId, blocks, instructionIds } = await sentRun(server, 'Alpha\n\nBeta', ['Add a picture', 'Add another']);
+    const ownUrl = (await upload(docId, tinyPng)).body.url as string;
+    const agent = agentApi(server, server.token('agent'));
+    expect((await agent.claim(runId)).status).toBe(200);
+    const refused = await agent.ops(runId, 'k1', [replaceOp(blocks[0], `Alpha\n\n![Borrowed](${borrowed})`, instructionIds[0])]);
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({ code: 'UNKNOWN_ASSET', index: 0, blockId: blocks[0].id });
+    expect((await server.api(`/api/docs/${docId}/markdown`)).body).toBe('Alpha\n\nBeta');
+    const applied = await agent.ops(runId, 'k2', [replaceOp(blocks[1], `Beta\n\n![Ours](${ownUrl})`, instructionIds[1])]);
+    expect(applied).toMatchObject({ status: 200, body: { applied: 1 } });
+    const read = await server.api(`/api/docs/${docId}`, { token: server.token('agent') });
+    expect(read.body.blocks.map((block: { type: string; markdown: string }) => [block.type, block.markdown])).toContainEqual(['image', `![Ours](${ownUrl})`]);
   });
 });
