@@ -5,6 +5,7 @@ import { wrapInList, liftListItem } from 'prosemirror-schema-list';
 import { undoCommand, redoCommand, yUndoPluginKey } from 'y-prosemirror';
 import { schema } from '../shared/model/schema.ts';
 import { linkAt, openLinkEditor } from './link-plugin.ts';
+import { openImagePicker } from './image-plugin.ts';
 
 const { nodes, marks } = schema;
 
@@ -121,6 +122,7 @@ export const toolbarItems: (ToolbarItem | null)[] = [
   { label: 'Bullet list', text: '•', shortcut: 'Mod-Shift-8', command: toggleList(nodes.bullet_list), active: (s) => isInside(s, nodes.bullet_list) },
   { label: 'Numbered list', text: '1.', shortcut: 'Mod-Shift-7', command: toggleList(nodes.ordered_list), active: (s) => isInside(s, nodes.ordered_list) },
   { label: 'Quote', text: '❝', shortcut: 'Mod-Shift-9', command: toggleQuote(), active: (s) => isInside(s, nodes.blockquote) },
+  { label: 'Insert image', text: 'Image', shortcut: 'Mod-Alt-g', command: openImagePicker },
   null,
   { label: 'Undo', text: '↶', shortcut: 'Mod-z', command: undoCommand },
   { label: 'Redo', text: '↷', shortcut: 'Mod-Shift-z', command: redoCommand },
