@@ -107,10 +107,16 @@ export async function uploadInto(view: EditorView, target: ImageTarget, file: Fi
   view.dispatch(tr.scrollIntoView());
 }
 
-/** A transaction putting an image block at `pos`: the text block there is split around it. */
+/**
+ * A transaction putting an image block at `pos`: before the text block there when `pos` is at
+ * its start, else after it. The text block is not split: both halves of a split would carry its
+ * id, and agents address blocks by id.
+ */
 export function insertImage(state: EditorState, pos: number, attrs: { src: string; alt: string }): Transaction {
   const node = schema.nodes.image.create(attrs);
-  return state.tr.replaceRangeWith(pos, pos, node);
+  const $pos = state.doc.resolve(Math.min(pos, state.doc.content.size));
+  if (!$pos.parent.isTextblock || $pos.depth === 0) return state.tr.replaceRangeWith(pos, pos, node);
+  return state.tr.insert($pos.parentOffset === 0 ? $pos.before() : $pos.after(), node);
 }
 
 /** IMG6: opens the box of `Insert image` where an image block may go (the toolbar button, Ctrl+Alt+G). */
