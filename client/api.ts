@@ -5,6 +5,7 @@ import { ErrorEnvelope } from '../shared/wire/errors.ts';
 import { readWire } from '../shared/wire/parse.ts';
 import { AsideAnswer, type AsideBody } from '../shared/wire/asides.ts';
 import { SessionView } from '../shared/wire/session.ts';
+import { AssetUploaded } from '../shared/wire/assets.ts';
 import { DiscardUndone, ItemDecided, RevertUndone, RunCancelled, RunDecision as RunDecisionAnswer, RunReverted, SentRun, type DiscardBody } from '../shared/wire/runs.ts';
 
 export type { CreatedDoc, DocSummary, SentRun };
@@ -176,4 +177,31 @@ export function undoDiscard(token: string, runId: string): Promise<DiscardUndone
 export function askAside(token: string, runId: string, text: string, steer: boolean): Promise<AsideAnswer> {
   const body: AsideBody = steer ? { text, steer } : { text, steer: false };
   return request(AsideAnswer, token, 'POST', `/api/runs/${encodeURIComponent(runId)}/asides`, body);
+}
+
+/**
+ * IMG3: uploads an image file into a document, its bytes as they are; the address it is served
+ * at. A refused file throws the server's code and sentence (415 `UNSUPPORTED_IMAGE`, 413
+ * `IMAGE_TOO_LARGE`).
+ */
+export async function uploadImage(token: string, docId: string, file: Blob): Promise<string> {
+  let response: Response;
+  try {
+    response = await fetch(`/api/docs/${encodeURIComponent(docId)}/assets`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': file.type || 'application/octet-stream' },
+      body: file,
+    });
+  } catch {
+    throw new ApiError('OFFLINE', 'The image cannot be uploaded while the server cannot be reached.');
+  }
+  const payload: unknown = await response.json().catch(() => null);
+  if (!response.ok) {
+    const envelope = readWire(ErrorEnvelope, payload);
+    if (envelope.ok) throw new ApiError(envelope.value.error.code, envelope.value.error.message, response.status);
+    throw new ApiError(`HTTP_${response.status}`, `The server answered ${response.status}.`, response.status);
+  }
+  const read = readWire(AssetUploaded, payload);
+  if (!read.ok) throw new ApiError('BAD_ANSWER', 'The server answered something this app does not understand.', response.status);
+  return read.value.url;
 }

@@ -43,6 +43,8 @@ export function collabUrl(): string {
  */
 export class DocConnection extends EventTarget {
   readonly docId: string;
+  /** The token the parts connect with; the API's requests of this document (its images) send it too. */
+  readonly token: string;
   readonly socket: HocuspocusProviderWebsocket;
   readonly text: DocPart;
   readonly notes: DocPart;
@@ -66,6 +68,7 @@ export class DocConnection extends EventTarget {
   constructor(options: DocConnectionOptions) {
     super();
     this.docId = options.docId;
+    this.token = options.token;
     // Retries stay frequent (at most 5 s apart) so that a returning server is noticed soon.
     this.socket = new HocuspocusProviderWebsocket({ url: options.url ?? collabUrl(), maxDelay: 5000 });
     const part = (name: string, canWrite: boolean, localName: string | null, withAwareness = false) =>

@@ -7,6 +7,7 @@ import { addColumnAfter, addRowAfter, deleteColumn, deleteRow, deleteTable } fro
 import { schema } from '../shared/model/schema.ts';
 import { linkAt, openLinkEditor } from './link-plugin.ts';
 import { inTable, insertTable } from './table-commands.ts';
+import { openImagePicker } from './image-plugin.ts';
 
 const { nodes, marks } = schema;
 
@@ -125,6 +126,7 @@ export const toolbarItems: (ToolbarItem | null)[] = [
   { label: 'Numbered list', text: '1.', shortcut: 'Mod-Shift-7', command: toggleList(nodes.ordered_list), active: (s) => isInside(s, nodes.ordered_list) },
   { label: 'Quote', text: '❝', shortcut: 'Mod-Shift-9', command: toggleQuote(), active: (s) => isInside(s, nodes.blockquote) },
   { label: 'Insert table', text: '⊞', command: ownUndoStep(insertTable) },
+  { label: 'Insert image', text: 'Image', shortcut: 'Mod-Alt-g', command: openImagePicker },
   null,
   { label: 'Undo', text: '↶', shortcut: 'Mod-z', command: undoCommand },
   { label: 'Redo', text: '↷', shortcut: 'Mod-Shift-z', command: redoCommand },

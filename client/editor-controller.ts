@@ -152,7 +152,7 @@ export class EditorController implements ReactiveController {
         resolve: (current, anchors) => this.placer?.resolve(current, anchors) ?? anchors.map(() => notSynced),
         pin: this.pin,
         repin: (id, pin) => host.repin(id, pin),
-      }),
+      }, { docId: connection.docId, token: connection.token }),
     });
     this.view = new EditorView(this.mount, {
       state,

@@ -12,6 +12,7 @@ import { buildCursor, buildSelection } from './cursors.ts';
 import { editingPlugins } from './editing-plugins.ts';
 import { linkPlugin, openInNewTab, openLinkAtCaret } from './link-plugin.ts';
 import { findPlugin } from './find-commands.ts';
+import { imagesPlugin, type ImageTarget } from './image-plugin.ts';
 
 export interface EditorAnnotationOptions extends AnnotationsPluginOptions {
   /** Whether this person may now create an annotation of `kind` (its keyboard shortcut works). */
@@ -30,6 +31,7 @@ export function editorPlugins(
   mapping: ReturnType<typeof initProseMirrorDoc>['mapping'],
   awareness: Awareness,
   annotations: EditorAnnotationOptions,
+  images: ImageTarget,
 ): Plugin[] {
   const draftKeys: Record<string, Command> = {};
   for (const kind of ['comment', 'instruction'] as const) {
@@ -46,6 +48,7 @@ export function editorPlugins(
     keymap(draftKeys),
     linkPlugin(),
     findPlugin(),
+    imagesPlugin(images),
     keymap({ 'Alt-Enter': openLinkAtCaret(openInNewTab) }),
     ...editingPlugins(),
     blockIdsPlugin(),

@@ -8,11 +8,16 @@
  *   takes effect on the next load; the precached `index.html` when the network fails or is slow.
  *   A new build's `sw.js` differs, so it installs, takes over at once (skipWaiting, clients.claim)
  *   and drops the old precache.
- * - `/api/`, `/collab` and `/healthz` are never routed: they go straight to the network.
+ * - IMG3: the images of documents (`GET /api/docs/ID/assets/HASH`, which the editor loads with
+ *   its token) are kept in the cache `tandem-assets` once loaded and served cache first: an
+ *   asset's address names its bytes (their SHA-256), so a kept copy is never stale, and the
+ *   images of a document opened once show offline. Only 200 answers are kept: a refusal is
+ *   asked again next time.
+ * - The rest of `/api/`, `/collab` and `/healthz` are never routed: they go straight to the network.
  */
 import { cleanupOutdatedCaches, matchPrecache, precacheAndRoute } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
-import { NetworkOnly } from 'workbox-strategies';
+import { CacheFirst, NetworkOnly } from 'workbox-strategies';
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<string | { url: string; revision: string | null }> };
 
@@ -31,6 +36,14 @@ registerRoute(
     },
     { denylist: [/^\/api\//, /^\/collab(\/|$)/, /^\/healthz$/] },
   ),
+);
+const assetPath = /^\/api\/docs\/[A-Za-z0-9_-]{1,64}\/assets\/[0-9a-f]{64}$/;
+registerRoute(
+  ({ url, request }) => url.origin === self.location.origin && request.method === 'GET' && assetPath.test(url.pathname),
+  new CacheFirst({
+    cacheName: 'tandem-assets',
+    plugins: [{ cacheWillUpdate: async ({ response }) => (response.status === 200 ? response : null) }],
+  }),
 );
 // After the navigation route: Workbox takes the first route that matches, and the precache's
 // route matches `/` (as `index.html`), which would serve the old shell after a release.

@@ -17,6 +17,7 @@ import type { ReviewSelectDetail } from './tandem-review-panel.ts';
 import './tandem-toolbar.ts';
 import './tandem-link-popover.ts';
 import { FindController } from './find-controller.ts';
+import { ImageController } from './image-controller.ts';
 import { applyLink, closeLinkEditor, linkAt, linkKey, openInNewTab, openLinkAtCaret, openLinkEditor, removeLink } from './link-plugin.ts';
 import { linkAddressFromInput, safeLinkHref } from '../shared/model/safe-url.ts';
 import { outstandingRun } from './run-status.ts';
@@ -57,6 +58,7 @@ export class TandemEditor extends LightElement {
   private readonly rights = consumeAnnotationRights(this);
   private readonly editor = new EditorController(this);
   private readonly find = new FindController(this, this.editor);
+  private readonly images = new ImageController(this, this.editor);
   /**
    * Blocks the runs deleted that people changed since: the review panel says Accept keeps them.
    * Read only while a run is in review, the one time the panel shows them: reading walks every
@@ -141,7 +143,7 @@ export class TandemEditor extends LightElement {
         ${this.readOnly
           ? html`<p class="read-only-note">You can read this document but not change it.</p>`
           : html`<tandem-toolbar .state=${state} @toolbar-command=${this.onCommand}></tandem-toolbar>`}
-        ${this.find.render()}
+        ${this.find.render()} ${this.readOnly ? '' : this.images.render()}
         <div class="text-frame">${this.editor.mount} ${this.renderLinkPopover()} ${this.renderSelectionActions(annotations)}</div>
       </div>
       <div class="side-column">

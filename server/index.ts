@@ -46,6 +46,7 @@ import { createApiHandler, type RouteHandler } from './http/api.ts';
 import { addDocRoutes } from './http/docs-routes.ts';
 import { addCatalogueRoutes } from './http/catalogue-routes.ts';
 import { addExportRoutes } from './http/export-routes.ts';
+import { addAssetRoutes } from './http/asset-routes.ts';
 import { addAnnotationRoutes } from './http/annotations-routes.ts';
 import { addRunRoutes } from './http/runs-routes.ts';
 import { addAgentRoutes } from './http/agent-routes.ts';
@@ -162,6 +163,7 @@ export async function startServer(
   addDocRoutes(router, { store, hocuspocus, roster: runs.roster });
   addCatalogueRoutes(router, { store, hocuspocus });
   addExportRoutes(router, { store, hocuspocus });
+  addAssetRoutes(router, { store });
   addAnnotationRoutes(router, { store, hocuspocus });
   addRunRoutes(router, { store, hocuspocus, runs });
   addAgentRoutes(router, runs.agents);

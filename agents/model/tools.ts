@@ -37,8 +37,11 @@ export type ToolName = 'read_document' | 'read_block' | OpKind | 'rewrite_block'
  */
 export type RegenerateBlock = (request: { blockType: string; markdown: string; instruction: string }, signal: AbortSignal) => Promise<string>;
 
-/** Block types `rewrite_block` refuses (CANNOT_REWRITE): their content is not prose to rewrite. */
-export const unrewritableBlockTypes: ReadonlySet<string> = new Set(['code_block', 'horizontal_rule']);
+/**
+ * Block types `rewrite_block` refuses (CANNOT_REWRITE): their content is not prose to rewrite
+ * (an image's is its address, which a model must not make up, IMG4).
+ */
+export const unrewritableBlockTypes: ReadonlySet<string> = new Set(['code_block', 'horizontal_rule', 'image']);
 
 export type ToolAnswer = Record<string, unknown>;
 
@@ -56,7 +59,7 @@ function schema(properties: JsonSchemaObject['properties']): JsonSchemaObject {
 const definitions: ToolDefinition[] = [
   {
     name: 'read_document',
-    description: 'Read the whole document as it is now: its blocks in document order, each with id, type, Markdown and parentId (the list or quote holding it, null at the top level; a list item is addressed by its own id and its Markdown is its content, without the marker; a table is one block of type table whose Markdown is a GitHub-flavoured Markdown table, its first row the header, a | in a cell written \\|).',
+    description: 'Read the whole document as it is now: its blocks in document order, each with id, type, Markdown and parentId (the list or quote holding it, null at the top level; a list item is addressed by its own id and its Markdown is its content, without the marker; a table is one block of type table whose Markdown is a GitHub-flavoured Markdown table, its first row the header, a | in a cell written \\|; an image is a block of type image whose Markdown is ![alt text](address): keep its address as it is, an uploaded image\'s address cannot be made up).',
     parameters: schema({}),
   },
   {

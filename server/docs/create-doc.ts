@@ -58,11 +58,11 @@ function oneEmptyParagraph(): Node {
  * in the work pool (LIMIT10), a text document's views with it (server/docs/text-views.ts); a
  * page whose HTML breaks LIMIT8 or LIMIT9 is refused (422) before that, and nothing is stored.
  */
-export async function createDoc(store: Store, input: NewDoc, now = Date.now()): Promise<DocRecord> {
+export async function createDoc(store: Store, input: NewDoc, now = Date.now(), id = randomId(10)): Promise<DocRecord> {
   if (input.kind === 'page') refuseShape(input.html);
   const text = input.kind === 'text' ? await importText(input) : null;
   const state = text ? text.state : await workPool().run('initialState', input);
-  const record: DocRecord = { id: randomId(10), title: input.title, kind: input.kind, createdAt: now, updatedAt: now, deletedAt: null };
+  const record: DocRecord = { id, title: input.title, kind: input.kind, createdAt: now, updatedAt: now, deletedAt: null };
   await store.createDoc(record, new Map([[docName(record.id), state]]));
   // The catalogue keeps the title as shown (CAT1): without a title, the first line of the text.
   // A text's entry was read with its state; a page's is read from its state now.

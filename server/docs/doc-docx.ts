@@ -2,16 +2,19 @@ import { AlignmentType, Document, ExternalHyperlink, HeadingLevel, LevelFormat, 
 import type { Mark, Node } from 'prosemirror-model';
 import { safeLinkHref } from '../../shared/model/safe-url.ts';
 import { docxTable } from './docx-table.ts';
+import type { OwnImages } from './own-images.ts';
+import { imageParagraph } from './docx-image.ts';
 
 /**
  * CAT5: a text document as a Word document (`GET /api/docs/:id/docx`), written with the `docx`
  * package. Headings, paragraphs, quotes (indented, italic), code blocks (monospace, a line per
  * paragraph), rules, bullet and numbered lists (nested by level), bold, italic, strikethrough,
- * inline code and links (safe targets only, LINK1), tables (server/docs/docx-table.ts). Review
+ * inline code, links (safe targets only, LINK1), tables (server/docs/docx-table.ts) and images
+ * (the document's own embedded, others as their alt text and address, docx-image.ts). Review
  * marks and pending deletes are the caller's to remove.
  */
-export async function docToDocx(doc: Node, title: string): Promise<Uint8Array> {
-  const writer = new DocxWriter();
+export async function docToDocx(doc: Node, title: string, images: OwnImages = {}): Promise<Uint8Array> {
+  const writer = new DocxWriter(images);
   doc.forEach((block) => writer.block(block, { quote: false, list: null }));
   const document = new Document({
     title: title || 'Untitled',
@@ -50,6 +53,8 @@ class DocxWriter {
   /** The first number of each numbered list, by its index in the reference. */
   readonly numberings: number[] = [];
 
+  constructor(private readonly images: OwnImages) {}
+
   block(node: Node, context: Context): void {
     switch (node.type.name) {
       case 'heading':
@@ -68,6 +73,9 @@ class DocxWriter {
         if (table) this.paragraphs.push(table);
         return;
       }
+      case 'image':
+        this.paragraphs.push(imageParagraph(node, this.images, this.placement(context)));
+        return;
       case 'horizontal_rule':
         this.paragraphs.push(new Paragraph({ border: { bottom: { style: 'single', size: 6, color: 'auto', space: 1 } }, children: [] }));
         return;

@@ -1,15 +1,19 @@
 import type { Mark, Node } from 'prosemirror-model';
 import { safeLinkHref } from '../../shared/model/safe-url.ts';
 import { cellAlign } from '../../shared/model/table-nodes.ts';
+import { safeImageSrc } from '../../shared/model/image-src.ts';
+import type { OwnImages } from './own-images.ts';
 
 /**
  * CAT5: a text document as a standalone HTML page (`GET /api/docs/:id/html`). The markup is
  * written from the schema's nodes and marks, never from stored HTML, every text and attribute
  * escaped; a link keeps only a target shared/model/safe-url.ts accepts (LINK1), opened without
- * the page's opener or referrer. Review marks and pending deletes are the caller's to remove.
+ * the page's opener or referrer; an image keeps only an address IMG1 accepts, and the document's
+ * own images (`images`) are written into the page as `data:` URLs, so that the file shows them
+ * wherever it is opened. Review marks and pending deletes are the caller's to remove.
  */
-export function docToHtml(doc: Node, title: string): string {
-  return htmlPage(title, blocksHtml(doc));
+export function docToHtml(doc: Node, title: string, images: OwnImages = {}): string {
+  return htmlPage(title, blocksHtml(doc, images));
 }
 
 /** A standalone page around `body`, markup already safe (written here, or sanitized). */
@@ -28,22 +32,22 @@ ${body}</body>
 }
 
 /** The body markup of `node`'s children, one block a line. */
-export function blocksHtml(node: Node): string {
+export function blocksHtml(node: Node, images: OwnImages = {}): string {
   let out = '';
   node.forEach((child) => {
-    out += blockHtml(child) + '\n';
+    out += blockHtml(child, images) + '\n';
   });
   return out;
 }
 
-function blockHtml(node: Node): string {
+function blockHtml(node: Node, images: OwnImages): string {
   switch (node.type.name) {
     case 'paragraph':
       return `<p>${inlineHtml(node)}</p>`;
     case 'heading':
       return `<h${headingLevel(node)}>${inlineHtml(node)}</h${headingLevel(node)}>`;
     case 'blockquote':
-      return `<blockquote>\n${blocksHtml(node)}</blockquote>`;
+      return `<blockquote>\n${blocksHtml(node, images)}</blockquote>`;
     case 'code_block': {
       const language = String(node.attrs.params ?? '').split(/\s/)[0];
       const cls = /^[\w+#-]+$/.test(language) ? ` class="language-${language}"` : '';
@@ -51,11 +55,13 @@ function blockHtml(node: Node): string {
     }
     case 'horizontal_rule':
       return '<hr>';
+    case 'image':
+      return imageHtml(node, images);
     case 'bullet_list':
-      return `<ul>\n${blocksHtml(node)}</ul>`;
+      return `<ul>\n${blocksHtml(node, images)}</ul>`;
     case 'ordered_list': {
       const order = Number(node.attrs.order);
-      return `<ol${Number.isInteger(order) && order !== 1 ? ` start="${order}"` : ''}>\n${blocksHtml(node)}</ol>`;
+      return `<ol${Number.isInteger(order) && order !== 1 ? ` start="${order}"` : ''}>\n${blocksHtml(node, images)}</ol>`;
     }
     case 'list_item':
       return `<li>${blocksHtml(node).trimEnd()}</li>`;
@@ -80,6 +86,16 @@ function tableHtml(node: Node): string {
     rows += `<tr>${cells}</tr>\n`;
   });
   return `<table>\n${rows}</table>`;
+}
+
+function imageHtml(node: Node, images: OwnImages): string {
+  const src = safeImageSrc(node.attrs.src);
+  const alt = typeof node.attrs.alt === 'string' ? node.attrs.alt : '';
+  if (src === null) return `<p>${escapeText(alt)}</p>`;
+  const own = images[src];
+  const shown = own ? `data:${own.type};base64,${Buffer.from(own.bytes).toString('base64')}` : src;
+  const title = typeof node.attrs.title === 'string' && node.attrs.title ? ` title="${escapeAttribute(node.attrs.title)}"` : '';
+  return `<p><img src="${escapeAttribute(shown)}" alt="${escapeAttribute(alt)}"${title}></p>`;
 }
 
 function headingLevel(node: Node): number {

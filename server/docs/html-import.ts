@@ -4,18 +4,19 @@ import { DOMParser as ProseMirrorParser, type Node } from 'prosemirror-model';
 import { schema } from '../../shared/model/schema.ts';
 import { withBlockIds } from '../../shared/model/block-ids.ts';
 import { imageWarnings, tableWarnings } from '../../shared/model/markdown-warnings.ts';
+import { isSafeImageSrc } from '../../shared/model/image-src.ts';
 import { serverPageTools } from '../pages/page-tools.ts';
 
 /** The attributes an imported element keeps for the schema's parse rules; ids and styles go. */
-const keptAttributes = new Set(['href', 'title', 'start']);
+const keptAttributes = new Set(['href', 'title', 'start', 'src', 'alt']);
 
 /**
  * CAT6: HTML imported into a text document, in the work pool. It is sanitized first (the
  * server's page sanitizer with the page configuration of PAGE2 and its size limits LIMIT8 and
  * LIMIT9, server/pages/page-tools.ts), then read by the
  * schema's own parse rules, which keep only what the schema has (links only to targets LINK1
- * accepts). A table becomes a paragraph per row, its cells joined by " | "; an image is left
- * out; both are said in the warnings. Every block gets a new id (DOC2): ids in the markup are
+ * accepts). A table becomes a paragraph per row, its cells joined by " | "; an image whose
+ * address IMG1 refuses is left out; both are said in the warnings. Every block gets a new id (DOC2): ids in the markup are
  * not kept, so an import never repeats an id the document holds.
  */
 export function htmlToDoc(html: string): { doc: Node; warnings: string[] } {
@@ -35,7 +36,7 @@ export function htmlToDoc(html: string): { doc: Node; warnings: string[] } {
     });
     table.replaceWith(...rows);
   }
-  const images = [...fragment.querySelectorAll('img')];
+  const images = [...fragment.querySelectorAll('img')].filter((image) => !isSafeImageSrc(image.getAttribute('src')));
   const alts = images.map((image) => image.getAttribute('alt') ?? '');
   for (const image of images) image.remove();
   for (const element of fragment.querySelectorAll('*')) {

@@ -9,6 +9,7 @@ import { workPool } from '../work/work-pool.ts';
 import type { WorkTasks } from '../work/work-tasks.ts';
 import type { TextState } from './read-text-views.ts';
 import type { SearchEntry } from '../store/doc-search.ts';
+import { ownImages } from './own-images.ts';
 
 /**
  * What the API reads of a text document — its blocks and its Markdown (one reading), its HTML and
@@ -35,32 +36,42 @@ export async function textMarkdown(hocuspocus: Hocuspocus, store: Store, name: s
   return (await derive(hocuspocus, store, name, 'textViews')).markdown;
 }
 
-/** CAT5: the document's text as a standalone HTML page. */
-export function textHtml(hocuspocus: Hocuspocus, store: Store, name: string): Promise<string> {
-  return derive(hocuspocus, store, name, 'textHtml');
+/**
+ * CAT5: the document's text as a standalone HTML page. IMG3: the document's own images go into
+ * the file (as into a Word document's); assets never change under their id, so the ids kept
+ * stand for the images in the key of the reading.
+ */
+export async function textHtml(hocuspocus: Hocuspocus, store: Store, name: string, docId: string): Promise<string> {
+  const images = await ownImages(store, docId);
+  return derive(hocuspocus, store, name, 'textHtml', { key: Object.keys(images).join(','), input: { images } });
 }
 
 /** CAT5: the document's text as a Word document. */
-export function textDocx(hocuspocus: Hocuspocus, store: Store, name: string): Promise<Uint8Array> {
-  return derive(hocuspocus, store, name, 'textDocx');
+export async function textDocx(hocuspocus: Hocuspocus, store: Store, name: string, docId: string): Promise<Uint8Array> {
+  const images = await ownImages(store, docId);
+  return derive(hocuspocus, store, name, 'textDocx', { key: Object.keys(images).join(','), input: { images } });
 }
 
 type TextTask = 'textViews' | 'textHtml' | 'textDocx';
+/** What a task reads besides the document, and what tells that apart in the key of its reading. */
+type Extra = { key: string; input: Record<string, unknown> };
 type Derived<K extends TextTask> = Awaited<ReturnType<WorkTasks[K]>>;
 
-async function derive<K extends TextTask>(hocuspocus: Hocuspocus, store: Store, name: string, task: K): Promise<Derived<K>> {
+async function derive<K extends TextTask>(hocuspocus: Hocuspocus, store: Store, name: string, task: K, extra?: Extra): Promise<Derived<K>> {
+  const reading = extra ? `${task}+${createHash('sha256').update(extra.key).digest('base64url')}` : task;
+  const run = (input: TextState) => workPool().run(task, { ...input, ...extra?.input }) as Promise<Derived<K>>;
   const live = hocuspocus.documents.get(name);
   if (live && !isDocumentLoading(hocuspocus, name)) {
-    return derived.get(`${task}:${liveVersion(live)}`, () => run(task, { live: Y.encodeStateAsUpdate(live) }));
+    return derived.get(`${reading}:${liveVersion(live)}`, () => run({ live: Y.encodeStateAsUpdate(live) }));
   }
   const connection = isDocumentLoading(hocuspocus, name) ? await hocuspocus.openDirectConnection(name) : null;
   try {
     if (connection) {
       const state = Y.encodeStateAsUpdate(connection.document!);
-      return await derived.get(`${task}:${await storedKey({ state, updates: [], lastSeq: 0 })}`, () => run(task, { live: state }));
+      return await derived.get(`${reading}:${await storedKey({ state, updates: [], lastSeq: 0 })}`, () => run({ live: state }));
     }
     const stored = await store.updates.read(name);
-    return await derived.get(`${task}:${await storedKey(stored)}`, () => run(task, { stored }));
+    return await derived.get(`${reading}:${await storedKey(stored)}`, () => run({ stored }));
   } finally {
     await connection?.disconnect();
   }
@@ -103,7 +114,3 @@ async function storedKey(stored: StoredDocument): Promise<string> {
 
 /** Bytes hashed in one turn of the event loop (about a millisecond). */
 const hashSliceBytes = 512 * 1024;
-
-function run<K extends TextTask>(task: K, input: TextState): Promise<Derived<K>> {
-  return workPool().run(task, input) as Promise<Derived<K>>;
-}

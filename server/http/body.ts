@@ -20,12 +20,13 @@ export async function readJsonBody(req: IncomingMessage, limit: number, optional
   }
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/** Reads a body of at most `limit` bytes as it is; the same refusals as `readJsonBody` (413 `tooLarge` when given). */
+export function readBody(req: IncomingMessage, limit: number, tooLargeRefusal?: () => Rejection): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let tooLarge = Number(req.headers['content-length'] ?? 0) > limit;
-    const refuse = () => reject(new Rejection(413, 'BODY_TOO_LARGE', `The request body is larger than ${limit} bytes.`));
+    const refuse = () => reject(tooLargeRefusal?.() ?? new Rejection(413, 'BODY_TOO_LARGE', `The request body is larger than ${limit} bytes.`));
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) tooLarge = true;

@@ -46,7 +46,7 @@ export function addExportRoutes(router: Router<RouteHandler>, deps: { store: Sto
       const { title, source } = await readDocState(hocuspocus, store, name, (ydoc) => ({ title: shownTitle(ydoc), source: pageSource(ydoc) }));
       html = htmlPage(title, (await pageViewOf(source)).html);
     } else {
-      html = await textHtml(hocuspocus, store, name);
+      html = await textHtml(hocuspocus, store, name, record.id);
     }
     await recordRead(store.audit, principal, record.id);
     return text(200, html, 'text/html; charset=utf-8', { 'Content-Security-Policy': exportPolicy });
@@ -60,7 +60,7 @@ export function addExportRoutes(router: Router<RouteHandler>, deps: { store: Sto
         ? await readDocState(hocuspocus, store, name, (ydoc) => ({ title: shownTitle(ydoc), source: pageSource(ydoc) })).then((input) =>
             workPool().run('pageDocx', input),
           )
-        : await textDocx(hocuspocus, store, name);
+        : await textDocx(hocuspocus, store, name, record.id);
     await recordRead(store.audit, principal, record.id);
     return bytes(200, file, docxType, { 'Content-Disposition': `attachment; filename="${record.id}.docx"` });
   });

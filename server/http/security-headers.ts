@@ -5,8 +5,10 @@ import type { ServerResponse } from 'node:http';
  * script, no `javascript:` URLs, no event-handler attributes. `connect-src 'self'` also admits
  * the WebSocket at `/collab` on the same host and port (CSP Level 3 matches `ws:`/`wss:`
  * against `'self'`). Styles allow `'unsafe-inline'` because Lit's `styleMap` and y-prosemirror's
- * cursors write `style` attributes. `data:` images cover the page's empty icon. `https:` images
- * are for web pages (PAGE9): a page's frame is a `srcdoc` document, which inherits this policy
+ * cursors write `style` attributes. `data:` images cover the page's empty icon. `blob:` images
+ * are the document's own images (IMG3), which the editor loads with its token and shows as object
+ * URLs. `https:` images are for images of text documents by address (IMG1) and for web pages
+ * (PAGE9): a page's frame is a `srcdoc` document, which inherits this policy
  * beside its own, so this `img-src` bounds what a page may show. Nothing else of the app loads
  * an image from elsewhere, and an image runs nothing.
  */
@@ -14,7 +16,7 @@ const contentSecurityPolicy = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: https:",
+  "img-src 'self' data: blob: https:",
   "connect-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",

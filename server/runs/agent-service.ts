@@ -27,6 +27,12 @@ import { pageAnswerOf } from '../pages/page-work.ts';
 import { pageSource } from '../../shared/page/page-source.ts';
 import { textBlocksJson } from '../docs/text-views.ts';
 import { rawBlocks } from '../raw-json.ts';
+import { assetUrl } from '../../shared/model/image-src.ts';
+
+/** IMG4: the addresses of the images uploaded into a document, the only asset addresses its runs may write. */
+async function assetUrlsOf(store: RunServiceDeps['store'], docId: string): Promise<ReadonlySet<string>> {
+  return new Set((await store.assets.ids(docId)).map((assetId) => assetUrl(docId, assetId)));
+}
 
 /** How often a long poll looks at the store itself (another process may have queued a run). */
 const storeCheckMs = 1000;
@@ -37,6 +43,7 @@ const applyStatus: Record<ApplyError['code'] | PageApplyError['code'], number> =
   INVALID_OP: 422,
   OP_NOT_ALLOWED: 403,
   OUTSIDE_FENCE: 403,
+  UNKNOWN_ASSET: 422,
 };
 
 /**
@@ -122,7 +129,7 @@ export class AgentService {
         });
       const result = page
         ? await applyPageBatch(this.deps, current, input.ops, allowed, record)
-        : await applyBatch(this.deps, current, input.ops, allowed as ReadonlySet<OpKind>, record);
+        : await applyBatch(this.deps, current, input.ops, allowed as ReadonlySet<OpKind>, record, await assetUrlsOf(store, run.docId));
       if (result.ok === 'unrecorded') throw notClaimed();
       if (!result.ok) {
         const { code, message, index } = result.error;

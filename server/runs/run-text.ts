@@ -45,6 +45,7 @@ export async function applyBatch(
   ops: unknown,
   allowedOps: ReadonlySet<OpKind>,
   record: RecordBatch,
+  assets: ReadonlySet<string> = new Set(),
 ): Promise<ApplyResult | { ok: 'unrecorded' }> {
   const { hocuspocus, scopes } = deps;
   return withDocument(hocuspocus, docName(run.docId), async (ydoc) => {
@@ -57,6 +58,7 @@ export async function applyBatch(
       instructions: new Set(run.items.map((item) => item.instructionId)),
       allowedOps,
       makeId: newBlockId,
+      assets,
     };
     // OP12: nested blocks a peer wrote without ids since the load get the ids the agent read.
     giveNestedIds(ydoc, serverOrigin);

@@ -171,6 +171,17 @@ CREATE TABLE doc_search (
 );
 CREATE INDEX doc_search_tsv ON doc_search USING GIN (tsv);
 `,
+  // Step 8: the images uploaded into documents (IMG3).
+  `
+CREATE TABLE assets (
+  doc_id TEXT NOT NULL REFERENCES docs(id) ON DELETE CASCADE,
+  asset_id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  data BYTEA NOT NULL,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (doc_id, asset_id)
+);
+`,
 ];
 
 /** An arbitrary key of the advisory lock that lets one instance at a time migrate. */

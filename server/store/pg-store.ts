@@ -1,6 +1,7 @@
 import type { Store } from './store.ts';
 import { docRowToRecord, partNamesOf, type DocRow } from './doc-rows.ts';
 import { pgDocSearch } from './pg-doc-search.ts';
+import { pgAssetStore } from './pg-assets.ts';
 import { openPool, toBuffer, transaction } from './pg-db.ts';
 import { migratePostgres } from './pg-migrations.ts';
 import { pgUpdateLog } from './pg-update-log.ts';
@@ -44,6 +45,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
     asides: pgAsideBoard(pool, asideChannel),
     agentSightings: pgAgentSightings(pool),
     search: pgDocSearch(pool),
+    assets: pgAssetStore(pool),
     async createDoc(record, states) {
       await transaction(pool, async (client) => {
         await client.query('INSERT INTO docs (id, title, kind, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)', [

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { NewDocRecord, SyncStore } from './store.ts';
 import { docRowToRecord, partNamesOf, type DocRow } from './doc-rows.ts';
 import { sqliteDocSearch } from './sqlite-doc-search.ts';
+import { sqliteAssetStore } from './sqlite-assets.ts';
 import { sqliteRunStore } from './sqlite-runs.ts';
 import { sqliteAnnotationDocIndex } from './sqlite-annotation-docs.ts';
 import { sqliteRevocationList } from './sqlite-revocations.ts';
@@ -57,6 +58,7 @@ export function openSqliteStore(dataDir: string): SyncStore {
   const revocations = sqliteRevocationList(db);
   const audit = sqliteAuditLog(db);
   const search = sqliteDocSearch(db);
+  const assets = sqliteAssetStore(db);
 
   const insertDoc = db.prepare(
     'INSERT INTO docs (id, title, kind, created_at, updated_at) VALUES (@id, @title, @kind, @createdAt, @updatedAt)',
@@ -74,6 +76,7 @@ export function openSqliteStore(dataDir: string): SyncStore {
     db.prepare('DELETE FROM doc_index WHERE doc_id = ?').run(id);
     db.prepare('DELETE FROM runs WHERE doc_id = ?').run(id);
     db.prepare('DELETE FROM annotation_docs WHERE doc_id = ?').run(id);
+    db.prepare('DELETE FROM assets WHERE doc_id = ?').run(id);
     for (const name of names) {
       db.prepare('DELETE FROM update_log WHERE name = ?').run(name);
       db.prepare('DELETE FROM documents WHERE name = ?').run(name);
@@ -96,6 +99,7 @@ export function openSqliteStore(dataDir: string): SyncStore {
     revocations,
     audit,
     search,
+    assets,
     // One process uses a SQLite store: its asides need no table.
     asides: memoryAsideBoard(),
     agentSightings: null,

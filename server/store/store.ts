@@ -6,6 +6,7 @@ import type { AuditLog } from './sqlite-audit.ts';
 import type { RevocationList } from './sqlite-revocations.ts';
 import type { AsyncUpdateLog, UpdateLog } from './update-log.ts';
 import type { DocSearch } from './doc-search.ts';
+import type { AssetStore } from './asset-store.ts';
 
 export type { AnnotationDocIndex, NewRun, RunStore, StoredRun } from './run-store.ts';
 
@@ -42,9 +43,11 @@ export interface Store {
   restoreDoc(id: string, since: number): Promise<boolean>;
   /**
    * CAT3: removes for good every document trashed before `before`: its catalogue entry, states,
-   * update logs, runs, annotation index and search entry (its audit entries stay). Returns their ids.
+   * update logs, runs, annotation index, search entry and assets (its audit entries stay). Returns their ids.
    */
   purgeTrash(before: number): Promise<string[]>;
+  /** The images uploaded into documents (IMG3). */
+  readonly assets: AssetStore;
   /** The full-text index of titles and texts (CAT2). */
   readonly search: DocSearch;
   /** Changes the title and the time of the last change; no-op for an unknown id. */

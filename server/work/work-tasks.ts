@@ -12,6 +12,7 @@ import { normalizePage } from '../../shared/page/page-model.ts';
 import { newElementId } from '../../shared/page/page-source.ts';
 import { PageLimitError } from '../../shared/page/page-limits.ts';
 import { buildInitialState, type NewDoc } from '../docs/create-doc.ts';
+import type { OwnImages } from '../docs/own-images.ts';
 import { importTextState, readTextViews, withTextDoc, type TextState } from '../docs/read-text-views.ts';
 import { readPageView } from '../pages/page-view.ts';
 import { serverPageTools } from '../pages/page-tools.ts';
@@ -48,11 +49,11 @@ export const workTasks = {
   /** CAT2: what the search index keeps of a document's state: its title as shown and its plain text. */
   searchEntry: (state: Uint8Array) => withDoc(state, searchEntryOf),
   /** CAT5: a text document's state as a standalone HTML page. */
-  textHtml: (input: TextState) => withTextDoc(input, (ydoc) => docToHtml(exportedDoc(ydoc), shownTitle(ydoc))),
+  textHtml: (input: TextState & { images?: OwnImages }) => withTextDoc(input, (ydoc) => docToHtml(exportedDoc(ydoc), shownTitle(ydoc), input.images)),
   /** CAT5: a text document's state as a Word document. */
-  textDocx: (input: TextState) => {
+  textDocx: (input: TextState & { images?: OwnImages }) => {
     const { doc, title } = withTextDoc(input, (ydoc) => ({ doc: exportedDoc(ydoc), title: shownTitle(ydoc) }));
-    return docToDocx(doc, title);
+    return docToDocx(doc, title, input.images);
   },
   /** CAT5: a page as a Word document: its sanitized source read as a text document's HTML import is. */
   pageDocx: ({ source, title }: { source: string; title: string }) => docToDocx(htmlToDoc(source).doc, title),

@@ -3,6 +3,7 @@ import type { Mark, Node, NodeType } from 'prosemirror-model';
 import { blockHashOf, withoutPendingDeletes } from '../model/doc-content.ts';
 import { docParts } from '../model/doc-layout.ts';
 import { blockToMarkdown, markdownToBlocks } from '../model/markdown.ts';
+import { parseAssetUrl } from '../model/image-src.ts';
 import { carriesId, holdsBlocks, schema } from '../model/schema.ts';
 import { changeMark } from './applier-marks.ts';
 import { newBlock, readBlock, updateBlock } from './applier-write.ts';
@@ -44,7 +45,10 @@ import type { Origin } from '../model/origins.ts';
  *                      batch deletes (reported at the later of the two ops);
  *   7. INVALID_OP      an op on a block inside a block the batch replaces or deletes, or a
  *                      replace or delete of a block inside which the batch changes a block
- *                      (OP12, at the later op).
+ *                      (OP12, at the later op);
+ *   8. UNKNOWN_ASSET   the Markdown holds an image whose address is that of an asset
+ *                      (`/api/docs/ID/assets/HASH`) not among `run.assets`: one of another
+ *                      document, or one never uploaded (IMG4). An agent may not invent one.
  *
  * Semantics of a valid batch, read as one edit of the document the agent read:
  * - replace_block: the block becomes the blocks of its Markdown (one or several). The first
@@ -79,9 +83,11 @@ export interface ApplierRun {
   allowedOps: ReadonlySet<OpKind>;
   /** A fresh, unique block id per call; called only for a valid batch, before writing. */
   makeId: () => string;
+  /** IMG4: the addresses of the assets uploaded into this document; none when absent. */
+  assets?: ReadonlySet<string>;
 }
 
-export type ApplyErrorCode = 'INVALID_OP' | 'OP_NOT_ALLOWED' | 'OUTSIDE_FENCE' | 'STALE_BLOCK';
+export type ApplyErrorCode = 'INVALID_OP' | 'OP_NOT_ALLOWED' | 'OUTSIDE_FENCE' | 'STALE_BLOCK' | 'UNKNOWN_ASSET';
 
 export interface ApplyError {
   code: ApplyErrorCode;
@@ -376,6 +382,10 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
     if (inner !== undefined) {
       return refusal('INVALID_OP', index, op, `The op at index ${index} replaces or deletes block "${op.blockId}", inside which the op at index ${inner.index} changes block "${inner.blockId}".`);
     }
+    const invented = unknownAssetIn(blocks, run.assets);
+    if (invented !== null) {
+      return refusal('UNKNOWN_ASSET', index, op, `The image at ${invented} in the op at index ${index} is no image uploaded into this document; an image of the document keeps its address, a new one needs an https address.`);
+    }
     named.push({ index, blockId: op.blockId, ancestors: found.ancestors });
     if (op.op === 'insert_after') {
       if (!insertedAfter.has(op.blockId)) insertedAfter.set(op.blockId, index);
@@ -390,6 +400,19 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
 
 function refusal(code: ApplyErrorCode, index: number, op: Op, message: string): ApplyError {
   return { code, index, blockId: op.blockId, message };
+}
+
+/** IMG4: the first image address among `blocks` that names an asset not in `assets`, else null. */
+function unknownAssetIn(blocks: readonly Node[], assets: ReadonlySet<string> = new Set()): string | null {
+  let unknown: string | null = null;
+  for (const block of blocks) {
+    block.descendants((node) => {
+      if (unknown === null && node.type.name === 'image' && parseAssetUrl(node.attrs.src) && !assets.has(node.attrs.src)) unknown = node.attrs.src;
+      return unknown === null;
+    });
+    if (unknown === null && block.type.name === 'image' && parseAssetUrl(block.attrs.src) && !assets.has(block.attrs.src)) unknown = block.attrs.src;
+  }
+  return unknown;
 }
 
 /** The top-level blocks of `markdown`, schema-valid, or null when there are none. */

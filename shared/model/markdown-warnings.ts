@@ -1,10 +1,12 @@
 import MarkdownIt from 'markdown-it';
 import { isSafeLinkHref } from './safe-url.ts';
+import { isSafeImageSrc } from './image-src.ts';
 
 /**
  * CAT6: what a Markdown import cannot keep, said instead of dropped silently. The schema has no
- * images yet: an image is left out. GFM tables are kept as tables (markdown.ts). This tokenizer
- * only looks; it reads what the importing one (markdown.ts) reads.
+ * images whose address IMG1 refuses: such an image is kept as the text of its source. GFM tables
+ * are kept as tables (markdown.ts). This tokenizer only looks; it reads what the importing one
+ * (markdown.ts) reads.
  */
 const looker = MarkdownIt('commonmark', { html: false }).enable(['table', 'strikethrough']);
 looker.validateLink = isSafeLinkHref;
@@ -13,7 +15,7 @@ export function markdownImportWarnings(markdown: string): string[] {
   const images: string[] = [];
   const visit = (tokens: ReturnType<typeof looker.parse>) => {
     for (const token of tokens) {
-      if (token.type === 'image') images.push(token.content);
+      if (token.type === 'image' && !isSafeImageSrc(token.attrGet('src'))) images.push(token.content);
       if (token.children) visit(token.children);
     }
   };
@@ -27,9 +29,10 @@ export function tableWarnings(count: number): string[] {
   return [`${count === 1 ? 'A table was' : `${count} tables were`} kept as plain text: this editor has no tables yet.`];
 }
 
+/** IMG1: images whose address is refused (Markdown keeps them as the text of their source, HTML leaves them out). */
 export function imageWarnings(alts: readonly string[]): string[] {
   if (alts.length === 0) return [];
   const named = alts.filter((alt) => alt.trim()).map((alt) => `“${alt.trim().slice(0, 80)}”`);
   const which = named.length ? ` (${named.slice(0, 5).join(', ')}${named.length > 5 ? ', …' : ''})` : '';
-  return [`${alts.length === 1 ? 'An image was' : `${alts.length} images were`} left out${which}: this editor has no images yet.`];
+  return [`${alts.length === 1 ? 'An image was' : `${alts.length} images were`} not kept${which}: an image must come from an https address or be uploaded.`];
 }

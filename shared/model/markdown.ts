@@ -1,4 +1,4 @@
-import MarkdownIt from 'markdown-it';
+import MarkdownIt, { type Token } from 'markdown-it';
 import { unknownBlockName } from './unknown-content.ts';
 import { MarkdownParser, MarkdownSerializer, defaultMarkdownSerializer, type MarkdownSerializerState } from 'prosemirror-markdown';
 import { Fragment, type Mark, type Node } from 'prosemirror-model';
@@ -8,18 +8,21 @@ import { isSafeLinkHref } from './safe-url.ts';
 import { plainParagraph, plainParagraphMarkdown } from './plain-markdown.ts';
 import { serializeMarkdown } from './markdown-output.ts';
 import { tableParseSpecs, writeTable } from './table-markdown.ts';
+import { imageBlocks, writeImage } from './markdown-images.ts';
 
 /**
  * Markdown import and export over the Tandem schema (CommonMark plus `~~strike~~`). Raw HTML
- * and images have no place in the schema: HTML is dropped, an image keeps its alt text. A link
- * or image whose target shared/model/safe-url.ts refuses is not parsed as one (markdown-it leaves its
- * source as literal text), and a link mark holding such a target exports as its text alone.
+ * has no place in the schema and is dropped. An image becomes an image block (markdown-images.ts,
+ * IMG2). A link or image whose target shared/model/safe-url.ts refuses is not parsed as one
+ * (markdown-it leaves its source as literal text), and a link mark holding such a target exports
+ * as its text alone.
  */
 
 // GFM tables too: shared/model/table-markdown.ts.
 const tokenizer = MarkdownIt('commonmark', { html: false }).enable(['strikethrough', 'table']);
 // LINK2: markdown-it hands this hook the decoded and normalised destination of every link and image.
 tokenizer.validateLink = isSafeLinkHref;
+tokenizer.use(imageBlocks);
 
 const parser = new MarkdownParser(schema, tokenizer, {
   blockquote: { block: 'blockquote' },
@@ -35,7 +38,7 @@ const parser = new MarkdownParser(schema, tokenizer, {
   fence: { block: 'code_block', getAttrs: (tok) => ({ params: tok.info.trim() }), noCloseToken: true },
   hr: { node: 'horizontal_rule' },
   hardbreak: { node: 'hard_break' },
-  image: { ignore: true, noCloseToken: true },
+  image: { node: 'image', getAttrs: (tok: Token) => ({ src: tok.attrGet('src') ?? '', alt: tok.content, title: tok.attrGet('title') ?? '' }) },
   em: { mark: 'em' },
   strong: { mark: 'strong' },
   s: { mark: 'strike' },
@@ -69,6 +72,7 @@ export const serializer = new MarkdownSerializer(
     // VER6: a newer build's block has no Markdown here; it is left out of this build's output.
     [unknownBlockName]: (state, node) => state.closeBlock(node),
     table: (state, node) => writeTable(state, node, (paragraph) => docToMarkdown(schema.nodes.doc.create(null, paragraph)).trimEnd()),
+    image: writeImage,
   },
   {
     ...defaultMarkdownSerializer.marks,

@@ -1,5 +1,6 @@
 import { Schema, type NodeSpec, type MarkSpec, type NodeType } from 'prosemirror-model';
 import { safeLinkHref } from './safe-url.ts';
+import { safeImageSrc } from './image-src.ts';
 import { keepUnknownElements, unknownBlockName } from './unknown-content.ts';
 import { tableNodeSpecs } from './table-nodes.ts';
 
@@ -68,6 +69,32 @@ const nodes: Record<string, NodeSpec> = {
     attrs: { ...blockId },
     parseDOM: [{ tag: 'hr', getAttrs: readId }],
     toDOM: (node) => ['hr', idAttr(node.attrs.id)],
+  },
+
+  /**
+   * An image, a block of its own (IMG2): its address (`src`, IMG1: https or an asset of this
+   * document), its alt text and title. Pasted HTML keeps an `<img>` only with an address IMG1
+   * accepts; a stored node with another address is drawn as its alt text, never loaded.
+   */
+  image: {
+    group: 'block',
+    atom: true,
+    draggable: true,
+    attrs: { ...blockId, src: { default: '' }, alt: { default: '' }, title: { default: '' } },
+    parseDOM: [
+      {
+        tag: 'img[src]',
+        getAttrs: (dom: HTMLElement) => {
+          const src = safeImageSrc(dom.getAttribute('src'));
+          return src === null ? false : { ...readId(dom), src, alt: dom.getAttribute('alt') ?? '', title: dom.getAttribute('title') ?? '' };
+        },
+      },
+    ],
+    toDOM: (node) => {
+      const src = safeImageSrc(node.attrs.src);
+      const attrs = { alt: String(node.attrs.alt ?? ''), ...(node.attrs.title ? { title: String(node.attrs.title) } : {}) };
+      return src === null ? ['p', idAttr(node.attrs.id), attrs.alt] : ['img', { ...idAttr(node.attrs.id), src, ...attrs }];
+    },
   },
 
   bullet_list: {
@@ -207,6 +234,7 @@ export const blockTypes = [
   'blockquote',
   'code_block',
   'horizontal_rule',
+  'image',
   'bullet_list',
   'ordered_list',
   'table',

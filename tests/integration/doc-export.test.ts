@@ -84,32 +84,33 @@ describe.each(backends)('export and import ($name)', (backend) => {
 
   it('[CAT6] imports Markdown at the end of a document, saying what it could not keep', async () => {
     const id = await server.createDoc('Target', 'already here');
-    const answer = await importInto(id, { format: 'markdown', source: '## Added\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n![A cat](https://example.com/cat.png)' });
+    const answer = await importInto(id, { format: 'markdown', source: '## Added\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n![A cat](https://example.com/cat.png) ![A dog](dog.png)' });
     expect(answer.status).toBe(200);
-    expect(answer.body.warnings).toEqual(['An image was left out (“A cat”): this editor has no images yet.']);
-    // The GFM table is kept as a table.
+    expect(answer.body.warnings).toEqual(['An image was not kept (“A dog”): an image must come from an https address or be uploaded.']);
+    // The GFM table is kept as a table, the https image as an image.
     expect(await markdown(id)).toMatch(/^already here\n\n## Added\n\n\| a \| b \|\n\| --- \| --- \|\n\| 1 \| 2 \|/);
+    expect(await markdown(id)).toMatch(/\n\n!\[A cat\]\(https:\/\/example.com\/cat.png\)\n\n!\\\[A dog\\\]\(dog.png\)$/);
   });
 
   it('[CAT6] imports HTML through a sanitizing parse: no script, no handler, no unsafe link; tables as rows of text', async () => {
     const id = await server.createDoc('', '');
     const answer = await importInto(id, {
       format: 'html',
-      source: '<h2 id="x" style="color:red">Head</h2><p onclick="steal()">Text <a href="javascript:alert(1)">bad</a> <a href="https://ok.example/">good</a></p><script>alert(1)</script><table><tr><th>k</th><th>v</th></tr><tr><td>a</td><td>1</td></tr></table><img src="x.png" alt="Logo">',
+      source: '<h2 id="x" style="color:red">Head</h2><p onclick="steal()">Text <a href="javascript:alert(1)">bad</a> <a href="https://ok.example/">good</a></p><script>alert(1)</script><table><tr><th>k</th><th>v</th></tr><tr><td>a</td><td>1</td></tr></table><img src="x.png" alt="Logo"><img src="https://ok.example/i.png" alt="Kept">',
     });
     expect(answer.body).toEqual({
-      blocks: 4,
-      warnings: ['A table was kept as plain text: this editor has no tables yet.', 'An image was left out (“Logo”): this editor has no images yet.'],
+      blocks: 5,
+      warnings: ['A table was kept as plain text: this editor has no tables yet.', 'An image was not kept (“Logo”): an image must come from an https address or be uploaded.'],
     });
     // A blank document is replaced, not added to: the import is its first line (and title, CAT1).
-    expect(await markdown(id)).toBe('## Head\n\nText bad [good](https://ok.example/)\n\nk | v\n\na | 1');
+    expect(await markdown(id)).toBe('## Head\n\nText bad [good](https://ok.example/)\n\nk | v\n\na | 1\n\n![Kept](https://ok.example/i.png)');
     expect((await server.api(`/api/docs/${id}`)).body.title).toBe('Head');
   });
 
   it('[CAT6] says what a new document\'s Markdown could not keep', async () => {
     const created = await server.api('/api/docs', { method: 'POST', body: { title: 'T', markdown: '| a |\n|---|\n| 1 |\n\n![](p.png) ![Two](q.png)' } });
     expect(created.status).toBe(201);
-    expect(created.body.warnings).toEqual(['2 images were left out (“Two”): this editor has no images yet.']);
+    expect(created.body.warnings).toEqual(['2 images were not kept (“Two”): an image must come from an https address or be uploaded.']);
     expect((await server.api('/api/docs', { method: 'POST', body: { title: 'T', markdown: 'plain' } })).body).not.toHaveProperty('warnings');
   });
 

@@ -59,7 +59,7 @@ describe('every HTTP reply', () => {
     expect(policy.get('frame-ancestors')).toBe("'none'");
     expect(policy.get('default-src')).toBe("'self'");
     // https: for the images of web pages (PAGE9), no wider: never http: nor *.
-    expect(policy.get('img-src')).toBe("'self' data: https:");
+    expect(policy.get('img-src')).toBe("'self' data: blob: https:");
   });
 });
 

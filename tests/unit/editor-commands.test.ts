@@ -47,7 +47,7 @@ describe('toolbar commands', () => {
   it('names every toolbar button as the contract and the tests expect', () => {
     expect(toolbarItems.filter((entry) => entry !== null).map((entry) => entry!.label)).toEqual([
       'Bold', 'Italic', 'Code', 'Strike', 'Link', 'Heading 1', 'Heading 2', 'Heading 3',
-      'Bullet list', 'Numbered list', 'Quote', 'Insert table', 'Undo', 'Redo',
+      'Bullet list', 'Numbered list', 'Quote', 'Insert table', 'Insert image', 'Undo', 'Redo',
     ]);
     expect(tableMenuItems.map((entry) => entry.label)).toEqual(['Add row below', 'Add column right', 'Delete row', 'Delete column', 'Delete table']);
   });
