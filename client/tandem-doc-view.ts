@@ -30,6 +30,7 @@ import './tandem-status.ts';
 import { codeMissingText } from './tandem-update-notice.ts';
 import { CodeMissingController, onDemand } from './code-on-demand.ts';
 import './tandem-presence.ts';
+import './tandem-refused.ts';
 import './tandem-doc-menu.ts';
 
 
@@ -90,6 +91,7 @@ export class TandemDocView extends LightElement {
   render() {
     const connection = this.link.connection;
     if (!connection) return html``;
+    if (connection.refused) return html`<tandem-refused .refusal=${connection.refused}></tandem-refused>`;
     const { status, problem } = connection;
     const neverLoaded = connection.localLoaded && !connection.serverLoaded && connection.isEmpty && status === 'Offline';
     return html`<header class="doc-header">
