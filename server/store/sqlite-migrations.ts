@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { updateLogSchema } from './sqlite-update-log.ts';
 import { runActivitySchema } from './sqlite-run-activity.ts';
 import { docSearchSchema } from './sqlite-doc-search.ts';
+import { invitesSchema } from './sqlite-invites.ts';
 
 /**
  * The changes to the schema of `tandem.sqlite` (rule DUR4) since its first version, in order. `PRAGMA
@@ -17,6 +18,8 @@ const migrations: readonly string[] = [
   `ALTER TABLE docs ADD COLUMN deleted_at INTEGER;
 CREATE INDEX docs_trashed ON docs (deleted_at) WHERE deleted_at IS NOT NULL;
 ${docSearchSchema}`,
+  // 4: invites and the people who joined by them (INV1–INV6).
+  invitesSchema,
 ];
 
 /** Brings `db` up to the latest schema, each step in its own transaction with its new version number. */

@@ -6,6 +6,7 @@ import { sqliteDocSearch } from './sqlite-doc-search.ts';
 import { sqliteRunStore } from './sqlite-runs.ts';
 import { sqliteAnnotationDocIndex } from './sqlite-annotation-docs.ts';
 import { sqliteRevocationList } from './sqlite-revocations.ts';
+import { sqliteInviteBook } from './sqlite-invites.ts';
 import { sqliteAuditLog } from './sqlite-audit.ts';
 import { memoryAsideBoard } from './aside-board.ts';
 import { ensurePrivateFile, restrictFiles } from '../private-files.ts';
@@ -57,6 +58,7 @@ export function openSqliteStore(dataDir: string): SyncStore {
   const revocations = sqliteRevocationList(db);
   const audit = sqliteAuditLog(db);
   const search = sqliteDocSearch(db);
+  const invites = sqliteInviteBook(db);
 
   const insertDoc = db.prepare(
     'INSERT INTO docs (id, title, kind, created_at, updated_at) VALUES (@id, @title, @kind, @createdAt, @updatedAt)',
@@ -78,6 +80,8 @@ export function openSqliteStore(dataDir: string): SyncStore {
       db.prepare('DELETE FROM update_log WHERE name = ?').run(name);
       db.prepare('DELETE FROM documents WHERE name = ?').run(name);
     }
+    db.prepare('DELETE FROM invites WHERE doc_id = ?').run(id);
+    db.prepare('DELETE FROM doc_people WHERE doc_id = ?').run(id);
     db.prepare('DELETE FROM docs WHERE id = ?').run(id);
   });
   const updateDoc = db.prepare('UPDATE docs SET title = @title, updated_at = @updatedAt WHERE id = @id');
@@ -96,6 +100,7 @@ export function openSqliteStore(dataDir: string): SyncStore {
     revocations,
     audit,
     search,
+    invites,
     // One process uses a SQLite store: its asides need no table.
     asides: memoryAsideBoard(),
     agentSightings: null,
