@@ -1,5 +1,5 @@
 /**
- * PRES6: the colours of the people present. Each person prefers one colour, derived from their
+ * PRES7: the colours of the people present. Each person prefers one colour, derived from their
  * token's subject (the same on every device and visit); where two present people would share
  * one, the one who joined the awareness later (the larger client id) takes the first colour
  * after their preferred one that nobody before them holds. Every client applies the same rule

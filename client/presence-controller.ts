@@ -24,7 +24,7 @@ export interface PresenceHost extends ReactiveControllerHost {
 /**
  * Publishes this person's `user: {name, color, role}` in awareness and keeps `peers`, the list
  * of everyone present (this person first), for the host to render. The colour published is the
- * person's preferred one unless someone present before them holds it (PRES6,
+ * person's preferred one unless someone present before them holds it (PRES7,
  * client/presence-colors.ts): it is chosen again whenever the people present change.
  */
 export class PresenceController implements ReactiveController {
@@ -69,7 +69,7 @@ export class PresenceController implements ReactiveController {
     this.refresh();
   }
 
-  /** PRES6: the colours of the peers before this client (smaller client ids) are theirs to keep. */
+  /** PRES7: the colours of the peers before this client (smaller client ids) are theirs to keep. */
   private colorFor(session: Session, awareness: Awareness): string {
     const before: string[] = [];
     awareness.getStates().forEach((state, clientId) => {

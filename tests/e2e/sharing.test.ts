@@ -17,7 +17,7 @@ function presentPeople(page: Page): Promise<{ name: string; color: string }[]> {
   );
 }
 
-/** A subject other than `subject` whose preferred colour is the same one (PRES6). */
+/** A subject other than `subject` whose preferred colour is the same one (PRES7). */
 function clashingSubject(subject: string): string {
   for (let i = 0; ; i++) if (`carol-${i}` !== subject && preferredIndex(`carol-${i}`) === preferredIndex(subject)) return `carol-${i}`;
 }
@@ -25,7 +25,7 @@ function clashingSubject(subject: string): string {
 const distinct = (colors: string[]) => new Set(colors).size === colors.length;
 
 describe('sharing a document with a link', { timeout: 180_000 }, () => {
-  it('[INV1] [INV4] [INV6] [PRES6] an editor shares a commenter link; the second person joins by name, comments, is seen by name, and removal ends their session', async () => {
+  it('[INV1] [INV4] [INV6] [PRES7] an editor shares a commenter link; the second person joins by name, comments, is seen by name, and removal ends their session', async () => {
     const id = await server.createDoc('Shared plan', 'The plan for the week.');
     const alice = await people.open(`/d/${id}`, server.token('editor', { sub: 'alice', name: 'Alice' }));
     await alice.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });

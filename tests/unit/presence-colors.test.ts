@@ -11,13 +11,13 @@ function settle(subjects: string[]): string[] {
 }
 
 describe('the colours of the people present', () => {
-  it('[PRES6] gives a person their preferred colour, the same every time, when nobody before them holds it', () => {
+  it('[PRES7] gives a person their preferred colour, the same every time, when nobody before them holds it', () => {
     expect(colorAmong('alice', [])).toBe(preferredColor('alice'));
     expect(preferredColor('alice')).toBe(preferredColor('alice'));
     expect(colorAmong('alice', ['#000000'])).toBe(preferredColor('alice'));
   });
 
-  it('[PRES6] never gives two people present the same colour, however many and whatever their subjects', () => {
+  it('[PRES7] never gives two people present the same colour, however many and whatever their subjects', () => {
     fc.assert(
       fc.property(fc.array(fc.string(), { minLength: 1, maxLength: 40 }), (subjects) => {
         const colors = settle(subjects);
@@ -27,7 +27,7 @@ describe('the colours of the people present', () => {
     );
   });
 
-  it('[PRES6] moves the later of two people who prefer the same colour to another one', () => {
+  it('[PRES7] moves the later of two people who prefer the same colour to another one', () => {
     const first = 'alice';
     const clash = Array.from({ length: 200 }, (_, i) => `p${i}`).find((subject) => preferredColor(subject) === preferredColor(first))!;
     const [a, b] = settle([first, clash]);
