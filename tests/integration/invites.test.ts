@@ -132,8 +132,11 @@ describe('invites to a document', () => {
     const created = await createdInvite(id, { role: 'editor' });
     const { token } = (await join(codeOf(created.url), 'Kim')).body;
     const subject = decodeClaims(token)!.sub;
+    await server.exec('UPDATE doc_people SET last_seen = 0 WHERE subject = ?', [subject]);
     const peer: Peer = server.track(connectPeer({ wsUrl: server.wsUrl, name: id, token }));
     await peer.synced;
+    // Their connection to the text is their last sighting.
+    await expect.poll(async () => Date.parse((await server.api(`/api/docs/${id}/people`)).body[0].lastSeen)).toBeGreaterThan(0);
     const codes: number[] = [];
     peer.provider.configuration.websocketProvider.on('close', ({ event }: { event: { code: number } }) => codes.push(event.code));
 
