@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { tokenEndedCloseCode } from '../../server/auth/token-sweeper.ts';
 import { hashInviteCode } from '../../server/auth/invite-codes.ts';
@@ -102,6 +103,24 @@ describe('invites to a document', () => {
     expect(answers.map((answer) => answer.status).sort()).toEqual([201, 410, 410]);
     expect((await server.api(`/api/docs/${id}/people`)).body).toHaveLength(1);
     expect((await server.api(`/api/docs/${id}/invites`)).body).toEqual([]);
+  });
+
+  it('[INV1] [INV4] any body to the invite and join routes gets 201 or a clear 4xx, and a refused one changes nothing', async () => {
+    const id = await server.createDoc('Fuzzed');
+    const { url } = await createdInvite(id, { role: 'viewer', uses: 1000 });
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue(), async (body) => {
+        const made = await invite(id, body as Record<string, unknown>);
+        expect([201, 400, 422]).toContain(made.status);
+        if (made.status !== 201) expect(made.body.error.code).toMatch(/^INVALID_(BODY|JSON)$/);
+        const joined = await server.api(`/api/invites/${codeOf(url)}/join`, { method: 'POST', body, token: null });
+        expect([201, 400, 422]).toContain(joined.status);
+      }),
+      { numRuns: 60 },
+    );
+    // Each 201 above is one person; nobody else was added.
+    const created = (await server.api(`/api/docs/${id}/invites`)).body as { uses: number }[];
+    expect((await server.api(`/api/docs/${id}/people`)).body).toHaveLength(created.reduce((sum, each) => sum + each.uses, 0));
   });
 
   it('[INV2] the code is stored only as its hash', async () => {
