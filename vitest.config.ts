@@ -7,6 +7,7 @@ const postgresPass = [
   'annotations-api',
   'asides',
   'audit-log',
+  'invites',
   'discard-reason',
   'pages',
   'reference-agent',

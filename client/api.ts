@@ -24,9 +24,10 @@ export class ApiError extends Error {
   }
 }
 
-async function request<S extends v.GenericSchema>(
+/** One request of the JSON API, its answer read as `answer`; a null `token` sends none (joining by an invite). */
+export async function request<S extends v.GenericSchema>(
   answer: S,
-  token: string,
+  token: string | null,
   method: string,
   path: string,
   body?: unknown,
@@ -36,7 +37,7 @@ async function request<S extends v.GenericSchema>(
     response = await fetch(path, {
       method,
       headers: {
-        Authorization: `Bearer ${token}`,
+        ...(token === null ? {} : { Authorization: `Bearer ${token}` }),
         ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),

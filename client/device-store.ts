@@ -1,15 +1,13 @@
 import { createStore, get, getMany, set, setMany, update } from 'idb-keyval';
 
 /**
- * Small per-device state in IndexedDB (idb-keyval): the token, the person's name and colour,
- * and the recently opened documents. Kept apart from y-indexeddb's `tandem:<id>` databases.
+ * Small per-device state in IndexedDB (idb-keyval): the token and the recently opened
+ * documents (a person's name and colour come from the token, not from the device). Kept apart from y-indexeddb's `tandem:<id>` databases.
  */
 const store = createStore('tandem-device', 'keyval');
 
 export const deviceKeys = {
   token: 'token',
-  name: 'name',
-  color: 'color',
   recent: 'recent-docs',
 } as const;
 

@@ -5,6 +5,7 @@ import { docName, docParts } from '../shared/model/doc-layout.ts';
 import { firstLineOf, setTitleOf } from '../shared/model/doc-title.ts';
 import { DocPart } from './doc-part.ts';
 import { protocolOutdated, withProtocolVersion } from '../shared/protocol/protocol-version.ts';
+import { refusalOfClose, type TokenRefusal } from './token-refusal.ts';
 
 /** The words of the connection indicator; tests and people read exactly these. */
 export type ConnectionStatus = 'Connected' | 'Syncing' | 'Offline';
@@ -37,9 +38,13 @@ export function collabUrl(): string {
  * (VER3): the connection then stops retrying and says `outdated`; edits go on being kept in
  * IndexedDB, and merge once the page is reloaded with the new build (VER4).
  *
+ * A server that refuses the token itself (bad signature, expired, revoked, another document),
+ * at authentication or by closing an open socket with 4401, gets no more handshakes either: the
+ * connection stops and says `refused` (TOKEN7), since each retry would be refused the same way.
+ *
  * Dispatches `change` whenever `status`, `readOnly`, `localLoaded`, `serverLoaded`,
- * `savedLocally`, `title`, `firstLine`, `outdated`, `unreadable` or `problem` changes, or any
- * part's state does.
+ * `savedLocally`, `title`, `firstLine`, `outdated`, `refused`, `unreadable` or `problem`
+ * changes, or any part's state does.
  */
 export class DocConnection extends EventTarget {
   readonly docId: string;
@@ -55,6 +60,8 @@ export class DocConnection extends EventTarget {
   title = '';
   /** True once the server refused this build as outdated (VER3). */
   outdated = false;
+  /** Why the server refused this token, once it has (TOKEN7); null while it has not. */
+  refused: TokenRefusal | null = null;
   /**
    * What the text holds that this build's schema cannot hold faithfully (VER7), once the editor
    * found some; null while none. The text is then read-only here: binding it would delete it.
@@ -166,13 +173,22 @@ export class DocConnection extends EventTarget {
     });
   }
 
-  /** VER3: an outdated build stops retrying, since every retry would be refused the same way. */
+  /** VER3, TOKEN7: an outdated build or a refused token stops retrying, since every retry would be refused the same way. */
   private readonly onClose = ({ event }: { event: { code?: number; reason?: string } }) => {
+    const refusal = refusalOfClose(event);
+    if (refusal) return this.stopRefused(refusal);
     if (event.code !== protocolOutdated.code || event.reason !== protocolOutdated.reason) return;
     this.socket.disconnect();
     this.outdated = true;
     this.refresh();
   };
+
+  private stopRefused(refusal: TokenRefusal): void {
+    if (this.refused || this.destroyed) return;
+    this.refused = refusal;
+    this.socket.disconnect();
+    this.refresh();
+  }
 
   private readonly onMeta = () => {
     const title = setTitleOf(this.ydoc);
@@ -192,6 +208,8 @@ export class DocConnection extends EventTarget {
 
   private readonly refresh = () => {
     if (this.destroyed) return;
+    const refusal = this.text.refusal ?? this.notes.refusal ?? this.runs.refusal;
+    if (refusal && !this.refused) return this.stopRefused(refusal);
     this.status = this.computeStatus();
     this.changed();
   };

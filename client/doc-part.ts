@@ -1,7 +1,7 @@
 import * as Y from 'yjs';
 import { IndexeddbPersistence } from 'y-indexeddb';
 import { HocuspocusProvider, type HocuspocusProviderWebsocket } from '@hocuspocus/provider';
-import { denialReasons } from '../shared/protocol/denials.ts';
+import { refusalOfReason, refusalWords, type TokenRefusal } from './token-refusal.ts';
 
 export interface DocPartOptions {
   /** The socket every part of a document shares (Hocuspocus multiplexes documents over it). */
@@ -34,6 +34,8 @@ export class DocPart extends EventTarget {
   readOnly: boolean;
   /** A refusal from the server, in words; null while none. */
   problem: string | null = null;
+  /** Set when the server refused the token itself (TOKEN7): no retry can succeed. */
+  refusal: TokenRefusal | null = null;
 
   private readonly roleReadOnly: boolean;
   private destroyed = false;
@@ -126,12 +128,10 @@ export class DocPart extends EventTarget {
   };
 
   private readonly onAuthenticationFailed = ({ reason }: { reason: string }) => {
-    this.problem =
-      reason === denialReasons.expiredToken
-        ? 'Your link has expired — ask for a new one.'
-        : reason === denialReasons.revokedToken
-          ? 'Your link has been revoked — ask for a new one.'
-          : `The server refused access to this document (${reason || 'permission denied'}).`;
+    this.refusal = refusalOfReason(reason);
+    this.problem = this.refusal
+      ? refusalWords[this.refusal].happened
+      : `The server refused access to this document (${reason || 'permission denied'}).`;
     this.changed();
   };
 

@@ -3,6 +3,7 @@ import type { Awareness } from 'y-protocols/awareness';
 import type { DocConnection } from './doc-connection.ts';
 import type { Session } from './session.ts';
 import { readPresenceUser } from '../shared/protocol/presence.ts';
+import { colorAmong } from './presence-colors.ts';
 
 /** One person (or agent) with the document open, as awareness tells it. */
 export interface Peer {
@@ -22,7 +23,9 @@ export interface PresenceHost extends ReactiveControllerHost {
 
 /**
  * Publishes this person's `user: {name, color, role}` in awareness and keeps `peers`, the list
- * of everyone present (this person first), for the host to render.
+ * of everyone present (this person first), for the host to render. The colour published is the
+ * person's preferred one unless someone present before them holds it (PRES7,
+ * client/presence-colors.ts): it is chosen again whenever the people present change.
  */
 export class PresenceController implements ReactiveController {
   peers: Peer[] = [];
@@ -58,7 +61,7 @@ export class PresenceController implements ReactiveController {
   private publish(): void {
     const { session } = this.host;
     if (!this.awareness || !session) return;
-    const user = { name: session.name, color: session.color, role: session.claims.role };
+    const user = { name: session.name, color: this.colorFor(session, this.awareness), role: session.claims.role };
     const key = JSON.stringify(user);
     if (key === this.published) return;
     this.published = key;
@@ -66,9 +69,21 @@ export class PresenceController implements ReactiveController {
     this.refresh();
   }
 
+  /** PRES7: the colours of the peers before this client (smaller client ids) are theirs to keep. */
+  private colorFor(session: Session, awareness: Awareness): string {
+    const before: string[] = [];
+    awareness.getStates().forEach((state, clientId) => {
+      const color = clientId < awareness.clientID ? readPresenceUser(state)?.color : undefined;
+      if (color) before.push(color);
+    });
+    return colorAmong(session.claims.sub, before);
+  }
+
   private readonly refresh = () => {
     const awareness = this.awareness;
     if (!awareness) return;
+    // Someone came or went: this person's colour may have to change, or may return.
+    this.publish();
     const peers: Peer[] = [];
     awareness.getStates().forEach((state, clientId) => {
       const user = readPresenceUser(state);

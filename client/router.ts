@@ -1,10 +1,12 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { isDocId } from '../shared/model/doc-layout.ts';
 
-export type Route = { name: 'list' } | { name: 'doc'; docId: string } | { name: 'not-found' };
+export type Route = { name: 'list' } | { name: 'doc'; docId: string } | { name: 'join' } | { name: 'not-found' };
 
 export function parseRoute(pathname: string): Route {
   if (pathname === '/' || pathname === '/index.html') return { name: 'list' };
+  // INV4: an invite's link, `/join#CODE` (shared/wire/invites.ts).
+  if (pathname === '/join') return { name: 'join' };
   const match = /^\/d\/([^/]+)\/?$/.exec(pathname);
   if (match && isDocId(decodeURIComponent(match[1]))) return { name: 'doc', docId: decodeURIComponent(match[1]) };
   return { name: 'not-found' };

@@ -16,7 +16,8 @@ export type SessionAction =
   | 'decide-run'
   | 'aside'
   | 'create-doc'
-  | 'trash-doc';
+  | 'trash-doc'
+  | 'share-doc';
 
 /**
  * The signed-in session as the page sees it: the token the API and the collab socket take,
@@ -51,6 +52,7 @@ export function sessionInfo(session: Session): SessionInfo {
     aside: may(role, 'run.aside'),
     'create-doc': mayCreateDocs(session.claims),
     'trash-doc': may(role, 'doc.trash'),
+    'share-doc': may(role, 'doc.share'),
   };
   return { session, token: session.token, may: (action) => rights[action] };
 }

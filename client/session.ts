@@ -1,22 +1,18 @@
 import { decodeClaims, hasExpired, type Claims, type Role } from '../shared/protocol/claims.ts';
 import { may } from '../shared/protocol/permissions.ts';
-import { deviceKeys, readDevices, writeDevice, writeDevices, type DeviceKey } from './device-store.ts';
+import { deviceKeys, readDevices, writeDevices } from './device-store.ts';
+import { preferredColor } from './presence-colors.ts';
 
 export type { Claims, Role };
 
 export interface Session {
   token: string;
   claims: Claims;
-  /**
-   * The name others see in presence; the token's `name` until the person picks another on this
-   * device. Annotations always carry the token's `name` (NOTES9).
-   */
+  /** The name the server knows the person by: the token's (presence, cards, runs, versions alike). */
   name: string;
-  /** A `#rrggbb` colour (y-prosemirror accepts no other form) chosen once per device. */
+  /** The person's preferred `#rrggbb` colour, the same on every device (client/presence-colors.ts). */
   color: string;
 }
-
-const palette = ['#c2185b', '#1565c0', '#2e7d32', '#6a1b9a', '#ad5700', '#00838f', '#b71c1c', '#4527a0'];
 
 export function canEditText(role: Role): boolean {
   return may(role, 'text.write');
@@ -90,8 +86,8 @@ export function sessionExpired(session: Session): boolean {
  */
 export async function openSession(fromAddress: string | null): Promise<{ session: Session | null; offered: string | null }> {
   const linked = fromAddress !== null && linkProblem(fromAddress) === null ? fromAddress : null;
-  // One read and at most one write transaction: each is a round trip before the first paint.
-  const [storedToken, storedColor, storedName] = await readDevices([deviceKeys.token, deviceKeys.color, deviceKeys.name]);
+  // One read and at most one write: each is a round trip before the first paint.
+  const [storedToken] = await readDevices([deviceKeys.token]);
   const stored = typeof storedToken === 'string' ? storedToken : null;
   const storedClaims = stored ? decodeClaims(stored) : null;
   const signedIn = storedClaims !== null && !hasExpired(storedClaims, Date.now());
@@ -99,37 +95,22 @@ export async function openSession(fromAddress: string | null): Promise<{ session
   const token = offered || !linked ? stored : linked;
   const claims = token ? decodeClaims(token) : null;
   if (!token || !claims) return { session: null, offered: null };
-
-  const writes: [DeviceKey, unknown][] = [];
-  const samePerson = storedClaims?.sub === claims.sub;
-  if (token !== stored) writes.push([deviceKeys.token, token]);
-  // Another person starts with their token's name, not the name the previous one chose here.
-  if (!samePerson) writes.push([deviceKeys.name, '']);
-  let color = typeof storedColor === 'string' && /^#[0-9a-f]{6}$/i.test(storedColor) ? storedColor : null;
-  if (!color) {
-    color = palette[Math.floor(Math.random() * palette.length)];
-    writes.push([deviceKeys.color, color]);
-  }
-  if (writes.length > 0) await writeDevices(writes);
-  const chosen = samePerson && typeof storedName === 'string' ? storedName : '';
-  const name = chosen || claims.name || claims.sub;
-  return { session: { token, claims, name, color }, offered };
+  if (token !== stored) await writeDevices([[deviceKeys.token, token]]);
+  return { session: { token, claims, name: claims.name || claims.sub, color: preferredColor(claims.sub) }, offered };
 }
 
-/** Makes `token` this device's sign-in (the person accepted a link's token); another person's starts with the token's name. */
-export async function switchSession(session: Session, token: string): Promise<void> {
-  await writeDevices(samePrincipal(session, token) ? [[deviceKeys.token, token]] : [[deviceKeys.token, token], [deviceKeys.name, '']]);
+/** Makes `token` this device's sign-in (the person accepted a link's token). */
+export async function switchSession(token: string): Promise<void> {
+  await writeDevices([[deviceKeys.token, token]]);
+}
+
+/** Makes `token`, minted for this person by an invite they joined (INV4), this device's sign-in. */
+export async function signInWith(token: string): Promise<void> {
+  await switchSession(token);
 }
 
 /** Whether `token` signs in the same principal as `session` does: the same id, role and document. */
 export function samePrincipal(session: Session, token: string): boolean {
   const claims = decodeClaims(token);
   return claims !== null && claims.sub === session.claims.sub && claims.role === session.claims.role && claims.doc === session.claims.doc;
-}
-
-/** Keeps the name a person chose on this device; an empty name returns to the token's. */
-export async function saveName(session: Session, name: string): Promise<Session> {
-  const trimmed = name.trim().slice(0, 60);
-  await writeDevice(deviceKeys.name, trimmed);
-  return { ...session, name: trimmed || session.claims.name || session.claims.sub };
 }

@@ -5,7 +5,7 @@ import { repeat } from 'lit/directives/repeat.js';
 import { styleMap } from 'lit/directives/style-map.js';
 import { announceEvent } from './run-announcer.ts';
 import { RouterController, docPath, navigate } from './router.ts';
-import { linkProblem, openSession, saveName, sessionExpired, switchSession, takeTokenFromAddress, type Session } from './session.ts';
+import { linkProblem, openSession, sessionExpired, switchSession, takeTokenFromAddress, type Session } from './session.ts';
 import { sessionContext, sessionInfo } from './session-context.ts';
 import { registerServiceWorker } from './sw-register.ts';
 import './tandem-doc-view.ts';
@@ -15,6 +15,7 @@ import { CodeMissingController, onDemand } from './code-on-demand.ts';
 
 const loadSwitchPrompt = onDemand(() => import('./tandem-switch-prompt.ts'));
 const loadDocList = onDemand(() => import('./tandem-doc-list.ts'));
+const loadJoin = onDemand(() => import('./tandem-join.ts'));
 /** How many announcements the live region keeps (older ones have been read out). */
 const keptAnnouncements = 3;
 
@@ -119,11 +120,17 @@ export class TandemApp extends LightElement {
   /** The person took the link's sign-in: the page starts again under it, as a fresh load would. */
   private async onSwitch(event: CustomEvent<string>) {
     if (!this.session) return;
-    await switchSession(this.session, event.detail);
+    await switchSession(event.detail);
     location.reload();
   }
 
   private renderPage() {
+    const route = this.router.route;
+    if (route.name === 'join') {
+      // An invite needs no sign-in of this device: it makes one.
+      void loadJoin();
+      return html`<tandem-join></tandem-join>`;
+    }
     const session = this.session;
     const expired = session !== null && sessionExpired(session);
     if (!session || expired) {
@@ -136,19 +143,14 @@ export class TandemApp extends LightElement {
           <code>http://127.0.0.1:8787/?token=…</code> and signs this browser in.</p>
       </main>`;
     }
-    const route = this.router.route;
     if (route.name === 'list') {
       // The list is another page: its code (and the API client's) loads when it is shown.
       void loadDocList();
       return html`${this.code.missing ? html`<tandem-update-notice .text=${codeMissingText}></tandem-update-notice>` : ''}
-        <tandem-doc-list @name-change=${this.onName}></tandem-doc-list>`;
+        <tandem-doc-list></tandem-doc-list>`;
     }
     if (route.name === 'doc') return html`<tandem-doc-view .docId=${route.docId}></tandem-doc-view>`;
     return html`<main class="signin"><h1>Page not found</h1><p><a href="/">See all documents</a></p></main>`;
-  }
-
-  private async onName(event: CustomEvent<string>) {
-    if (this.session) this.session = await saveName(this.session, event.detail);
   }
 }
 

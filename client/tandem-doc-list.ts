@@ -17,8 +17,7 @@ const searchDelayMs = 200;
 /**
  * The documents of this server, or, when it cannot be reached, the ones opened on this device;
  * a search box (CAT2), and per document `Duplicate` (CAT4) and, for editors, `Delete` to the
- * trash with an `Undo` (CAT3). Fires `name-change` (detail: the new name) when the person
- * renames themselves.
+ * trash with an `Undo` (CAT3). A person's name is their token's, as the server says it (INV4).
  */
 export class TandemDocList extends LightElement {
   static properties = { newPage: { state: true }, query: { state: true }, trashed: { state: true }, actionError: { state: true } };
@@ -96,7 +95,7 @@ export class TandemDocList extends LightElement {
       ${canCreate && this.newPage ? html`<tandem-new-page @new-page-cancel=${this.toggleNewPage}></tandem-new-page>` : ''}
       ${this.error ? html`<p class="message error" role="alert">${this.error}</p>` : ''}
       ${offline ? html`<p class="message">The server cannot be reached. These are the documents opened on this device.</p>` : ''}
-      ${this.renderTrashed()} ${this.renderDocs()} ${this.renderName()}
+      ${this.renderTrashed()} ${this.renderDocs()}
     </main>`;
   }
 
@@ -131,16 +130,6 @@ export class TandemDocList extends LightElement {
       “${this.trashed.title || 'Untitled'}” was moved to the trash.
       <button type="button" @click=${this.undoTrash}>Undo</button>
     </p>`;
-  }
-
-  private renderName() {
-    const session = this.sessionFrom.value?.session;
-    if (!session) return '';
-    return html`<form class="name-form" @submit=${this.onName}>
-      <label for="your-name">Your name</label>
-      <input id="your-name" name="name" autocomplete="nickname" maxlength="60" .value=${session.name} />
-      <button type="submit">Save name</button>
-    </form>`;
   }
 
   private create() {
@@ -184,12 +173,6 @@ export class TandemDocList extends LightElement {
 
   private async duplicate(doc: ListedDoc) {
     await this.act((token) => duplicateDoc(token, doc.id));
-  }
-
-  private onName(event: SubmitEvent) {
-    event.preventDefault();
-    const name = new FormData(event.target as HTMLFormElement).get('name');
-    this.dispatchEvent(new CustomEvent('name-change', { detail: String(name ?? ''), bubbles: true, composed: true }));
   }
 }
 

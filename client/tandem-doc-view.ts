@@ -30,10 +30,12 @@ import './tandem-status.ts';
 import { codeMissingText } from './tandem-update-notice.ts';
 import { CodeMissingController, onDemand } from './code-on-demand.ts';
 import './tandem-presence.ts';
+import './tandem-refused.ts';
 import './tandem-doc-menu.ts';
 
 
 const loadPageView = onDemand(() => import('./page/tandem-page-view.ts'));
+const loadShareDialog = onDemand(() => import('./tandem-share-dialog.ts'));
 /** One document: its title, connection state, who is here, the queue bar, and the editor. */
 export class TandemDocView extends LightElement {
   static properties = { docId: {}, asideNotice: { state: true } };
@@ -90,6 +92,7 @@ export class TandemDocView extends LightElement {
   render() {
     const connection = this.link.connection;
     if (!connection) return html``;
+    if (connection.refused) return html`<tandem-refused .refusal=${connection.refused}></tandem-refused>`;
     const { status, problem } = connection;
     const neverLoaded = connection.localLoaded && !connection.serverLoaded && connection.isEmpty && status === 'Offline';
     return html`<header class="doc-header">
@@ -101,6 +104,7 @@ export class TandemDocView extends LightElement {
           .docTitle=${connection.title || connection.firstLine}
           .canImport=${!connection.readOnly && !isPage(connection)}
         ></tandem-doc-menu>
+        ${this.renderShare(connection)}
       </header>
       ${this.renderQueueBar(connection)}
       <main class="doc-main">
@@ -119,6 +123,13 @@ export class TandemDocView extends LightElement {
           : ''}
         ${problem && connection.isEmpty ? '' : isPage(connection) ? this.renderPage(connection) : this.renderText(connection)}
       </main>`;
+  }
+
+  /** `Share` for those who may share (editors, INV1); its code loads when it is first shown. */
+  private renderShare(connection: DocConnection) {
+    if (!this.sessionInfo?.may('share-doc')) return '';
+    void loadShareDialog();
+    return html`<tandem-share-dialog .docId=${connection.docId}></tandem-share-dialog>`;
   }
 
   private renderText(connection: DocConnection) {

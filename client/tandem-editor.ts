@@ -141,7 +141,7 @@ export class TandemEditor extends LightElement {
     return html`<div class="editor-surface">
       <div class="editor-column">
         ${this.readOnly
-          ? html`<p class="read-only-note">You can read this document but not change it.</p>`
+          ? html`<p class="read-only-note">${readOnlyNote(this.rights().comment)}</p>`
           : html`<tandem-toolbar .state=${state} @toolbar-command=${this.onCommand}></tandem-toolbar>`}
         ${this.find.render()} ${this.readOnly ? '' : this.images.render()}
         <div class="text-frame">${this.editor.mount} ${this.renderLinkPopover()} ${this.renderSelectionActions(annotations)}</div>
@@ -336,6 +336,11 @@ export class TandemEditor extends LightElement {
     this.inText = inText;
     this.requestUpdate();
   };
+}
+
+/** What a person who may not change the text can do here, in the banner above it. */
+function readOnlyNote(canComment: boolean): string {
+  return canComment ? 'You can comment on this document but not change it.' : 'You can read this document but not change it.';
 }
 
 customElements.define('tandem-editor', TandemEditor);

@@ -4,6 +4,7 @@ import { isDocId } from '../shared/model/doc-layout.ts';
 import { randomId } from '../shared/model/ids.ts';
 import { grantableOps, isGrantableOp, type GrantableOp } from '../shared/protocol/grantable-ops.ts';
 import { addKey, openKeyRing } from './auth/keys.ts';
+import { hasSecret } from './auth/secret.ts';
 import { signToken } from './auth/tokens.ts';
 import { defaultTokenSeconds, parseLifetime } from './auth/expiry.ts';
 import { revokeInDatabase, revokeInDataDir, tokenIdOf } from './auth/revoke.ts';
@@ -24,11 +25,13 @@ const usage = `Usage: tandem <command> [options]
 
 Commands:
   start                          build the client if needed and start the server
-  token --role ROLE [--name NAME] [--doc ID] [--ops LIST] [--expires TIME]
-                                 print a token; ROLE is editor, commenter, viewer or agent;
+  token --role ROLE [--name NAME] [--doc ID] [--ops LIST] [--expires TIME] [--init]
+                                 print a token signed with the key of DATA_DIR (named on
+                                 stderr); ROLE is editor, commenter, viewer or agent;
                                  --ops (agents) is a comma list of ${grantableOps.join(', ')};
                                  --expires is a count and a unit s, m, h or d (default 30d),
-                                 or never
+                                 or never; --init makes a signing key where DATA_DIR has none
+                                 (without it, that is refused: the token would not verify)
   revoke TOKEN_OR_ID             revoke a token (the whole token, or its id); a running server
                                  refuses it from then on and closes its open connections
   repair DOC_ID                  rebuild a document that loads only in part (a value stored
@@ -91,6 +94,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
         token: { type: 'string' },
         expires: { type: 'string' },
         model: { type: 'string' },
+        init: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -118,7 +122,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   }
 }
 
-async function token(values: { role?: string; name?: string; doc?: string; ops?: string; expires?: string }, io: CliIo): Promise<number> {
+async function token(values: { role?: string; name?: string; doc?: string; ops?: string; expires?: string; init?: boolean }, io: CliIo): Promise<number> {
   const role = values.role;
   if (!isRole(role)) throw new UsageError(`--role must be editor, commenter, viewer or agent${role ? `, not "${role}"` : ''}`);
   if (values.doc !== undefined && !isDocId(values.doc)) throw new UsageError(`--doc is not a document id: "${values.doc}"`);
@@ -135,7 +139,19 @@ async function token(values: { role?: string; name?: string; doc?: string; ops?:
   const iat = Math.floor(Date.now() / 1000);
   const exp = lifetime === null ? undefined : iat + lifetime;
   const claims = { sub: `${role}-${randomId(8)}`, name, role, doc: values.doc, ops, iat, exp };
-  io.out((await signToken(openKeyRing(dataDirFromEnv(io.env)), claims)) + '\n');
+  const dataDir = dataDirFromEnv(io.env);
+  // A key made here that the server does not have signs tokens it refuses: only on request.
+  const fresh = !hasSecret(dataDir);
+  if (fresh && !values.init) {
+    io.err(
+      `DATA_DIR ${dataDir} has no signing key, so a token signed here would not verify.\n` +
+        `Set DATA_DIR to the server's data directory, or pass --init to make a new key there.\n`,
+    );
+    return 1;
+  }
+  const signed = await signToken(openKeyRing(dataDir), claims);
+  io.err(fresh ? `Made a new signing key in DATA_DIR ${dataDir}\n` : `Signed with the key of DATA_DIR ${dataDir}\n`);
+  io.out(signed + '\n');
   return 0;
 }
 

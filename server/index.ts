@@ -42,7 +42,7 @@ import type { AgentService } from './runs/agent-service.ts';
 import { LateBound } from './late-bound.ts';
 import { startBuiltInAgent, localUrl } from './built-in-agent.ts';
 import { Router } from './http/router.ts';
-import { createApiHandler, type RouteHandler } from './http/api.ts';
+import { createApiHandler, type OpenRouteHandler, type RouteHandler } from './http/api.ts';
 import { addDocRoutes } from './http/docs-routes.ts';
 import { addCatalogueRoutes } from './http/catalogue-routes.ts';
 import { addExportRoutes } from './http/export-routes.ts';
@@ -52,6 +52,7 @@ import { addRunRoutes } from './http/runs-routes.ts';
 import { addAgentRoutes } from './http/agent-routes.ts';
 import { addAsideRoutes } from './http/aside-routes.ts';
 import { addAuditRoutes } from './http/audit-routes.ts';
+import { addInviteRoutes } from './http/invite-routes.ts';
 import { addSessionRoutes } from './http/session-routes.ts';
 import { createStaticHandler } from './http/static-files.ts';
 import { createRequestHandler } from './http/app.ts';
@@ -170,10 +171,12 @@ export async function startServer(
   addAsideRoutes(router, asides);
   addAuditRoutes(router, store);
   addSessionRoutes(router);
+  const openRoutes = new Router<OpenRouteHandler>();
+  addInviteRoutes(router, openRoutes, { store, sign: (claims) => signToken(keys, claims), joinRate: options.limits.inviteJoins });
 
   const httpServer = createServer(
     createRequestHandler({
-      api: createApiHandler({ router, verifyToken: verify, limits: new ApiLimits(options.limits), onError: log, settled: asyncLog ? () => asyncLog.settled() : undefined }),
+      api: createApiHandler({ router, openRoutes, verifyToken: verify, limits: new ApiLimits(options.limits), onError: log, settled: asyncLog ? () => asyncLog.settled() : undefined }),
       static: createStaticHandler(options.distDir),
       onError: log,
     }),

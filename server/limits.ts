@@ -22,6 +22,8 @@ export interface Limits {
   longPollsPerSubject: number;
   /** `POST /api/runs/:runId/asides` per token subject, on top of `httpRequests` (LIMIT7). */
   asides: Rate;
+  /** `POST /api/invites/:code/join` per IP address (INV5): guessing codes costs time. */
+  inviteJoins: Rate;
   /**
    * A WebSocket that sends nothing for this long is closed (Hocuspocus's timeout); `/yjs` sockets
    * are pinged every third of it, and a pong counts as a message (YWS6).
@@ -52,6 +54,7 @@ export const defaultLimits: Limits = {
   docCreations: { burst: 60, perSecond: 1 },
   longPollsPerSubject: 4,
   asides: { burst: 10, perSecond: 0.2 },
+  inviteJoins: { burst: 10, perSecond: 0.1 },
   idleSocketMs: 60_000,
   workTaskMs: 20_000,
 };

@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ensurePrivateDir } from '../private-files.ts';
@@ -23,4 +23,9 @@ export function loadSecret(dataDir: string): Buffer {
     throw new Error(`${file} is not a Tandem secret (expected ${secretLength} bytes); move it away to make a new one`);
   }
   return secret;
+}
+
+/** Whether `dataDir` already holds a signing secret (so signing with it makes no new key). */
+export function hasSecret(dataDir: string): boolean {
+  return existsSync(join(dataDir, 'secret'));
 }

@@ -1,10 +1,9 @@
 import type { Hocuspocus } from '@hocuspocus/server';
 import { hasExpired, type Claims } from '../../shared/protocol/claims.ts';
-import { denialReasons } from '../../shared/protocol/denials.ts';
+import { denialReasons, tokenEndedCloseCode } from '../../shared/protocol/denials.ts';
 import type { RevocationList } from '../store/sqlite-revocations.ts';
 
-/** The WebSocket close code of a connection whose token was revoked or expired while it was open. */
-export const tokenEndedCloseCode = 4401;
+export { tokenEndedCloseCode };
 
 /**
  * TOKEN4: closes the open WebSockets whose token was revoked (by `tandem revoke`, possibly from another

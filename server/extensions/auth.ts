@@ -70,6 +70,8 @@ export class Auth implements Extension {
     // DOC3: read-only per role and part; Hocuspocus applies nothing such a connection sends.
     connectionConfig.readOnly = !mayWritePart(principal.role, target.part);
     this.admitted.set(connectionConfig, principal);
+    // INV6: the people list's `lastSeen`; a person who joined by no invite has no row to touch.
+    if (target.part === 'text') this.options.store.invites.seen(target.docId, principal.sub, Date.now()).catch((error) => console.error('[tandem]', error));
     return { principal };
   }
 }

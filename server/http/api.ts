@@ -26,6 +26,10 @@ export interface RequestContext {
 
 export type RouteHandler = (ctx: RequestContext) => Promise<Reply>;
 
+/** What a route that needs no token receives (joining by an invite, INV4): no principal. */
+export type OpenRequestContext = Omit<RequestContext, 'principal'>;
+export type OpenRouteHandler = (ctx: OpenRequestContext) => Promise<Reply>;
+
 /**
  * The one boundary of the JSON API: authenticates, routes, and maps every failure to an error
  * body. ApiErrors and RunErrors (the run services' refusals) keep their status and code;
@@ -33,6 +37,8 @@ export type RouteHandler = (ctx: RequestContext) => Promise<Reply>;
  */
 export function createApiHandler(options: {
   router: Router<RouteHandler>;
+  /** Routes answered without a token; each limits its own callers. */
+  openRoutes?: Router<OpenRouteHandler>;
   verifyToken: TokenVerifier;
   limits: ApiLimits;
   onError: (error: unknown) => void;
@@ -42,13 +48,19 @@ export function createApiHandler(options: {
   return async function handleApi(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let release = () => {};
     try {
-      const principal = await principalOf(req, options.verifyToken);
       const url = new URL(req.url ?? '/', 'http://localhost');
-      release = options.limits.admit(principal, req.method ?? 'GET', url);
-      const { handler, params } = options.router.match(req.method ?? 'GET', url.pathname);
       const body = (options?: { optional?: boolean; maxBytes?: number }) =>
         readJsonBody(req, Math.min(maxBodyBytes, options?.maxBytes ?? maxBodyBytes), options?.optional);
-      const reply = await handler({ req, url, principal, params, body });
+      const open = options.openRoutes?.find(req.method ?? 'GET', url.pathname);
+      let reply: Reply;
+      if (open) {
+        reply = await open.handler({ req, url, params: open.params, body });
+      } else {
+        const principal = await principalOf(req, options.verifyToken);
+        release = options.limits.admit(principal, req.method ?? 'GET', url);
+        const { handler, params } = options.router.match(req.method ?? 'GET', url.pathname);
+        reply = await handler({ req, url, principal, params, body });
+      }
       await options.settled?.();
       sendReply(res, reply);
     } catch (error) {

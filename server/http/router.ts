@@ -22,6 +22,16 @@ export class Router<H> {
     return this;
   }
 
+  /** The route of exactly this method and path, or null (no refusal: another router may have it). */
+  find(method: string, path: string): { handler: H; params: Params } | null {
+    const segments = split(path);
+    for (const route of this.routes) {
+      const params = route.method === method ? matchSegments(route.segments, segments) : null;
+      if (params) return { handler: route.handler, params };
+    }
+    return null;
+  }
+
   match(method: string, path: string): { handler: H; params: Params } {
     const segments = split(path);
     const allowed: string[] = [];

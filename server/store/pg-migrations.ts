@@ -182,6 +182,34 @@ CREATE TABLE assets (
   PRIMARY KEY (doc_id, asset_id)
 );
 `,
+  // Step 9: invites and the people who joined by them (INV1–INV6).
+  `
+CREATE TABLE invites (
+  id TEXT PRIMARY KEY,
+  code_hash TEXT NOT NULL UNIQUE,
+  doc_id TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('editor', 'commenter', 'viewer')),
+  created_by TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  expires_at BIGINT,
+  max_uses INTEGER,
+  uses INTEGER NOT NULL DEFAULT 0,
+  grant_until BIGINT,
+  revoked_at BIGINT
+);
+CREATE INDEX invites_by_doc ON invites (doc_id, created_at);
+CREATE TABLE doc_people (
+  doc_id TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  name TEXT NOT NULL,
+  role TEXT NOT NULL,
+  token_id TEXT NOT NULL,
+  invite_id TEXT NOT NULL,
+  joined_at BIGINT NOT NULL,
+  last_seen BIGINT NOT NULL,
+  PRIMARY KEY (doc_id, subject)
+);
+`,
 ];
 
 /** An arbitrary key of the advisory lock that lets one instance at a time migrate. */

@@ -31,6 +31,10 @@ export const auditActions = [
   'run.item-discarded',
   'run.lease-expired',
   'token.revoked',
+  'invite.created',
+  'invite.revoked',
+  'invite.joined',
+  'person.removed',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -3,6 +3,7 @@ import { updateLogSchema } from './sqlite-update-log.ts';
 import { runActivitySchema } from './sqlite-run-activity.ts';
 import { docSearchSchema } from './sqlite-doc-search.ts';
 import { assetsSchema } from './sqlite-assets.ts';
+import { invitesSchema } from './sqlite-invites.ts';
 
 /**
  * The changes to the schema of `tandem.sqlite` (rule DUR4) since its first version, in order. `PRAGMA
@@ -20,6 +21,8 @@ CREATE INDEX docs_trashed ON docs (deleted_at) WHERE deleted_at IS NOT NULL;
 ${docSearchSchema}`,
   // 4: the images uploaded into documents (IMG3).
   assetsSchema,
+  // 5: invites and the people who joined by them (INV1–INV6).
+  invitesSchema,
 ];
 
 /** Brings `db` up to the latest schema, each step in its own transaction with its new version number. */

@@ -7,6 +7,7 @@ import { sqliteAssetStore } from './sqlite-assets.ts';
 import { sqliteRunStore } from './sqlite-runs.ts';
 import { sqliteAnnotationDocIndex } from './sqlite-annotation-docs.ts';
 import { sqliteRevocationList } from './sqlite-revocations.ts';
+import { sqliteInviteBook } from './sqlite-invites.ts';
 import { sqliteAuditLog } from './sqlite-audit.ts';
 import { memoryAsideBoard } from './aside-board.ts';
 import { ensurePrivateFile, restrictFiles } from '../private-files.ts';
@@ -59,6 +60,7 @@ export function openSqliteStore(dataDir: string): SyncStore {
   const audit = sqliteAuditLog(db);
   const search = sqliteDocSearch(db);
   const assets = sqliteAssetStore(db);
+  const invites = sqliteInviteBook(db);
 
   const insertDoc = db.prepare(
     'INSERT INTO docs (id, title, kind, created_at, updated_at) VALUES (@id, @title, @kind, @createdAt, @updatedAt)',
@@ -81,6 +83,8 @@ export function openSqliteStore(dataDir: string): SyncStore {
       db.prepare('DELETE FROM update_log WHERE name = ?').run(name);
       db.prepare('DELETE FROM documents WHERE name = ?').run(name);
     }
+    db.prepare('DELETE FROM invites WHERE doc_id = ?').run(id);
+    db.prepare('DELETE FROM doc_people WHERE doc_id = ?').run(id);
     db.prepare('DELETE FROM docs WHERE id = ?').run(id);
   });
   const updateDoc = db.prepare('UPDATE docs SET title = @title, updated_at = @updatedAt WHERE id = @id');
@@ -100,6 +104,7 @@ export function openSqliteStore(dataDir: string): SyncStore {
     audit,
     search,
     assets,
+    invites,
     // One process uses a SQLite store: its asides need no table.
     asides: memoryAsideBoard(),
     agentSightings: null,

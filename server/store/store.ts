@@ -4,6 +4,7 @@ import type { AsideBoard } from './aside-board.ts';
 import type { AgentSightings } from './agent-sightings.ts';
 import type { AuditLog } from './sqlite-audit.ts';
 import type { RevocationList } from './sqlite-revocations.ts';
+import type { InviteBook } from './invite-book.ts';
 import type { AsyncUpdateLog, UpdateLog } from './update-log.ts';
 import type { DocSearch } from './doc-search.ts';
 import type { AssetStore } from './asset-store.ts';
@@ -62,6 +63,8 @@ export interface Store {
   readonly annotationDocs: AnnotationDocIndex;
   /** The ids of revoked tokens. */
   readonly revocations: RevocationList;
+  /** Invites to documents and the people who joined by them (INV1–INV6). */
+  readonly invites: InviteBook;
   /** Who did what to which document. */
   readonly audit: AuditLog;
   /** The asides of claimed runs (ASIDE8): in memory for SQLite, in the database for PostgreSQL (SCALE5). */

@@ -17,4 +17,7 @@ export const denialReasons = {
   tooManyConnections: 'Too many connections',
 } as const;
 
+/** TOKEN4: the WebSocket close code of a connection whose token was revoked or expired while it was open. */
+export const tokenEndedCloseCode = 4401;
+
 export type DenialReason = (typeof denialReasons)[keyof typeof denialReasons];

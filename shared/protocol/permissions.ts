@@ -35,6 +35,8 @@ export const permissions = {
   'run.work': ['agent'],
   /** Read a document's audit log. */
   'audit.read': ['editor'],
+  /** Make, list and revoke a document's invites; list its people and remove them (INV1–INV6). */
+  'doc.share': ['editor'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Action = keyof typeof permissions;

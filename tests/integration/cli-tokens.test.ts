@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,11 +18,17 @@ const server = useTestServer();
  * the real `npx tandem` as a child process.
  */
 async function tandemIn(dataDir: string, ...args: string[]): Promise<string> {
+  const { code, out, err } = await tandemOutcome(dataDir, ...args);
+  if (code !== 0) throw new Error(`tandem ${args.join(' ')} exited with ${code}: ${err}`);
+  return out.trim();
+}
+
+/** `tandem ARGS` in this process: its exit code and both output streams, whatever the code. */
+async function tandemOutcome(dataDir: string, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   let out = '';
   let err = '';
   const code = await main(args, { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' }, out: (text) => (out += text), err: (text) => (err += text) });
-  if (code !== 0) throw new Error(`tandem ${args.join(' ')} exited with ${code}: ${err}`);
-  return out.trim();
+  return { code, out, err };
 }
 
 /** `npx tandem ARGS` as a child process, as a person runs it. */
@@ -85,7 +91,7 @@ describe('the commands on a data directory that does not exist yet', { timeout: 
       const dirs = ['revoke', 'token', 'rotate'].map((name) => join(parent, name, 'data'));
       await Promise.all([
         tandemIn(dirs[0], 'revoke', 'abcdefghij0123456789'),
-        tandemIn(dirs[1], 'token', '--role', 'viewer'),
+        tandemIn(dirs[1], 'token', '--role', 'viewer', '--init'),
         tandemIn(dirs[2], 'rotate-key'),
       ]);
       for (const dir of dirs) {
@@ -100,5 +106,35 @@ describe('the commands on a data directory that does not exist yet', { timeout: 
     } finally {
       rmSync(parent, { recursive: true, force: true });
     }
+  });
+});
+
+describe('tandem token and the signing key of DATA_DIR', { timeout: 120_000 }, () => {
+  it('refuses to make a new signing key without --init, saying which DATA_DIR it looked in, and writes nothing', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'tandem-cli-'));
+    try {
+      const dir = join(parent, 'elsewhere');
+      const refused = await tandemOutcome(dir, 'token', '--role', 'editor');
+      expect(refused.code).toBe(1);
+      expect(refused.out).toBe('');
+      expect(refused.err).toContain(`DATA_DIR ${dir} has no signing key`);
+      expect(refused.err).toContain('--init');
+      expect(existsSync(join(dir, 'secret'))).toBe(false);
+
+      const made = await tandemOutcome(dir, 'token', '--role', 'editor', '--init');
+      expect(made.code).toBe(0);
+      expect(made.err).toBe(`Made a new signing key in DATA_DIR ${dir}\n`);
+      expect(decodeClaims(made.out.trim())!.role).toBe('editor');
+      expect(existsSync(join(dir, 'secret'))).toBe(true);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
+  it('signs with the existing key of the server\'s DATA_DIR, names that directory, and the server accepts the token', async () => {
+    const signed = await tandemOutcome(server.dataDir, 'token', '--role', 'viewer');
+    expect(signed.code).toBe(0);
+    expect(signed.err).toBe(`Signed with the key of DATA_DIR ${server.dataDir}\n`);
+    expect(await status(signed.out.trim())).toBe('OK');
   });
 });

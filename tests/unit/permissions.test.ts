@@ -32,7 +32,7 @@ const grants: Record<string, Record<string, Action[]>> = {
     'ask or steer': ['run.aside'],
     'answer asides': ['run.work'],
   },
-  also: { '—': [], 'create documents': ['doc.create'], 'trash and restore documents': ['doc.trash'], 'read the audit log': ['audit.read'] },
+  also: { '—': [], 'create documents': ['doc.create'], 'trash and restore documents': ['doc.trash'], 'read the audit log': ['audit.read'], 'share documents': ['doc.share'] },
 };
 
 /** The roles README's "Security model" table gives each action, read from README.md itself. */
