@@ -1,21 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/use-test-server.ts';
-import { readText, typeAtEnd, useBrowser, waitForSavedLocally, waitForStatus } from '../helpers/browser.ts';
+import { countCollabSockets, readText, typeAtEnd, useBrowser, waitForSavedLocally, waitForStatus } from '../helpers/browser.ts';
 
 const server = useTestServer();
 const people = useBrowser(server);
-
-/** Counts the WebSockets the page opens to `/collab` (`window.collabSockets`). */
-const countCollabSockets = `(() => {
-  const Native = window.WebSocket;
-  window.collabSockets = 0;
-  window.WebSocket = class extends Native {
-    constructor(url, protocols) {
-      super(url, protocols);
-      if (new URL(url).pathname === '/collab') window.collabSockets += 1;
-    }
-  };
-})()`;
 
 describe('a build older than the server supports', () => {
   it('[VER4] says Tandem was updated, stops reconnecting, keeps local edits and merges them after the reload', async () => {

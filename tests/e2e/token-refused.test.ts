@@ -1,23 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useTestServer } from '../helpers/use-test-server.ts';
-import { typeAtEnd, useBrowser, waitForStatus, type Person } from '../helpers/browser.ts';
+import { countCollabSockets, typeAtEnd, useBrowser, waitForStatus, type Person } from '../helpers/browser.ts';
 
 const server = useTestServer();
 const people = useBrowser(server);
 const now = () => Math.floor(Date.now() / 1000);
-
-/** Counts the WebSockets the page opens to `/collab` (`window.collabSockets`), as tests/e2e/protocol-version.test.ts does. */
-const countCollabSockets = `(() => {
-  const Native = window.WebSocket;
-  window.collabSockets = 0;
-  window.WebSocket = class extends Native {
-    constructor(url, protocols) {
-      super(url, protocols);
-      if (new URL(url).pathname === '/collab') window.collabSockets += 1;
-    }
-  };
-})()`;
 
 const countSockets = async ({ page }: Person) => {
   await page.addInitScript(countCollabSockets);

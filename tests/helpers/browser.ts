@@ -40,6 +40,18 @@ export async function openAs(
   return { context, page };
 }
 
+/** An init script that counts the WebSockets a page opens to `/collab` (`window.collabSockets`). */
+export const countCollabSockets = `(() => {
+  const Native = window.WebSocket;
+  window.collabSockets = 0;
+  window.WebSocket = class extends Native {
+    constructor(url, protocols) {
+      super(url, protocols);
+      if (new URL(url).pathname === '/collab') window.collabSockets += 1;
+    }
+  };
+})()`;
+
 /**
  * Console messages of the app's pages that are understood and harmless, each with its reason.
  * Anything else the page logs as an error fails the test that opened it.
