@@ -119,7 +119,16 @@ export function writeImage(state: MarkdownSerializerState, node: Node): void {
     state.text(alt);
   } else {
     const title = typeof node.attrs.title === 'string' && node.attrs.title !== '' ? ` "${node.attrs.title.replace(/["\\]/g, '\\$&')}"` : '';
-    state.write(`![${state.esc(alt.replace(/\s+/g, ' '))}](${src.replace(/[()]/g, '\\$&')}${title})`);
+    state.write(`![${escapeAlt(alt)}](${src.replace(/[()]/g, '\\$&')}${title})`);
   }
   state.closeBlock(node);
+}
+
+/**
+ * An image's alt text as Markdown: every ASCII punctuation character that Markdown may read as
+ * syntax is escaped, wherever it stands, since markdown-it keeps only the plain text of the alt
+ * (an escape the serializer's own `esc` leaves out, say in `__0__`, would read back as emphasis).
+ */
+function escapeAlt(alt: string): string {
+  return alt.replace(/\s+/g, ' ').replace(/[\\`*_{}[\]()#+\-.!|<>~&]/g, '\\$&');
 }
