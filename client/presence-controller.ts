@@ -5,6 +5,9 @@ import type { Session } from './session.ts';
 import { readPresenceUser } from '../shared/protocol/presence.ts';
 import { colorAmong } from './presence-colors.ts';
 
+/** The event (detail: `#rrggbb`) by which a document's view tells the app bar this person's colour there. */
+export const ownColorEvent = 'own-color';
+
 /** One person (or agent) with the document open, as awareness tells it. */
 export interface Peer {
   clientId: number;
@@ -36,6 +39,8 @@ export class PresenceController implements ReactiveController {
   constructor(
     private readonly host: PresenceHost,
     private readonly connection: () => DocConnection | null,
+    /** Told each colour this person publishes, once it changes (the app bar shows the same one). */
+    private readonly onOwnColor: (color: string) => void = () => {},
   ) {
     host.addController(this);
   }
@@ -66,6 +71,7 @@ export class PresenceController implements ReactiveController {
     if (key === this.published) return;
     this.published = key;
     this.awareness.setLocalStateField('user', user);
+    this.onOwnColor(user.color);
     this.refresh();
   }
 

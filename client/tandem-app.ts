@@ -8,6 +8,7 @@ import { RouterController, docPath, navigate } from './router.ts';
 import { linkProblem, openSession, sessionExpired, switchSession, takeTokenFromAddress, type Session } from './session.ts';
 import { sessionContext, sessionInfo } from './session-context.ts';
 import { registerServiceWorker } from './sw-register.ts';
+import { ownColorEvent } from './presence-controller.ts';
 import './tandem-doc-view.ts';
 import { codeMissingText } from './tandem-update-notice.ts';
 import { CodeMissingController, onDemand } from './code-on-demand.ts';
@@ -32,6 +33,7 @@ export class TandemApp extends LightElement {
     badLink: { state: true },
     offered: { state: true },
     announcements: { state: true },
+    ownColor: { state: true },
   };
   declare session: Session | null;
   declare ready: boolean;
@@ -41,6 +43,8 @@ export class TandemApp extends LightElement {
   declare offered: string | null;
   /** The latest sentences for the live region, each with its own key so that each is new to it. */
   declare announcements: readonly { key: number; text: string }[];
+  /** This person's colour in the open document (PRES7 may give them another than their preferred one). */
+  declare ownColor: { docId: string; color: string } | null;
   private announced = 0;
 
   private readonly router = new RouterController(this);
@@ -54,6 +58,11 @@ export class TandemApp extends LightElement {
     this.badLink = null;
     this.offered = null;
     this.announcements = [];
+    this.ownColor = null;
+    this.addEventListener(ownColorEvent, (event) => {
+      const route = this.router.route;
+      if (route.name === 'doc') this.ownColor = { docId: route.docId, color: (event as CustomEvent<string>).detail };
+    });
     this.addEventListener(announceEvent, (event) => this.announce((event as CustomEvent<string>).detail));
   }
 
@@ -101,7 +110,7 @@ export class TandemApp extends LightElement {
         <a class="brand" href="/">Tandem</a>
         ${this.session
           ? html`<span class="me">
-              <span class="peer-dot" style=${styleMap({ background: this.session.color })} aria-hidden="true"></span>
+              <span class="peer-dot" style=${styleMap({ background: this.shownColor(this.session) })} aria-hidden="true"></span>
               ${this.session.name} <span class="muted">· ${this.session.claims.role}</span>
             </span>`
           : ''}
@@ -115,6 +124,13 @@ export class TandemApp extends LightElement {
           ></tandem-switch-prompt>`
         : ''}
       ${this.renderPage()}`;
+  }
+
+  /** The colour others see for this person: the one of the open document, else their preferred one. */
+  private shownColor(session: Session): string {
+    const route = this.router.route;
+    const own = this.ownColor;
+    return route.name === 'doc' && own?.docId === route.docId ? own.color : session.color;
   }
 
   /** The person took the link's sign-in: the page starts again under it, as a fresh load would. */

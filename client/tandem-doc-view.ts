@@ -4,7 +4,7 @@ import { ContextConsumer, ContextProvider } from '@lit/context';
 import { noAnnotationRights, type AnnotationRights, type Session } from './session.ts';
 import { annotationRightsContext, annotationRightsOf, sessionContext, type SessionInfo } from './session-context.ts';
 import { ConnectionController } from './connection-controller.ts';
-import { PresenceController } from './presence-controller.ts';
+import { PresenceController, ownColorEvent } from './presence-controller.ts';
 import type { DocConnection } from './doc-connection.ts';
 import { rememberDoc, renameRecentDoc } from './recent-docs.ts';
 import type { TandemEditor } from './tandem-editor.ts';
@@ -47,7 +47,11 @@ export class TandemDocView extends LightElement {
   private readonly sessionFrom = new ContextConsumer(this, { context: sessionContext, subscribe: true });
   private readonly link = new ConnectionController(this);
   private readonly rightsProvider = new ContextProvider(this, { context: annotationRightsContext, initialValue: noAnnotationRights });
-  private readonly presence = new PresenceController(this, () => this.link.connection);
+  private readonly presence = new PresenceController(
+    this,
+    () => this.link.connection,
+    (color) => this.dispatchEvent(new CustomEvent(ownColorEvent, { detail: color, bubbles: true })),
+  );
   private readonly code = new CodeMissingController(this);
   // The records' code loads from here on (none until it arrives); the text does not wait for it.
   private readonly notes = new YDocReader<readonly Annotation[]>(

@@ -69,6 +69,10 @@ describe('sharing a document with a link', { timeout: 180_000 }, () => {
     // Every page shows each person in the same colour.
     const colorsOn = async (page: Page) => Object.fromEntries((await presentPeople(page)).map((peer) => [peer.name, peer.color]));
     await expect.poll(async () => [await colorsOn(bob.page), await colorsOn(carol.page)]).toEqual([await colorsOn(alice.page), await colorsOn(alice.page)]);
+    // Carol's own dot in the app bar is the colour the others see for her, not her preferred one.
+    const ownDot = (page: Page) => page.locator('.app-bar .me .peer-dot').evaluate((dot) => getComputedStyle(dot).backgroundColor);
+    await expect.poll(async () => (await colorsOn(alice.page)).Carol).not.toBe((await colorsOn(alice.page)).Alice);
+    await expect.poll(() => ownDot(carol.page)).toBe((await colorsOn(alice.page)).Carol);
 
     // Alice sees Bob among the document's people and removes him: his session ends at once.
     await alice.page.getByRole('button', { name: 'Share' }).click();
