@@ -35,6 +35,8 @@ export interface ServerOptions {
   databaseUrl: string | null;
   /** `redis://…`: share live documents with the other instances on this Redis (SCALE4); null for one instance. */
   redisUrl: string | null;
+  /** `https://…` where people reach this server (`PUBLIC_URL`), for links it makes such as invites; null: the request's own `Host`. */
+  publicUrl: string | null;
   /** VER3: the oldest protocol version whose clients are served (shared/protocol/protocol-version.ts); tests raise it to stand in for a release that did. */
   oldestProtocol: number;
 }
@@ -49,9 +51,9 @@ export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
  * `LEASE_MS`, `TANDEM_AGENT`, and for `TANDEM_AGENT=openai` `OPENAI_BASE_URL`, `OPENAI_API_KEY`,
  * `TANDEM_MODEL`, for `TANDEM_AGENT=anthropic` `ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`,
  * `TANDEM_MODEL`, and for either the run limits of `runLimitsFromEnv`; `DATABASE_URL`, `REDIS_URL`;
- * `TANDEM_WORK_TASK_MS` for `limits.workTaskMs`), then the defaults. Paths come back absolute.
+ * `TANDEM_WORK_TASK_MS` for `limits.workTaskMs`; `PUBLIC_URL`), then the defaults. Paths come back absolute.
  * Throws a RangeError for a malformed `PORT`, `LEASE_MS`, `TANDEM_WORK_TASK_MS`,
- * `DATABASE_URL` or `REDIS_URL`, `REDIS_URL` without `DATABASE_URL`, an unknown `TANDEM_AGENT`, and
+ * `DATABASE_URL`, `REDIS_URL` or `PUBLIC_URL`, `REDIS_URL` without `DATABASE_URL`, an unknown `TANDEM_AGENT`, and
  * a model agent without `TANDEM_MODEL`.
  */
 export function resolveServerOptions(
@@ -80,6 +82,7 @@ export function resolveServerOptions(
     databaseUrl,
     redisUrl,
     oldestProtocol: given.oldestProtocol ?? oldestSupportedProtocol,
+    publicUrl: given.publicUrl !== undefined ? given.publicUrl : originOnly(parseUrl('PUBLIC_URL', env.PUBLIC_URL, ['http:', 'https:'])),
   };
 }
 
@@ -108,6 +111,11 @@ function parseUrl(name: string, value: string | undefined, protocols: readonly s
   }
   if (!protocols.includes(protocol)) throw new RangeError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}, not "${protocol}//"`);
   return value;
+}
+
+/** A URL's `scheme://host[:port]`, which is all a link of this server's is built on. */
+function originOnly(url: string | null): string | null {
+  return url === null ? null : new URL(url).origin;
 }
 
 /** `TANDEM_WORK_TASK_MS` as a `limits` entry, or none when it is unset. */

@@ -172,7 +172,7 @@ export async function startServer(
   addAuditRoutes(router, store);
   addSessionRoutes(router);
   const openRoutes = new Router<OpenRouteHandler>();
-  addInviteRoutes(router, openRoutes, { store, sign: (claims) => signToken(keys, claims), joinRate: options.limits.inviteJoins });
+  addInviteRoutes(router, openRoutes, { store, sign: (claims) => signToken(keys, claims), joinRate: options.limits.inviteJoins, publicUrl: options.publicUrl });
 
   const httpServer = createServer(
     createRequestHandler({

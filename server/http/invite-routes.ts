@@ -36,6 +36,8 @@ export interface InviteRouteDeps {
   sign(claims: ClaimsInput): Promise<string>;
   /** Joins per IP address (INV5). */
   joinRate: Rate;
+  /** Where people reach the server (`PUBLIC_URL`); null: the `Host` the request came to. */
+  publicUrl: string | null;
 }
 
 /** INV3: an invite gives at most what its maker has; editors rank highest of the roles it may give. */
@@ -77,7 +79,7 @@ export function addInviteRoutes(router: Router<RouteHandler>, openRoutes: Router
     };
     await store.invites.create(invite);
     await recordAuditAs(store.audit, actorOf(principal), 'invite.created', doc.id);
-    const created: CreatedInvite = { inviteId: invite.id, url: originOf(req) + invitePath(code) };
+    const created: CreatedInvite = { inviteId: invite.id, url: (deps.publicUrl ?? originOf(req)) + invitePath(code) };
     return json(201, created);
   });
 

@@ -66,6 +66,7 @@ describe('server options from the environment', () => {
     [{ TANDEM_AGENT: 'anthropic' }, /^Name the model: TANDEM_MODEL=NAME, or --model anthropic:NAME$/],
     [{ DATABASE_URL: 'mysql://db/tandem' }, /^DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/, not "mysql:\/\/"$/],
     [{ DATABASE_URL: 'not a url' }, /^DATABASE_URL must be a URL/],
+    [{ PUBLIC_URL: 'ftp://docs.example.org' }, /^PUBLIC_URL must start with http:\/\/ or https:\/\//],
     [{ REDIS_URL: 'redis://127.0.0.1:6379' }, /^REDIS_URL needs DATABASE_URL/],
     [{ DATABASE_URL: 'postgres://db/tandem', REDIS_URL: 'http://cache' }, /^REDIS_URL must start with redis:\/\/ or rediss:\/\//],
   ])('refuse %o with a RangeError that says what they take', (env, message) => {

@@ -186,6 +186,16 @@ describe('invites to a document', () => {
   });
 });
 
+describe('invites of a server with a public address', () => {
+  const behindProxy = useTestServer({ publicUrl: 'https://docs.example.org' });
+
+  it('[INV2] link to PUBLIC_URL, whatever Host the request came with', async () => {
+    const id = await behindProxy.createDoc('Behind a proxy');
+    const created = await behindProxy.api(`/api/docs/${id}/invites`, { method: 'POST', body: { role: 'viewer' } });
+    expect(created.body.url).toMatch(/^https:\/\/docs\.example\.org\/join#[\w-]{24}$/);
+  });
+});
+
 describe('joining by invite, many times from one address', () => {
   const limited = useTestServer({ limits: { inviteJoins: { burst: 3, perSecond: 0.01 } } });
 
