@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { imageSize, maxImageBytes, sniffImageType } from '../../shared/model/image-bytes.ts';
 import { assetUrl, foreignAssetSrcs, isSafeImageSrc, parseAssetUrl, safeImageSrc } from '../../shared/model/image-src.ts';
 import { blockToMarkdown, docToMarkdown, markdownToDoc } from '../../shared/model/markdown.ts';
-import { markdownImportWarnings } from '../../shared/model/markdown-warnings.ts';
+import { markdownImportWarnings, refusedImageAlts } from '../../shared/model/markdown-warnings.ts';
 import { schema } from '../../shared/model/schema.ts';
 import { htmlAsPng, svgImage, tinyPng } from '../helpers/images.ts';
 
@@ -89,6 +89,17 @@ describe('the image block in Markdown', () => {
     expect(markdownImportWarnings('![cat](https://example.com/c.png)')).toEqual([]);
     // A target no link may have either is not read as an image at all (LINK2): its source stays as text.
     expect(markdownToDoc('![cat](javascript:alert(1))').textContent).toBe('![cat](javascript:alert(1))');
+  });
+
+  it('[IMG1] finds a refused image only where `![` is written: Markdown without it needs no second reading', () => {
+    const piece = fc.constantFrom('![cat](c.png)', '![a](http://e.com/c.png)', '![b][r]', '!', '![', '[', ']', '](', '(', ')', '<', '>', '\\', '`', ' ', '\n\n', 'cat', 'c.png', 'http://e.com/c.png', '&#33;', '&#91;', '[r]', '[r]: c.png', '*', '#');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }).map((pieces) => pieces.join('')), (markdown) => {
+        if (!markdown.includes('![')) expect(refusedImageAlts(markdown)).toEqual([]);
+        else expect(markdownImportWarnings(markdown)).toEqual(refusedImageAlts(markdown).length ? [expect.any(String)] : []);
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('[IMG1] writes a stored image whose address is refused as its alt text, never as an image', () => {
