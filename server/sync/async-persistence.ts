@@ -11,9 +11,8 @@ import type {
   onStoreDocumentPayload,
 } from '@hocuspocus/server';
 import { isTransactionOrigin } from '@hocuspocus/server';
-import { applyStored, loadedWithout, type LeftOut, type AsyncUpdateLog } from '../store/update-log.ts';
-import { defaultCompactionLimits, type CompactionLimits, type FreshStates, type PersistenceOptions } from './persistence.ts';
-import { withoutUpdateListeners } from './hocuspocus-internals.ts';
+import type { AsyncUpdateLog } from '../store/update-log.ts';
+import { compactWhenFull, defaultCompactionLimits, loadStored, type CompactionLimits, type FreshStates, type LogTail, type PersistenceOptions } from './log-tail.ts';
 import { Outbox } from './outbox.ts';
 import { extensionPriority } from './extension-priorities.ts';
 
@@ -35,13 +34,6 @@ interface AsyncPersistenceOptions extends PersistenceOptions<AsyncUpdateLog> {
   onUnjudged?: (document: Document) => void;
   /** Says whether the server will write back after applying the message `connection` is sending (NotesGuard). */
   writeBacks?: { pendingFor(connection: Connection): boolean };
-}
-
-interface LogTail {
-  lastSeq: number;
-  updates: number;
-  bytes: number;
-  compactionScheduled: boolean;
 }
 
 /**
@@ -93,22 +85,7 @@ export class AsyncPersistence implements Extension {
   }
 
   async onLoadDocument({ documentName, document }: onLoadDocumentPayload): Promise<void> {
-    const stored = await this.log.read(documentName);
-    let complete = true;
-    const onLeftOut = (leftOut: LeftOut) => {
-      complete = false;
-      this.onError(loadedWithout(leftOut));
-    };
-    // DUR3: as on SQLite, the load is no change to broadcast (or to log).
-    withoutUpdateListeners(document, () => applyStored(document, stored, { name: documentName, onLeftOut }));
-    // The stored bytes are what a fresh peer may be sent, unless the load left part of them out (SHAPE5).
-    if (stored.state && stored.updates.length === 0 && complete) this.fresh?.loaded(document, stored.state);
-    const tail: LogTail = {
-      lastSeq: stored.lastSeq,
-      updates: stored.updates.length,
-      bytes: stored.updates.reduce((sum, update) => sum + update.byteLength, 0),
-      compactionScheduled: false,
-    };
+    const tail = loadStored(document, await this.log.read(documentName), { onError: this.onError, fresh: this.fresh });
     this.tails.set(document, tail);
     document.on('update', (update: Uint8Array, origin: unknown) => this.appendServerWrite(document, tail, update, origin));
   }
@@ -206,14 +183,7 @@ export class AsyncPersistence implements Extension {
     tail.lastSeq = Math.max(tail.lastSeq, seq);
     tail.updates += 1;
     tail.bytes += bytes;
-    if (tail.compactionScheduled || (tail.updates < this.limits.updates && tail.bytes < this.limits.bytes)) return;
-    tail.compactionScheduled = true;
-    setImmediate(() => {
-      document.saveMutex
-        .runExclusive(() => this.compact(document))
-        .catch(this.onError)
-        .finally(() => (tail.compactionScheduled = false));
-    });
+    compactWhenFull(document, tail, this.limits, () => this.compact(document), this.onError);
   }
 
   private async compact(document: Document): Promise<void> {

@@ -10,43 +10,25 @@ import type {
 } from '@hocuspocus/server';
 import { isTransactionOrigin } from '@hocuspocus/server';
 import { Outbox } from './outbox.ts';
-import { withoutUpdateListeners } from './hocuspocus-internals.ts';
-import { applyStored, loadedWithout, type LeftOut, type UpdateLog } from '../store/update-log.ts';
+import type { UpdateLog } from '../store/update-log.ts';
+import {
+  compactWhenFull,
+  defaultCompactionLimits,
+  loadStored,
+  type CompactionLimits,
+  type FreshStates,
+  type LogTail as BaseTail,
+  type PersistenceOptions,
+} from './log-tail.ts';
 import { extensionPriority } from './extension-priorities.ts';
-
-/** When a document's log grows past either limit, it is compacted without waiting for the debounced store. */
-export interface CompactionLimits {
-  updates: number;
-  bytes: number;
-}
-
-export const defaultCompactionLimits: CompactionLimits = { updates: 10_000, bytes: 4 * 1024 * 1024 };
-
-/** Told of a document loaded from its stored state alone, which a fresh peer may then be sent as it is (DUR6). */
-export interface FreshStates {
-  loaded(document: Document, state: Uint8Array): void;
-}
-
-/** What both persistence extensions are given: the store's update log and where its failures go. */
-export interface PersistenceOptions<Log> {
-  log: Log;
-  onError: (error: unknown) => void;
-  /** When to compact without waiting for the debounced store; `defaultCompactionLimits` if left out. */
-  limits?: CompactionLimits;
-  fresh?: FreshStates;
-}
 
 /** The close code for a client whose update could not be logged: "internal error", so it reconnects and sends it again. */
 const notStoredCode = 1011;
 
-/** What a loaded document has logged since its last compaction. */
-interface LogTail {
-  lastSeq: number;
-  updates: number;
-  bytes: number;
+/** What a loaded document has logged since its last compaction, and what it could not log. */
+interface LogTail extends BaseTail {
   /** Updates applied to the document whose append failed, oldest first: nothing is acknowledged until they are on disk. */
   unlogged: Uint8Array[];
-  compactionScheduled: boolean;
   /** The error of a failed append, to be thrown once the transaction that made the update is complete. */
   failure?: unknown;
 }
@@ -99,21 +81,7 @@ export class Persistence implements Extension {
 
   async onLoadDocument({ documentName, document }: onLoadDocumentPayload): Promise<void> {
     const stored = await this.log.read(documentName);
-    let complete = true;
-    const onLeftOut = (leftOut: LeftOut) => {
-      complete = false;
-      this.onError(loadedWithout(leftOut));
-    };
-    withoutUpdateListeners(document, () => applyStored(document, stored, { name: documentName, onLeftOut }));
-    // The stored bytes are what a fresh peer may be sent, unless the load left part of them out (SHAPE5).
-    if (stored.state && stored.updates.length === 0 && complete) this.fresh?.loaded(document, stored.state);
-    const tail: LogTail = {
-      lastSeq: stored.lastSeq,
-      updates: stored.updates.length,
-      bytes: stored.updates.reduce((sum, update) => sum + update.byteLength, 0),
-      unlogged: [],
-      compactionScheduled: false,
-    };
+    const tail: LogTail = { ...loadStored(document, stored, { onError: this.onError, fresh: this.fresh }), unlogged: [] };
     this.tails.set(document, tail);
     // DUR1, DUR2: every update, a client's or the server's own (applier, instruction states, run
     // mirror), is appended inside the event Yjs emits during the write, before anyone answers.
@@ -220,15 +188,7 @@ export class Persistence implements Extension {
 
   /** Schedules a compaction once the document's log passes a limit. */
   private logged(document: Document, tail: LogTail): void {
-    if (tail.compactionScheduled || (tail.updates < this.limits.updates && tail.bytes < this.limits.bytes)) return;
-    tail.compactionScheduled = true;
-    // Not inside the event: encoding the whole state would delay this update's acknowledgement.
-    setImmediate(() => {
-      document.saveMutex
-        .runExclusive(() => this.compact(document))
-        .catch(this.onError)
-        .finally(() => (tail.compactionScheduled = false));
-    });
+    compactWhenFull(document, tail, this.limits, () => this.compact(document), this.onError);
   }
 
   /** Appends the document's unlogged updates, oldest first; throws at the first that cannot be. */
