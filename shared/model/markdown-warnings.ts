@@ -29,10 +29,10 @@ export function refusedImageAlts(markdown: string): string[] {
   return images;
 }
 
-/** HTML import (server/docs/html-import.ts) keeps a table as rows of text and says so. */
+/** HTML import (server/docs/html-import.ts) keeps a table inside a table's cell as the text of its cells and says so. */
 export function tableWarnings(count: number): string[] {
   if (count === 0) return [];
-  return [`${count === 1 ? 'A table was' : `${count} tables were`} kept as plain text: this editor has no tables yet.`];
+  return [`${count === 1 ? 'A table inside a table cell was kept as the text of its cells' : `${count} tables inside table cells were kept as the text of their cells`}: a cell holds text only.`];
 }
 
 /** IMG1: images whose address is refused (Markdown keeps them as the text of their source, HTML leaves them out). */
