@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useTestServer } from '../helpers/use-test-server.ts';
-import { clickBefore, documentText, useBrowser, waitForStatus } from '../helpers/browser.ts';
+import { clickBefore, documentText, useBrowser, waitForOfflineReady, waitForStatus } from '../helpers/browser.ts';
 import { svgImage, tinyPng } from '../helpers/images.ts';
 
 /* Images in the editor (shared/PROTOCOL.md IMG6): inserted from the toolbar, pasted, seen by others live, and an image that fails to load. */
@@ -97,5 +97,41 @@ describe('[IMG6] images in the editor', () => {
     await placeholder.waitFor();
     expect(await placeholder.textContent()).toContain('https://images.example/broken.png');
     await expect.poll(() => serverMarkdown(id)).toBe('![](https://images.example/ok.png)\n\n![](https://images.example/broken.png)\n\nText.');
+  });
+
+  it('uploads an image file dropped on the text and puts it after the paragraph it was dropped on', async () => {
+    const id = await server.createDoc('Dropped', 'First.\n\nSecond.\n\nThird.');
+    const { page } = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    await page.evaluate((bytes) => {
+      const paragraph = [...document.querySelectorAll('.ProseMirror p')].find((each) => each.textContent === 'Second.')!;
+      const range = document.createRange();
+      range.selectNodeContents(paragraph);
+      const box = range.getBoundingClientRect();
+      const data = new DataTransfer();
+      data.items.add(new File([new Uint8Array(bytes)], 'red.png', { type: 'image/png' }));
+      const at = { clientX: box.right - 2, clientY: box.top + box.height / 2, bubbles: true, cancelable: true, dataTransfer: data };
+      paragraph.dispatchEvent(new DragEvent('dragover', at));
+      paragraph.dispatchEvent(new DragEvent('drop', at));
+    }, [...tinyPng]);
+    await expect.poll(() => serverMarkdown(id)).toMatch(new RegExp(`^First\\.\\n\\nSecond\\.\\n\\n${assetPattern(id).source}\\n\\nThird\\.$`));
+    await expect.poll(() => shownImage(page)).toEqual([4]);
+  });
+
+  it('[IMG3] shows the document\'s own images after a reload while the server cannot be reached', async () => {
+    const id = await server.createDoc('Kept offline', 'Before the picture.');
+    const { page } = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    await clickBefore(page, 'the picture');
+    await chooseImage(page, { name: 'red.png', mimeType: 'image/png', buffer: Buffer.from(tinyPng) });
+    await expect.poll(() => shownImage(page)).toEqual([4]);
+    await waitForOfflineReady(page);
+    await server.stop();
+    try {
+      await page.reload();
+      await waitForStatus(page, 'Offline');
+      await expect.poll(() => shownImage(page), { timeout: 15_000 }).toEqual([4]);
+      expect(await page.getByRole('img', { name: 'red' }).count()).toBe(1);
+    } finally {
+      await server.restart();
+    }
   });
 });
