@@ -6,9 +6,10 @@ import { agentApi } from '../helpers/runs.ts';
 import { byTag, createPage, instructElement } from '../helpers/pages.ts';
 
 /*
- * A page's review and notes as people read them (shared/PROTOCOL.md PAGE14, PAGE15): the
- * review shows text, not element markup; an element without text is named by its kind; the
- * draft instructions a discard leaves have the text's actions.
+ * A page's review and notes as people read them (shared/PROTOCOL.md REV12, PAGE14, PAGE15):
+ * each change is decided on its own, live for everyone; the review shows text, not element
+ * markup; an element without text is named by its kind; the draft instructions a discard
+ * leaves have the text's actions.
  */
 
 const server = useTestServer();
@@ -58,26 +59,41 @@ async function reviewChange(page: Page, n: number): Promise<{ removed: string[];
 }
 
 describe('the review of a page run', () => {
-  it('[PAGE8] [REV13] offers only Accept run and Discard run: a page run is decided as a whole', async () => {
+  it('[PAGE8] [REV12] [REV13] one person accepts change 1 by keyboard, the other discards change 2 by its button; both pages follow live', async () => {
     const { docId, runId } = await reviewedRun();
     const alice = await people.openDoc(docId, server.token('editor', { name: 'Alice' }));
     const bob = await people.openDoc(docId, server.token('editor', { name: 'Bob' }));
     for (const person of [alice, bob]) {
       const panel = reviewPanel(person.page);
       await panel.getByRole('button', { name: 'Accept run' }).waitFor();
-      // The groups render with the run's buttons, in the same update.
       expect(await panel.getByRole('group', { name: /^Change \d$/ }).count()).toBe(3);
-      expect(await panel.getByRole('button', { name: 'Accept change' }).count()).toBe(0);
-      expect(await panel.getByRole('button', { name: 'Discard change' }).count()).toBe(0);
+      // The refused instruction (change 3) changed nothing: it has nothing to decide.
+      expect(await panel.getByRole('button', { name: 'Accept change' }).count()).toBe(2);
+      expect(await panel.getByRole('group', { name: 'Change 3' }).getByRole('button', { name: 'Accept change' }).count()).toBe(0);
     }
-    // The keys that decide the focused change do nothing here; the run's button decides it all.
-    await reviewPanel(alice.page).getByRole('group', { name: 'Change 1' }).focus();
+
+    // Alice: Alt+Shift+N focuses change 1, Alt+Shift+A accepts it; the page takes the new heading at once.
+    await alice.page.keyboard.press('Alt+Shift+KeyN');
+    await expect.poll(() => alice.page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Change 1');
     await alice.page.keyboard.press('Alt+Shift+KeyA');
-    await reviewPanel(alice.page).getByRole('button', { name: 'Accept run' }).click();
+    for (const person of [alice, bob]) {
+      const first = reviewPanel(person.page).getByRole('group', { name: 'Change 1' });
+      await first.getByText('Accepted', { exact: true }).waitFor();
+      expect(await first.getByRole('button', { name: 'Accept change' }).count()).toBe(0);
+      await expect.poll(() => frame(person.page).locator('h1').textContent()).toBe('Welcome');
+    }
+    expect((await server.api(`/api/runs/${runId}`)).body.state).toBe('review');
+
+    // Bob discards change 2 with its button: the run is decided, the class never lands.
+    await reviewPanel(bob.page).getByRole('group', { name: 'Change 2' }).getByRole('button', { name: 'Discard change' }).click();
     await expect.poll(async () => (await server.api(`/api/runs/${runId}`)).body.state).toBe('accepted');
-    await expect.poll(() => reviewPanel(bob.page).count()).toBe(0);
-    const audit = (await server.api(`/api/docs/${docId}/audit`)).body.entries as { action: string }[];
-    expect(audit.map((entry) => entry.action)).not.toContain('run.item-accepted');
+    for (const person of [alice, bob]) {
+      await expect.poll(() => reviewPanel(person.page).count()).toBe(0);
+      expect(await frame(person.page).locator('h1').textContent()).toBe('Welcome');
+      expect(await frame(person.page).locator('p').getAttribute('class')).toBe('intro');
+    }
+    const items = (await server.api(`/api/runs/${runId}`)).body.items as { decision: string }[];
+    expect(items.map((item) => item.decision)).toEqual(['accepted', 'discarded', 'accepted']);
   });
 
   it('[PAGE15] shows the text a change made, and an attribute change as the attribute', async () => {

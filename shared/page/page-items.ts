@@ -1,0 +1,33 @@
+import type { ItemDecision, RunState } from '../protocol/run-record.ts';
+import type { PageChange } from './page-applier.ts';
+
+/**
+ * The items of a page run (REV12 on a page, PAGE7): an element is the item's of the first
+ * change that names it, as a block is on text, so two instructions of one run on one element
+ * are decided together by the first. These say which of a run's page changes an item owns and
+ * which the run still stages as its candidate.
+ */
+
+interface ItemsOfRun {
+  state: RunState;
+  items: readonly { instructionId: string; decision: ItemDecision | null }[];
+}
+
+/** The changes, in their order, whose element is owned by one of the items `ids`. */
+export function pageItemChanges(changes: readonly PageChange[], ids: ReadonlySet<string>): PageChange[] {
+  const owner = new Map<string, string>();
+  for (const change of changes) if (!owner.has(change.elementId)) owner.set(change.elementId, change.instructionId);
+  return changes.filter((change) => ids.has(owner.get(change.elementId)!));
+}
+
+/**
+ * The changes a page run stages over the page's source now: while it is in review, those of
+ * the items not decided yet (an accepted item is in the source already, a discarded one is
+ * gone); of an accepted run, those of the items not discarded (what Revert takes back,
+ * PAGE13; a run decided before items had decisions reads them as null); else all.
+ */
+export function stagedPageChanges(run: ItemsOfRun, changes: readonly PageChange[]): PageChange[] {
+  if (run.state !== 'review' && run.state !== 'accepted') return [...changes];
+  const staged = run.items.filter((item) => (run.state === 'review' ? item.decision === null : item.decision !== 'discarded'));
+  return pageItemChanges(changes, new Set(staged.map((item) => item.instructionId)));
+}
