@@ -484,7 +484,8 @@ describe('review keeps what people type (fast-check)', () => {
         fc.nat(),
         fc.boolean(),
         fc.nat(),
-        (specs, steps, decisions, order, restart, scramble) => {
+        fc.option(fc.array(step, { maxLength: 8 }), { nil: null }),
+        (specs, steps, decisions, order, restart, scramble, revertAfter) => {
           const base = baseDoc(specs);
           if (nested) giveNestedIds(base, serverOrigin);
           // With nested blocks, the targets are where pins land (OP12): each list item, each
@@ -574,13 +575,34 @@ describe('review keeps what people type (fast-check)', () => {
           expect(text).not.toMatch(/"deleting":"/);
           const ids = (nested ? readBlocks(server) : readTopBlocks(server)).map((block) => block.id);
           expect(new Set(ids).size).toBe(ids.length);
+
+          // REV8 after REV12: Revert of a run decided item by item takes back the accepted items
+          // (what is left of the run's scope), people typing before it; their typing stays.
+          if (revertAfter === null || ![...decided.values()].includes('accept')) return;
+          for (const each of revertAfter) type(each);
+          network.flush(scramble);
+          applyRevert(server, planRevert(server, saveRunScope(manager), []), revertOrigin('run'));
+          network.flush(scramble);
+          const reverted = JSON.stringify(readProseMirrorDoc(server).toJSON());
+          for (const ydoc of replicas) {
+            expect(peoplesCharactersIn(ydoc, runDeleted, acceptRemoves)).toBe(typed);
+            expect(JSON.stringify(readProseMirrorDoc(ydoc).toJSON())).toBe(reverted);
+            // What the accepted items wrote is gone again.
+            for (const [id, decision] of decided) {
+              if (decision === 'accept') expect((runCharacters.get(id) ?? []).filter((key) => characterAlive(ydoc, key)), id).toEqual([]);
+            }
+          }
+          const revertedIds = (nested ? readBlocks(server) : readTopBlocks(server)).map((block) => block.id);
+          expect(new Set(revertedIds).size).toBe(revertedIds.length);
+          // With nobody typing, the revert gives back exactly the text the run found.
+          if (typed === 0) expect(reverted).toBe(JSON.stringify(readProseMirrorDoc(base).toJSON()));
         },
       ),
       params(100),
     );
   };
-  it('[REV12] keeps every character people type and exactly the accepted items, through random decisions item by item, on every replica', decidesItemByItem(false), runs === undefined ? 30_000 : 600_000);
-  it('[OP12][REV12] the same with list items and paragraphs in quotes as the items’ targets', decidesItemByItem(true), runs === undefined ? 30_000 : 600_000);
+  it('[REV12][REV8] keeps every character people type and exactly the accepted items, through random decisions item by item and a revert after, on every replica', decidesItemByItem(false), runs === undefined ? 30_000 : 600_000);
+  it('[OP12][REV12][REV8] the same with list items and paragraphs in quotes as the items’ targets', decidesItemByItem(true), runs === undefined ? 30_000 : 600_000);
 });
 
 /** The blocks a pin targets (OP12): list items, the blocks inside quotes, and the other top-level blocks. */
