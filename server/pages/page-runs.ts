@@ -4,14 +4,14 @@ import { revertOrigin, serverOrigin } from '../../shared/model/origins.ts';
 import { applyPageOps, candidateOf, pageChangesOf, revertPageChanges, type PageApplyResult } from '../../shared/page/page-applier.ts';
 import { newElementId, pageSource, writePageSource } from '../../shared/page/page-source.ts';
 import { runUndoManager, saveRunScope, type SavedRunScope } from '../../shared/applier/run-scope.ts';
-import { pageItemChanges, stagedPageChanges } from '../../shared/page/page-items.ts';
+import { pageItemChanges, pageNotApplied, stagedPageChanges } from '../../shared/page/page-items.ts';
 import type { ItemDecision, NotReverted, RunChange } from '../../shared/protocol/run-record.ts';
 import { readDocState } from '../docs/read-doc.ts';
 import { withDocument } from '../docs/with-document.ts';
 import type { StoredRun } from '../store/run-store.ts';
 import type { RunTextDeps } from '../runs/run-text.ts';
 import { serverPageTools } from './page-tools.ts';
-import { applyPageOpsOff, pageCandidateOf, refuseShape, revertedPage } from './page-work.ts';
+import { applyPageOpsOff, pageCandidateOf, pageViewOf, refuseShape, revertedPage } from './page-work.ts';
 
 /**
  * What a run does to a page (PAGE5–PAGE8). A page run never writes the source before Accept:
@@ -83,13 +83,14 @@ export async function applyPageBatch(
 }
 
 /** The run's state after the store's step for some of its items, or false when the step lost. */
-export type PageItemsTransition = () => Promise<'review' | 'accepted' | 'discarded' | false>;
+export type PageItemsTransition = (notes: ReadonlyMap<number, string>) => Promise<'review' | 'accepted' | 'discarded' | false>;
 
 /**
  * PAGE8 with REV12: deciding the items `ids` of a page run in review (all its undecided items
  * for Accept run / Discard run). If `transition` wins, an accept writes those items' staged
  * changes over the source as it is then, as one transaction with the run's origin (an edit
- * people made elsewhere in the source meanwhile stays); a discard writes nothing (the changes
+ * people made elsewhere in the source meanwhile stays; a change whose element people removed
+ * is noted on it, pageNotApplied, and skipped); a discard writes nothing (the changes
  * are no longer staged, stagedPageChanges). `inNotes` runs in one notes transaction. Resolves
  * the run's state after the step, or false, changing nothing, when `transition` does.
  */
@@ -107,7 +108,8 @@ export async function decidePageItems(
       const changes = decision === 'accepted' ? pageItemChanges(stagedPageChanges(run, pageChangesOf(run)), ids) : [];
       // The limits of the candidate are checked before the store decides (LIMIT8–LIMIT10).
       if (changes.length > 0) await pageCandidateOf(pageSource(page), changes);
-      const state = await transition();
+      const present = changes.length > 0 ? new Set((await pageViewOf(pageSource(page))).elements.map((element) => element.id)) : new Set<string>();
+      const state = await transition(pageNotApplied(run.changes, changes, present));
       if (state === false) return false;
       if (changes.length > 0) {
         const { value: candidate } = await overCurrentSource(

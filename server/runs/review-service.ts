@@ -51,7 +51,7 @@ export class ReviewService {
       const stateAfter = async () => ((await store.runs.getRun(run.id))?.state === 'accepted' ? 'accepted' : 'discarded');
       if ((await store.getDoc(run.docId))?.kind === 'page') {
         const answer = answerInstructions(undecided, current.id);
-        const state = await decidePageItems(this.deps, current, new Set(undecided), decision, async () => (await transition()) && stateAfter(), answer);
+        const state = await decidePageItems(this.deps, current, new Set(undecided), decision, async (notes) => (await transition(notes)) && stateAfter(), answer);
         if (state === false || state === 'review') throw notInReview((await store.runs.getRun(run.id))?.state ?? 'gone');
         return { state, decidedIds: undecided };
       }
@@ -86,7 +86,7 @@ export class ReviewService {
       const transition = (notes?: ReadonlyMap<number, string>) => store.runs.decideItem(run.id, instructionId, decision, Date.now(), by, notes);
       const state =
         (await store.getDoc(run.docId))?.kind === 'page'
-          ? await decidePageItems(this.deps, current, ids, decision, () => transition(), answerInstructions([instructionId], run.id))
+          ? await decidePageItems(this.deps, current, ids, decision, transition, answerInstructions([instructionId], run.id))
           : await this.decideItemsText(current, ids, decision, transition);
       if (state === false) {
         const now = await store.runs.getRun(run.id);

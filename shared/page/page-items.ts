@@ -1,5 +1,6 @@
-import type { ItemDecision, RunState } from '../protocol/run-record.ts';
+import type { ItemDecision, RunChange, RunState } from '../protocol/run-record.ts';
 import type { PageChange } from './page-applier.ts';
+import { elementIdAttribute } from './page-tools.ts';
 
 /**
  * The items of a page run (REV12 on a page, PAGE7): an element is the item's of the first
@@ -30,4 +31,23 @@ export function stagedPageChanges(run: ItemsOfRun, changes: readonly PageChange[
   if (run.state !== 'review' && run.state !== 'accepted') return [...changes];
   const staged = run.items.filter((item) => (run.state === 'review' ? item.decision === null : item.decision !== 'discarded'));
   return pageItemChanges(changes, new Set(staged.map((item) => item.instructionId)));
+}
+
+/** What the review says of a page change Accept could not apply (REV6 on a page). */
+export const elementRemovedNote = 'Not applied: the element was removed meanwhile.';
+
+/**
+ * REV6 on a page: the notes of the changes among `accepting` that Accept cannot apply, by their
+ * position in the run's changes: those whose element is neither in the source (`present`, the
+ * ids it holds now) nor made by an earlier change of the run (people removed it meanwhile).
+ */
+export function pageNotApplied(runChanges: readonly RunChange[], accepting: readonly PageChange[], present: ReadonlySet<string>): Map<number, string> {
+  const named = new Set(accepting.map((change) => change.elementId));
+  const notes = new Map<number, string>();
+  runChanges.forEach((change, position) => {
+    if (!named.has(change.blockId) || present.has(change.blockId)) return;
+    const made = runChanges.slice(0, position).some((earlier) => earlier.after?.includes(`${elementIdAttribute}="${change.blockId}"`));
+    if (!made) notes.set(position, elementRemovedNote);
+  });
+  return notes;
 }

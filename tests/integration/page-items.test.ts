@@ -102,6 +102,25 @@ describe('deciding one item of a page run', () => {
     expect(await decideItem(run.runId, run.instructionIds[0], 'accept')).toMatchObject({ status: 409, body: { error: { code: 'ALREADY_DECIDED' } } });
   });
 
+  it('[REV6] [REV12] notes on the change that Accept did not apply it when people removed its element meanwhile', async () => {
+    const run = await reviewedPage();
+    const editor = server.connect(run.docId);
+    await editor.synced;
+    const source = docParts(editor.ydoc).html;
+    const link = /<a [^>]*>the docs<\/a>/.exec(source.toString())!;
+    source.delete(link.index, link[0].length);
+    await waitFor(async () => !(await pageOf(server, run.docId)).html.includes('<a '));
+
+    expect((await decideItem(run.runId, run.instructionIds[1], 'accept')).body.state).toBe('review');
+    const record = await getRun(server, run.runId);
+    expect(record.changes.map((change) => change.note ?? null)).toEqual([null, 'Not applied: the element was removed meanwhile.']);
+    expect((await pageOf(server, run.docId)).html).toBe(run.html.replace(link[0], ''));
+    // The other item's element is there: its Accept applies it, with no note.
+    expect((await decideItem(run.runId, run.instructionIds[0], 'accept')).body.state).toBe('accepted');
+    expect((await getRun(server, run.runId)).changes.map((change) => change.note ?? null)).toEqual([null, 'Not applied: the element was removed meanwhile.']);
+    expect((await pageOf(server, run.docId)).html).toBe(run.html.replace(link[0], '').replace(longTitle, 'Welcome'));
+  });
+
   it('[REV5] [REV12] gives a discard reason to that page item only, as a draft on its element', async () => {
     const run = await reviewedPage();
     expect((await decideItem(run.runId, run.instructionIds[1], 'discard', { reason: 'no title on links' })).status).toBe(200);
