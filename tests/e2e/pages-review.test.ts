@@ -4,6 +4,7 @@ import { useTestServer } from '../helpers/use-test-server.ts';
 import { reviewPanel, useBrowser } from '../helpers/browser.ts';
 import { agentApi } from '../helpers/runs.ts';
 import { byTag, createPage, instructElement } from '../helpers/pages.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
 
 /*
  * A page's review and notes as people read them (shared/PROTOCOL.md REV12, PAGE14, PAGE15):
@@ -94,6 +95,26 @@ describe('the review of a page run', () => {
     }
     const items = (await server.api(`/api/runs/${runId}`)).body.items as { decision: string }[];
     expect(items.map((item) => item.decision)).toEqual(['accepted', 'discarded', 'accepted']);
+  });
+
+  it('[REV6] [REV12] says under an accepted change that it was not applied when its element was removed meanwhile', async () => {
+    const { docId, runId } = await reviewedRun();
+    const alice = await people.openDoc(docId, server.token('editor', { name: 'Alice' }));
+    const second = reviewPanel(alice.page).getByRole('group', { name: 'Change 2' });
+    await second.getByRole('button', { name: 'Accept change' }).waitFor();
+    // Someone removes the paragraph from the page's source meanwhile.
+    const editor = server.connect(docId);
+    await editor.synced;
+    const source = docParts(editor.ydoc).html;
+    const paragraph = /<p [^>]*>Read the docs\.<\/p>/.exec(source.toString())!;
+    source.delete(paragraph.index, paragraph[0].length);
+    await expect.poll(() => frame(alice.page).locator('p').count()).toBe(0);
+
+    await second.getByRole('button', { name: 'Accept change' }).click();
+    await second.getByText('Accepted', { exact: true }).waitFor();
+    await expect.poll(() => second.locator('.review-not-applied').textContent()).toBe('Not applied: the element was removed meanwhile.');
+    expect(await reviewPanel(alice.page).getByRole('group', { name: 'Change 1' }).locator('.review-not-applied').count()).toBe(0);
+    expect((await server.api(`/api/runs/${runId}`)).body.state).toBe('review');
   });
 
   it('[PAGE15] shows the text a change made, and an attribute change as the attribute', async () => {
