@@ -20,8 +20,9 @@ const frame = (page: Page) => page.frameLocator('iframe[title="Page"]');
 
 const pixel = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
+const longHeading = 'Welcome to the best landing page ever written';
 const landing =
-  `<h1>Welcome to the best landing page ever written</h1><p class="intro">Read the docs.</p>` +
+  `<h1>${longHeading}</h1><p class="intro">Read the docs.</p>` +
   `<img src="data:image/png;base64,${pixel}" alt="A cat">`;
 
 /**
@@ -60,7 +61,7 @@ async function reviewChange(page: Page, n: number): Promise<{ removed: string[];
 }
 
 describe('the review of a page run', () => {
-  it('[PAGE8] [REV12] [REV13] one person accepts change 1 by keyboard, the other discards change 2 by its button; both pages follow live', async () => {
+  it('[PAGE8] [REV12] [REV13] one person discards change 1 by keyboard, the other accepts change 2 by its button; both pages follow live', async () => {
     const { docId, runId } = await reviewedRun();
     const alice = await people.openDoc(docId, server.token('editor', { name: 'Alice' }));
     const bob = await people.openDoc(docId, server.token('editor', { name: 'Bob' }));
@@ -73,28 +74,33 @@ describe('the review of a page run', () => {
       expect(await panel.getByRole('group', { name: 'Change 3' }).getByRole('button', { name: 'Accept change' }).count()).toBe(0);
     }
 
-    // Alice: Alt+Shift+N focuses change 1, Alt+Shift+A accepts it; the page takes the new heading at once.
+    // Alice: Alt+Shift+N focuses change 1, Alt+Shift+D discards it; the page keeps its heading.
     await alice.page.keyboard.press('Alt+Shift+KeyN');
     await expect.poll(() => alice.page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Change 1');
-    await alice.page.keyboard.press('Alt+Shift+KeyA');
+    await alice.page.keyboard.press('Alt+Shift+KeyD');
     for (const person of [alice, bob]) {
       const first = reviewPanel(person.page).getByRole('group', { name: 'Change 1' });
-      await first.getByText('Accepted', { exact: true }).waitFor();
-      expect(await first.getByRole('button', { name: 'Accept change' }).count()).toBe(0);
-      await expect.poll(() => frame(person.page).locator('h1').textContent()).toBe('Welcome');
+      await first.getByText('Discarded', { exact: true }).waitFor();
+      expect(await first.getByRole('button', { name: 'Discard change' }).count()).toBe(0);
     }
     expect((await server.api(`/api/runs/${runId}`)).body.state).toBe('review');
+    // The candidate shows only what is still undecided: the new class, not the discarded heading.
+    await bob.page.getByRole('button', { name: 'Candidate' }).click();
+    await expect.poll(() => frame(bob.page).locator('p').getAttribute('class')).toBe('lead');
+    expect(await frame(bob.page).locator('h1').textContent()).toBe(longHeading);
+    await bob.page.getByRole('button', { name: 'Source' }).click();
+    await expect.poll(() => frame(bob.page).locator('p').getAttribute('class')).toBe('intro');
 
-    // Bob discards change 2 with its button: the run is decided, the class never lands.
-    await reviewPanel(bob.page).getByRole('group', { name: 'Change 2' }).getByRole('button', { name: 'Discard change' }).click();
+    // Bob accepts change 2 with its button: the page takes it at once, and the run is decided.
+    await reviewPanel(bob.page).getByRole('group', { name: 'Change 2' }).getByRole('button', { name: 'Accept change' }).click();
     await expect.poll(async () => (await server.api(`/api/runs/${runId}`)).body.state).toBe('accepted');
     for (const person of [alice, bob]) {
       await expect.poll(() => reviewPanel(person.page).count()).toBe(0);
-      expect(await frame(person.page).locator('h1').textContent()).toBe('Welcome');
-      expect(await frame(person.page).locator('p').getAttribute('class')).toBe('intro');
+      await expect.poll(() => frame(person.page).locator('p').getAttribute('class')).toBe('lead');
+      expect(await frame(person.page).locator('h1').textContent()).toBe(longHeading);
     }
     const items = (await server.api(`/api/runs/${runId}`)).body.items as { decision: string }[];
-    expect(items.map((item) => item.decision)).toEqual(['accepted', 'discarded', 'accepted']);
+    expect(items.map((item) => item.decision)).toEqual(['discarded', 'accepted', 'accepted']);
   });
 
   it('[REV6] [REV12] says under an accepted change that it was not applied when its element was removed meanwhile', async () => {
