@@ -18,7 +18,7 @@ interface ItemsOfRun {
 export function pageItemChanges(changes: readonly PageChange[], ids: ReadonlySet<string>): PageChange[] {
   const owner = new Map<string, string>();
   for (const change of changes) if (!owner.has(change.elementId)) owner.set(change.elementId, change.instructionId);
-  return changes.filter((change) => ids.has(owner.get(change.elementId)!));
+  return changes.filter((change) => ids.has(owner.get(change.elementId) ?? change.instructionId));
 }
 
 /**
