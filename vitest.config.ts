@@ -10,6 +10,7 @@ const postgresPass = [
   'invites',
   'discard-reason',
   'pages',
+  'page-items',
   'reference-agent',
   'run-activity',
   'run-items',

@@ -16,8 +16,9 @@ import './tandem-send-dialog.ts';
  * the send dialog, and the progress line of the current run (a polite live region, with an
  * activity indicator while an agent is expected to work), with `Cancel run` (editors) while that
  * run is queued or claimed (RUN6), and `No agent is connected` beside the button when the server
- * saw no agent for the document lately (RUN7, client/agent-watch.ts). Sending needs a connection and no
- * outstanding run: otherwise the button is disabled and the bar says why.
+ * saw no agent for the document lately, else `Agent connected: NAME (MODEL)` (RUN7,
+ * client/agent-watch.ts). Sending needs a connection and no outstanding run: otherwise the
+ * button is disabled and the bar says why.
  */
 export class TandemQueueBar extends LightElement {
   static properties = {
@@ -71,6 +72,15 @@ export class TandemQueueBar extends LightElement {
     this.cancelProblem = null;
   }
 
+  /** Who would take a run (RUN7), once the server said: `No agent is connected`, or their names and models. */
+  private renderAgents() {
+    const agents = this.agentWatch.agents;
+    if (agents === null) return '';
+    if (agents.length === 0) return html`<span class="queue-no-agent">No agent is connected</span>`;
+    const names = agents.map((agent) => (agent.model ? `${agent.name} (${agent.model})` : agent.name));
+    return html`<span class="queue-agents muted">${agents.length === 1 ? 'Agent' : 'Agents'} connected: ${names.join(', ')}</span>`;
+  }
+
   render() {
     const count = this.ready.length;
     const showQueue = this.canSend && count > 0;
@@ -96,7 +106,7 @@ export class TandemQueueBar extends LightElement {
                 ${sendLabel(count)}
               </button>
               ${this.blocker ? html`<span id="queue-blocker" class="queue-blocker">${this.blocker}</span>` : ''}
-              ${this.agentWatch.agents?.length === 0 ? html`<span class="queue-no-agent">No agent is connected</span>` : ''}`
+              ${this.renderAgents()}`
           : ''}
         <p class="run-progress ${progress?.failed ? 'is-failed' : ''}" aria-live="polite">
           ${progress

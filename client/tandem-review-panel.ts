@@ -47,9 +47,7 @@ export interface ReviewSelectDetail {
  * not apply because people changed the block meanwhile (REV6), the agent's summary, and for
  * editors `Accept run` and `Discard run` with a textbox `Reason for discarding (optional)`.
  * Each item is a group `Change N` with, for editors, `Accept change` and `Discard change`
- * (REV12); `reviewKeys` move between the groups and decide the focused one. A run decided as a
- * whole (`decidesWhole`: a page run, PAGE8; or one the server answered `DECIDE_AS_A_WHOLE` for)
- * shows only `Accept run` and `Discard run`.
+ * (REV12), on a page run too; `reviewKeys` move between the groups and decide the focused one.
  * Others see the same, read-only. Fires `review-select` (ReviewSelectDetail),
  * and `review-closed` when the run this person decided on has left review (the buttons that
  * held the focus are gone; the owner puts it somewhere useful).
@@ -60,7 +58,6 @@ export class TandemReviewPanel extends LightElement {
     blocker: {},
     notApplied: { attribute: false },
     targetNames: { attribute: false },
-    decidesWhole: { attribute: false },
     itemBusy: { state: true },
     itemProblem: { state: true },
   };
@@ -71,10 +68,6 @@ export class TandemReviewPanel extends LightElement {
   declare notApplied: ReadonlyMap<string, string[]>;
   /** Block or element id → what to call an instruction's target when its quote is empty (a page's image: `image “A cat”`, PAGE15). */
   declare targetNames: ReadonlyMap<string, string>;
-  /** The run is accepted or discarded as a whole only (a page run, PAGE8): no buttons per change. */
-  declare decidesWhole: boolean;
-  /** Runs the server said are decided as a whole (409 `DECIDE_AS_A_WHOLE`), in case the owner did not know. */
-  private readonly wholeRuns = new Set<string>();
 
   private readonly sessionFrom = new ContextConsumer(this, { context: sessionContext, subscribe: true });
   private readonly decider = new RunDecider(this);
@@ -94,7 +87,6 @@ export class TandemReviewPanel extends LightElement {
     this.blocker = null;
     this.notApplied = new Map();
     this.targetNames = new Map();
-    this.decidesWhole = false;
     this.itemBusy = null;
     this.itemProblem = null;
   }
@@ -180,7 +172,7 @@ export class TandemReviewPanel extends LightElement {
     if (item.decision !== null) {
       return html`<p class="review-decision decision-${item.decision}">${item.decision === 'accepted' ? 'Accepted' : 'Discarded'}</p>`;
     }
-    if (!changed || !this.canDecide || this.wholeOnly(run)) return '';
+    if (!changed || !this.canDecide) return '';
     const key = `${run.runId} ${item.instructionId}`;
     const disabled = this.itemBusy !== null || this.decider.busy !== null || this.decider.decided === run.runId || this.blocker !== null;
     const problem = this.itemProblem?.key === key ? this.itemProblem.text : null;
@@ -201,12 +193,6 @@ export class TandemReviewPanel extends LightElement {
     try {
       await decideItem(this.token, run.runId, item.instructionId, decision, reason);
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'DECIDE_AS_A_WHOLE') {
-        // The buttons per change go; the run's own buttons stay, and the server's words say why.
-        this.wholeRuns.add(run.runId);
-        this.itemProblem = { key: run.runId, text: error.message };
-        return;
-      }
       const text = error instanceof ApiError && error.code !== 'OFFLINE' ? error.message : 'The change could not be decided: the server cannot be reached.';
       this.itemProblem = { key, text };
     } finally {
@@ -227,14 +213,10 @@ export class TandemReviewPanel extends LightElement {
       if (focused < 0) return;
       const focusedId = groups[focused]?.dataset.instructionId;
       const item = this.run.items.find((candidate) => candidate.instructionId === focusedId);
-      if (!item || item.decision !== null || !this.canDecide || this.wholeOnly(this.run)) return;
+      if (!item || item.decision !== null || !this.canDecide) return;
       void this.decideItem(this.run, item, event.code === reviewKeys.accept.code ? 'accept' : 'discard');
     } else return;
     event.preventDefault();
-  }
-
-  private wholeOnly(run: RunRecord): boolean {
-    return this.decidesWhole || this.wholeRuns.has(run.runId);
   }
 
   /** Why a change is not applied (REV6): the server's note after Accept, else what the text shows now. */
@@ -248,7 +230,7 @@ export class TandemReviewPanel extends LightElement {
   private renderDecision(run: RunRecord) {
     const { busy } = this.decider;
     const disabled = busy !== null || this.decider.decided === run.runId || this.blocker !== null;
-    const problem = this.decider.problemWith(run.runId) ?? (this.itemProblem?.key === run.runId ? this.itemProblem.text : null);
+    const problem = this.decider.problemWith(run.runId);
     return html`<div class="review-buttons" aria-busy=${busy ? 'true' : 'false'}>
         <button type="button" class="primary" ?disabled=${disabled} @click=${() => this.decide(run, 'accept')}>Accept run</button>
         <button type="button" ?disabled=${disabled} @click=${() => this.decide(run, 'discard')}>Discard run</button>

@@ -10,6 +10,7 @@ import { docParts } from '../../shared/model/doc-layout.ts';
 import { elementView, parsePage, type PageElement, type ParsedPage } from '../../shared/page/page-model.ts';
 import { elementName, pageChangeTexts } from '../../shared/page/page-change-view.ts';
 import { candidateOf, pageChangesOf } from '../../shared/page/page-applier.ts';
+import { stagedPageChanges } from '../../shared/page/page-items.ts';
 import { pinElement } from '../../shared/page/page-pin.ts';
 import { browserPageTools, pageSrcdoc, pickedElementId } from './page-frame.ts';
 import { elementIdAttribute } from '../../shared/page/page-tools.ts';
@@ -118,7 +119,6 @@ export class TandemPageView extends LightElement {
               .run=${this.review}
               .blocker=${this.decideBlocker}
               .targetNames=${names}
-              .decidesWhole=${true}
               @review-select=${() => (this.shown = 'candidate')}
             ></tandem-review-panel>`
         : ''}
@@ -138,7 +138,7 @@ export class TandemPageView extends LightElement {
   private srcdoc(): string {
     const run = this.review;
     if (this.shown !== 'candidate' || !run) return pageSrcdoc(this.source);
-    const changes = pageChangesOf(run);
+    const changes = stagedPageChanges(run, pageChangesOf(run));
     const numbers = new Map(changes.map((change) => [change.elementId, run.items.findIndex((item) => item.instructionId === change.instructionId) + 1]));
     return pageSrcdoc(candidateOf(browserPageTools(), this.source, changes), numbers);
   }

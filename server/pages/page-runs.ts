@@ -4,18 +4,20 @@ import { revertOrigin, serverOrigin } from '../../shared/model/origins.ts';
 import { applyPageOps, candidateOf, pageChangesOf, revertPageChanges, type PageApplyResult } from '../../shared/page/page-applier.ts';
 import { newElementId, pageSource, writePageSource } from '../../shared/page/page-source.ts';
 import { runUndoManager, saveRunScope, type SavedRunScope } from '../../shared/applier/run-scope.ts';
-import type { NotReverted, RunChange } from '../../shared/protocol/run-record.ts';
+import { pageItemChanges, pageNotApplied, stagedPageChanges } from '../../shared/page/page-items.ts';
+import type { ItemDecision, NotReverted, RunChange } from '../../shared/protocol/run-record.ts';
 import { readDocState } from '../docs/read-doc.ts';
 import { withDocument } from '../docs/with-document.ts';
 import type { StoredRun } from '../store/run-store.ts';
 import type { RunTextDeps } from '../runs/run-text.ts';
 import { serverPageTools } from './page-tools.ts';
-import { applyPageOpsOff, pageCandidateOf, refuseShape, revertedPage } from './page-work.ts';
+import { applyPageOpsOff, pageCandidateOf, pageViewOf, refuseShape, revertedPage } from './page-work.ts';
 
 /**
  * What a run does to a page (PAGE5–PAGE8). A page run never writes the source before Accept:
- * a batch becomes more of the run's changes (the staged candidate), Accept writes the candidate
- * into the `html` Y.Text in one transaction with the run's origin, and Discard, a failed run or
+ * a batch becomes more of the run's changes (the staged candidate), Accept (of the run, or of
+ * one item, REV12) writes the candidate of the items it accepts into the `html` Y.Text in one
+ * transaction with the run's origin, and Discard, a failed run or
  * a lease that runs out have nothing to take back in the page (the run store forgets the
  * changes with the run's state, as for text; run-text.ts's takeBack finds an empty scope).
  */
@@ -30,9 +32,9 @@ function emptyScope(): SavedRunScope {
   }
 }
 
-/** PAGE7: the candidate of a page run over the page's current source. */
+/** PAGE7: the candidate of a page run over the page's current source (the changes it still stages). */
 export async function readCandidate(deps: Pick<RunTextDeps, 'hocuspocus'> & { store: Parameters<typeof readDocState>[1] }, run: StoredRun): Promise<string> {
-  return pageCandidateOf(await readDocState(deps.hocuspocus, deps.store, docName(run.docId), pageSource), pageChangesOf(run));
+  return pageCandidateOf(await readDocState(deps.hocuspocus, deps.store, docName(run.docId), pageSource), stagedPageChanges(run, pageChangesOf(run)));
 }
 
 /**
@@ -80,32 +82,46 @@ export async function applyPageBatch(
   });
 }
 
+/** The run's state after the store's step for some of its items, or false when the step lost. */
+export type PageItemsTransition = (notes: ReadonlyMap<number, string>) => Promise<'review' | 'accepted' | 'discarded' | false>;
+
 /**
- * PAGE8 Accept: if `transition` (the store's review → accepted) succeeds, writes the candidate
- * over the source as it is then, with the run's origin, and calls `inNotes` in one notes
- * transaction. Resolves false, changing nothing, when `transition` does.
+ * PAGE8 with REV12: deciding the items `ids` of a page run in review (all its undecided items
+ * for Accept run / Discard run). If `transition` wins, an accept writes those items' staged
+ * changes over the source as it is then, as one transaction with the run's origin (an edit
+ * people made elsewhere in the source meanwhile stays; a change whose element people removed
+ * is noted on it, pageNotApplied, and skipped); a discard writes nothing (the changes
+ * are no longer staged, stagedPageChanges). `inNotes` runs in one notes transaction. Resolves
+ * the run's state after the step, or false, changing nothing, when `transition` does.
  */
-export async function acceptPageRun(
+export async function decidePageItems(
   deps: RunTextDeps,
   run: StoredRun,
-  transition: () => Promise<boolean>,
+  ids: ReadonlySet<string>,
+  decision: ItemDecision,
+  transition: PageItemsTransition,
   inNotes: (notesYdoc: Y.Doc) => void,
-): Promise<boolean> {
+): Promise<'review' | 'accepted' | 'discarded' | false> {
   const { hocuspocus, scopes } = deps;
   return withDocument(hocuspocus, docName(run.docId), (page) =>
     withDocument(hocuspocus, docName(run.docId, 'notes'), async (notes) => {
-      const changes = pageChangesOf(run);
-      await pageCandidateOf(pageSource(page), changes);
-      if (!(await transition())) return false;
-      const { value: candidate } = await overCurrentSource(
-        page,
-        (source) => pageCandidateOf(source, changes),
-        (source) => candidateOf(serverPageTools(), source, changes),
-      );
-      writePageSource(page, candidate, scopes.origin(run.id));
+      const changes = decision === 'accepted' ? pageItemChanges(stagedPageChanges(run, pageChangesOf(run)), ids) : [];
+      // The limits of the candidate are checked before the store decides (LIMIT8–LIMIT10).
+      if (changes.length > 0) await pageCandidateOf(pageSource(page), changes);
+      const present = changes.length > 0 ? new Set((await pageViewOf(pageSource(page))).elements.map((element) => element.id)) : new Set<string>();
+      const state = await transition(pageNotApplied(run.changes, changes, present));
+      if (state === false) return false;
+      if (changes.length > 0) {
+        const { value: candidate } = await overCurrentSource(
+          page,
+          (source) => pageCandidateOf(source, changes),
+          (source) => candidateOf(serverPageTools(), source, changes),
+        );
+        writePageSource(page, candidate, scopes.origin(run.id));
+      }
       notes.transact(() => inNotes(notes), serverOrigin);
-      scopes.forget(run.docId, run.id, page);
-      return true;
+      if (state !== 'review') scopes.forget(run.docId, run.id, page);
+      return state;
     }),
   );
 }
@@ -122,7 +138,7 @@ export async function revertPageRun(
   refused: () => Error,
 ): Promise<NotReverted[]> {
   return withDocument(deps.hocuspocus, docName(run.docId), async (page) => {
-    const changes = pageChangesOf(run);
+    const changes = stagedPageChanges(run, pageChangesOf(run));
     const plan = await revertedPage(pageSource(page), changes);
     if (!(await transition(plan.notReverted))) throw refused();
     // Again over the source as it is now: people may have typed while the store decided.

@@ -13,7 +13,7 @@ import { decideItemsText, type ItemsTransition } from './run-item-text.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { notInReview, runNotFound } from './run-error.ts';
 import { keepRun, takeBack } from './run-text.ts';
-import { acceptPageRun } from '../pages/page-runs.ts';
+import { decidePageItems } from '../pages/page-runs.ts';
 
 export type Decision = ItemDecision;
 
@@ -32,8 +32,8 @@ export interface Decided<S = 'review' | 'accepted' | 'discarded'> {
  * decided become `answered`. Each step is all or nothing: the store's step comes first, and
  * only when it wins are the documents changed; of concurrent decisions of one item exactly one
  * wins (409 `ALREADY_DECIDED` for the others). All work after a restart between the agent's
- * write and the review, from the stored scope. A page run (PAGE8) writes its candidate on
- * Accept and has nothing to take back on Discard; it is decided as a whole.
+ * write and the review, from the stored scope. A page run (PAGE8) writes the candidate of the
+ * items accepted, whole or item by item, and has nothing to take back on Discard.
  */
 export class ReviewService {
   constructor(private readonly deps: RunServiceDeps) {}
@@ -48,23 +48,24 @@ export class ReviewService {
       const decidedBy = { id: principal.sub, name: principal.name };
       const undecided = current.items.filter((item) => item.decision === null).map((item) => item.instructionId);
       const transition = (notes?: ReadonlyMap<number, string>) => store.runs.decideRun(run.id, decision, Date.now(), decidedBy, notes);
+      const stateAfter = async () => ((await store.runs.getRun(run.id))?.state === 'accepted' ? 'accepted' : 'discarded');
+      if ((await store.getDoc(run.docId))?.kind === 'page') {
+        const answer = answerInstructions(undecided, current.id);
+        const state = await decidePageItems(this.deps, current, new Set(undecided), decision, async (notes) => (await transition(notes)) && stateAfter(), answer);
+        if (state === false || state === 'review') throw notInReview((await store.runs.getRun(run.id))?.state ?? 'gone');
+        return { state, decidedIds: undecided };
+      }
       if (undecided.length < current.items.length) {
-        const state = await this.decideItemsText(current, new Set(undecided), decision, async (notes) => {
-          if (!(await transition(notes))) return false;
-          return (await store.runs.getRun(run.id))?.state === 'accepted' ? 'accepted' : 'discarded';
-        });
+        const state = await this.decideItemsText(current, new Set(undecided), decision, async (notes) => (await transition(notes)) && stateAfter());
         if (state === false || state === 'review') throw notInReview((await store.runs.getRun(run.id))?.state ?? 'gone');
         return { state, decidedIds: undecided };
       }
       const answer = answerInstructions(current.items.map((item) => item.instructionId), current.id);
       const keepScope = (scope: SavedRunScope) => store.runs.storeScope(run.id, scope);
-      const page = (await store.getDoc(run.docId))?.kind === 'page';
       const done =
         decision === 'accepted'
-          ? page
-            ? await acceptPageRun(this.deps, current, transition, answer)
-            : await keepRun(this.deps, current, transition, answer, keepScope)
-          : await takeBack(this.deps, current, transition, answer, { redoable: !page });
+          ? await keepRun(this.deps, current, transition, answer, keepScope)
+          : await takeBack(this.deps, current, transition, answer, { redoable: true });
       if (!done) throw notInReview((await store.runs.getRun(run.id))?.state ?? 'gone');
       return { state: decision, decidedIds: undecided };
     });
@@ -80,13 +81,13 @@ export class ReviewService {
       const item = current.items.find((candidate) => candidate.instructionId === instructionId);
       if (!item) throw itemNotFound();
       if (item.decision !== null) throw alreadyDecided(item.decision);
-      if ((await store.getDoc(run.docId))?.kind === 'page') {
-        throw new Rejection(409, 'DECIDE_AS_A_WHOLE', 'A run over a page is accepted or discarded as a whole: use /accept or /discard of the run.');
-      }
       const by = { id: principal.sub, name: principal.name };
-      const state = await this.decideItemsText(current, new Set([instructionId]), decision, (notes) =>
-        store.runs.decideItem(run.id, instructionId, decision, Date.now(), by, notes),
-      );
+      const ids = new Set([instructionId]);
+      const transition = (notes?: ReadonlyMap<number, string>) => store.runs.decideItem(run.id, instructionId, decision, Date.now(), by, notes);
+      const state =
+        (await store.getDoc(run.docId))?.kind === 'page'
+          ? await decidePageItems(this.deps, current, ids, decision, transition, answerInstructions([instructionId], run.id))
+          : await this.decideItemsText(current, ids, decision, transition);
       if (state === false) {
         const now = await store.runs.getRun(run.id);
         const decided = now?.items.find((candidate) => candidate.instructionId === instructionId)?.decision;

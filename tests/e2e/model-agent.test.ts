@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { startFakeOpenAi, type ChatRequestBody, type FakeOpenAi } from '../helpers/fake-openai.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { pinAnnotation, readText, reviewPanel, sendInstructions, useBrowser } from '../helpers/browser.ts';
+import { modelAgentName } from '../../agents/model/model-agent.ts';
 
 /*
  * The model agent as people meet it: a server with TANDEM_AGENT=openai, pointed at a scripted
@@ -37,7 +38,7 @@ const activityPanel = (page: Page) => page.getByRole('region', { name: 'Agent ac
 const activityLines = (page: Page) => activityPanel(page).getByRole('log').locator('.activity-text').allTextContents();
 
 describe('the model agent in the app', () => {
-  it('[MODEL7] [MODEL8] shows the agent\'s model and activity while it works; Accept run keeps its rewrite', async () => {
+  it('[MODEL7] [MODEL8] [RUN7] shows the agent\'s model and activity while it works; Accept run keeps its rewrite', async () => {
     let release: () => void = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
     model = await startFakeOpenAi([
@@ -58,6 +59,8 @@ describe('the model agent in the app', () => {
     const alice = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
 
     await pinAnnotation(alice.page, 'instruction', 'quick brown fox', 'Make it formal');
+    // [RUN7] The queue bar names the agent that would take the run, with its model.
+    await alice.page.getByText(`Agent connected: ${modelAgentName} (fake-model)`, { exact: true }).waitFor({ timeout: 15_000 });
     await sendInstructions(alice.page, 1);
 
     const panel = activityPanel(alice.page);

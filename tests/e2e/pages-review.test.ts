@@ -4,11 +4,13 @@ import { useTestServer } from '../helpers/use-test-server.ts';
 import { reviewPanel, useBrowser } from '../helpers/browser.ts';
 import { agentApi } from '../helpers/runs.ts';
 import { byTag, createPage, instructElement } from '../helpers/pages.ts';
+import { docParts } from '../../shared/model/doc-layout.ts';
 
 /*
- * A page's review and notes as people read them (shared/PROTOCOL.md PAGE14, PAGE15): the
- * review shows text, not element markup; an element without text is named by its kind; the
- * draft instructions a discard leaves have the text's actions.
+ * A page's review and notes as people read them (shared/PROTOCOL.md REV12, PAGE14, PAGE15):
+ * each change is decided on its own, live for everyone; the review shows text, not element
+ * markup; an element without text is named by its kind; the draft instructions a discard
+ * leaves have the text's actions.
  */
 
 const server = useTestServer();
@@ -18,8 +20,9 @@ const frame = (page: Page) => page.frameLocator('iframe[title="Page"]');
 
 const pixel = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
+const longHeading = 'Welcome to the best landing page ever written';
 const landing =
-  `<h1>Welcome to the best landing page ever written</h1><p class="intro">Read the docs.</p>` +
+  `<h1>${longHeading}</h1><p class="intro">Read the docs.</p>` +
   `<img src="data:image/png;base64,${pixel}" alt="A cat">`;
 
 /**
@@ -58,26 +61,66 @@ async function reviewChange(page: Page, n: number): Promise<{ removed: string[];
 }
 
 describe('the review of a page run', () => {
-  it('[PAGE8] [REV13] offers only Accept run and Discard run: a page run is decided as a whole', async () => {
+  it('[PAGE8] [REV12] [REV13] one person discards change 1 by keyboard, the other accepts change 2 by its button; both pages follow live', async () => {
     const { docId, runId } = await reviewedRun();
     const alice = await people.openDoc(docId, server.token('editor', { name: 'Alice' }));
     const bob = await people.openDoc(docId, server.token('editor', { name: 'Bob' }));
     for (const person of [alice, bob]) {
       const panel = reviewPanel(person.page);
       await panel.getByRole('button', { name: 'Accept run' }).waitFor();
-      // The groups render with the run's buttons, in the same update.
       expect(await panel.getByRole('group', { name: /^Change \d$/ }).count()).toBe(3);
-      expect(await panel.getByRole('button', { name: 'Accept change' }).count()).toBe(0);
-      expect(await panel.getByRole('button', { name: 'Discard change' }).count()).toBe(0);
+      // The refused instruction (change 3) changed nothing: it has nothing to decide.
+      expect(await panel.getByRole('button', { name: 'Accept change' }).count()).toBe(2);
+      expect(await panel.getByRole('group', { name: 'Change 3' }).getByRole('button', { name: 'Accept change' }).count()).toBe(0);
     }
-    // The keys that decide the focused change do nothing here; the run's button decides it all.
-    await reviewPanel(alice.page).getByRole('group', { name: 'Change 1' }).focus();
-    await alice.page.keyboard.press('Alt+Shift+KeyA');
-    await reviewPanel(alice.page).getByRole('button', { name: 'Accept run' }).click();
+
+    // Alice: Alt+Shift+N focuses change 1, Alt+Shift+D discards it; the page keeps its heading.
+    await alice.page.keyboard.press('Alt+Shift+KeyN');
+    await expect.poll(() => alice.page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Change 1');
+    await alice.page.keyboard.press('Alt+Shift+KeyD');
+    for (const person of [alice, bob]) {
+      const first = reviewPanel(person.page).getByRole('group', { name: 'Change 1' });
+      await first.getByText('Discarded', { exact: true }).waitFor();
+      expect(await first.getByRole('button', { name: 'Discard change' }).count()).toBe(0);
+    }
+    expect((await server.api(`/api/runs/${runId}`)).body.state).toBe('review');
+    // The candidate shows only what is still undecided: the new class, not the discarded heading.
+    await bob.page.getByRole('button', { name: 'Candidate' }).click();
+    await expect.poll(() => frame(bob.page).locator('p').getAttribute('class')).toBe('lead');
+    expect(await frame(bob.page).locator('h1').textContent()).toBe(longHeading);
+    await bob.page.getByRole('button', { name: 'Source' }).click();
+    await expect.poll(() => frame(bob.page).locator('p').getAttribute('class')).toBe('intro');
+
+    // Bob accepts change 2 with its button: the page takes it at once, and the run is decided.
+    await reviewPanel(bob.page).getByRole('group', { name: 'Change 2' }).getByRole('button', { name: 'Accept change' }).click();
     await expect.poll(async () => (await server.api(`/api/runs/${runId}`)).body.state).toBe('accepted');
-    await expect.poll(() => reviewPanel(bob.page).count()).toBe(0);
-    const audit = (await server.api(`/api/docs/${docId}/audit`)).body.entries as { action: string }[];
-    expect(audit.map((entry) => entry.action)).not.toContain('run.item-accepted');
+    for (const person of [alice, bob]) {
+      await expect.poll(() => reviewPanel(person.page).count()).toBe(0);
+      await expect.poll(() => frame(person.page).locator('p').getAttribute('class')).toBe('lead');
+      expect(await frame(person.page).locator('h1').textContent()).toBe(longHeading);
+    }
+    const items = (await server.api(`/api/runs/${runId}`)).body.items as { decision: string }[];
+    expect(items.map((item) => item.decision)).toEqual(['discarded', 'accepted', 'accepted']);
+  });
+
+  it('[REV6] [REV12] says under an accepted change that it was not applied when its element was removed meanwhile', async () => {
+    const { docId, runId } = await reviewedRun();
+    const alice = await people.openDoc(docId, server.token('editor', { name: 'Alice' }));
+    const second = reviewPanel(alice.page).getByRole('group', { name: 'Change 2' });
+    await second.getByRole('button', { name: 'Accept change' }).waitFor();
+    // Someone removes the paragraph from the page's source meanwhile.
+    const editor = server.connect(docId);
+    await editor.synced;
+    const source = docParts(editor.ydoc).html;
+    const paragraph = /<p [^>]*>Read the docs\.<\/p>/.exec(source.toString())!;
+    source.delete(paragraph.index, paragraph[0].length);
+    await expect.poll(() => frame(alice.page).locator('p').count()).toBe(0);
+
+    await second.getByRole('button', { name: 'Accept change' }).click();
+    await second.getByText('Accepted', { exact: true }).waitFor();
+    await expect.poll(() => second.locator('.review-not-applied').textContent()).toBe('Not applied: the element was removed meanwhile.');
+    expect(await reviewPanel(alice.page).getByRole('group', { name: 'Change 1' }).locator('.review-not-applied').count()).toBe(0);
+    expect((await server.api(`/api/runs/${runId}`)).body.state).toBe('review');
   });
 
   it('[PAGE15] shows the text a change made, and an attribute change as the attribute', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { docParts } from '../../shared/model/doc-layout.ts';
-import { waitFor } from '../helpers/peer.ts';
+import { roundTrip, waitFor } from '../helpers/peer.ts';
 import { agentApi, blocksOf, createDoc, deleteOp, instruct, markdownOf, replaceOp } from '../helpers/runs.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import type { BlockView } from '../../shared/model/doc-content.ts';
@@ -101,6 +101,46 @@ describe('nested blocks over HTTP (OP12)', () => {
     const fresh = items(await blocksOf(server, doc.id))[1];
     expect((await bot.ops(runId, 'k3', [replaceOp(fresh, 'SECOND ITEM, EDITED', instructionId)])).status).toBe(200);
     expect(items(await blocksOf(server, doc.id)).map((item) => item.markdown)).toEqual(['first item', 'SECOND ITEM, EDITED', 'third item']);
+  });
+
+  it('[OP12][REV6][REV12] keeps a list item and a quoted paragraph a person changed when their deletes are accepted, and says who', async () => {
+    const doc = await createDoc(server, markdown);
+    const second = items(doc.blocks)[1];
+    const quoted = doc.blocks[9];
+    const onItem = await instruct(server, doc.id, second.id, 'delete');
+    const onQuote = await instruct(server, doc.id, quoted.id, 'delete');
+    const sent = await server.api(`/api/docs/${doc.id}/runs`, { method: 'POST' });
+    const runId = sent.body.runId as string;
+    const bot = agentApi(server, server.token('agent'));
+    expect((await bot.claim(runId)).status).toBe(200);
+    expect((await bot.ops(runId, 'k1', [deleteOp(second, onItem), deleteOp(quoted, onQuote)])).status).toBe(200);
+    expect((await bot.complete(runId)).status).toBe(200);
+
+    // Ana types in both blocks while they show as deleted.
+    const ana = server.connect(doc.id, server.token('editor', { name: 'Ana' }));
+    await ana.synced;
+    const content = docParts(ana.ydoc).content;
+    const itemText = (((content.get(1) as Y.XmlElement).get(1) as Y.XmlElement).get(0) as Y.XmlElement).get(0) as Y.XmlText;
+    const quoteText = ((content.get(2) as Y.XmlElement).get(0) as Y.XmlElement).get(0) as Y.XmlText;
+    itemText.insert(itemText.length, ', kept');
+    quoteText.insert(quoteText.length, ' stay');
+    await roundTrip(ana);
+
+    expect((await server.api(`/api/runs/${runId}/items/${onItem}/accept`, { method: 'POST' })).body.state).toBe('review');
+    expect((await server.api(`/api/runs/${runId}/accept`, { method: 'POST' })).body.state).toBe('accepted');
+    const run = (await server.api(`/api/runs/${runId}`)).body as { changes: { blockId: string; note?: string }[] };
+    const kept = 'Not applied: changed by Ana meanwhile; the block is kept.';
+    expect(run.changes.map((change) => [change.blockId, change.note])).toEqual([
+      [second.id, kept],
+      [quoted.id, kept],
+    ]);
+    const after = await blocksOf(server, doc.id);
+    expect(items(after).map((item) => [item.id, item.markdown])).toEqual([
+      [items(doc.blocks)[0].id, 'first item'],
+      [second.id, 'second item, kept'],
+      [items(doc.blocks)[2].id, 'third item'],
+    ]);
+    expect(after.find((block) => block.id === quoted.id)?.markdown).toBe('quoted words stay');
   });
 
   it('[OP12] an insert after an item adds a sibling item', async () => {

@@ -82,30 +82,6 @@ describe('pages over the API', () => {
     expect(notes.map((note) => note.state)).toEqual(['answered', 'answered']);
   });
 
-  it('[PAGE8] [REV12] answers DECIDE_AS_A_WHOLE to a decision on one item of a page run, changing nothing; the run is decided whole', async () => {
-    const run = await sentPageRun(server, landingHtml, [['h1', 'shorter'], ['a', 'fix the link']]);
-    const bot = agentApi(server, server.token('agent'));
-    await bot.claim(run.runId);
-    const h1 = byTag(run.elements, 'h1');
-    const batch = await bot.ops(run.runId, 'k1', [{ op: 'set_text', elementId: h1.id, text: 'Welcome', expectHash: h1.hash, instructionId: run.instructionIds[0] }]);
-    expect(batch.status).toBe(200);
-    expect((await bot.complete(run.runId)).status).toBe(200);
-    const preview = (await server.api(`/api/runs/${run.runId}/preview`)).body;
-    const before = await getRun(server, run.runId);
-
-    for (const decision of ['accept', 'discard']) {
-      const answer = await server.api(`/api/runs/${run.runId}/items/${run.instructionIds[0]}/${decision}`, { method: 'POST', body: {} });
-      expect(answer).toMatchObject({ status: 409, body: { error: { code: 'DECIDE_AS_A_WHOLE', message: expect.stringContaining('as a whole') } } });
-    }
-    expect(await getRun(server, run.runId)).toEqual(before);
-    expect((await pageOf(server, run.docId)).html).toBe(run.html);
-    expect((await server.api(`/api/runs/${run.runId}/preview`)).body).toEqual(preview);
-
-    expect(await server.api(`/api/runs/${run.runId}/accept`, { method: 'POST' })).toMatchObject({ status: 200, body: { state: 'accepted' } });
-    expect((await getRun(server, run.runId)).items.map((item) => item.decision)).toEqual(['accepted', 'accepted']);
-    expect((await pageOf(server, run.docId)).html).toBe(preview.html);
-  });
-
   it('[PAGE13] Revert takes an accepted page run back, leaving an element people rewrote since', async () => {
     const run = await sentPageRun(server, landingHtml, [['h1', 'shorter'], ['a', 'fix the link']]);
     const bot = agentApi(server, server.token('agent'));

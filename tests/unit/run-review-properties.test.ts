@@ -31,7 +31,9 @@ import { makeBlocksYDoc, replicaOf } from '../helpers/doc-builder.ts';
  * and deletes no block holding any, so that a loss could only be the review's doing): every
  * X, Y and Z typed is in the text of every replica afterwards (its Yjs item alive under live
  * parents, unless the run itself deleted it), the replicas are identical, and a Discard leaves no trace of the run.
- * After a Revert no two blocks share an id.
+ * After a Revert no two blocks share an id. Item by item (REV12), also with list items and
+ * paragraphs in quotes as the items' targets (OP12), every accepted item's text stays and every
+ * discarded one's is gone.
  * fast-check prints the seed of a failure; replay with TANDEM_SEED=<seed>.
  */
 
@@ -393,17 +395,18 @@ describe('review keeps what people type (fast-check)', () => {
   it('[OP7][REV6][REV7] keeps every character people type through Discard and Accept, with or without a restart, on every replica', keepsTyping(false), runs === undefined ? 20_000 : 600_000);
   it('[OP12][REV7] keeps every character people type in list items and quotes through Discard and Accept of ops on nested blocks, on every replica', keepsTyping(true), runs === undefined ? 30_000 : 600_000);
 
-  it('[REV8] keeps every character people type, before and after Accept, when the run is reverted later, with or without a restart', () => {
+  const keepsTypingThroughRevert = (nested: boolean) => () => {
     fc.assert(
       fc.property(
-        fc.array(blockSpec, { minLength: 2, maxLength: 5 }),
+        fc.array(nested ? nestedBlockSpec : blockSpec, { minLength: 2, maxLength: 5 }),
         fc.array(step, { minLength: 3, maxLength: 20 }),
         fc.array(step, { maxLength: 10 }),
         fc.boolean(),
         fc.nat(),
         (specs, steps, later, restart, scramble) => {
           const base = baseDoc(specs);
-          const fence = new Set(readTopBlocks(base).map((block) => block.id));
+          if (nested) giveNestedIds(base, serverOrigin);
+          const fence = new Set((nested ? readBlocks(base) : readTopBlocks(base)).map((block) => block.id));
           const replicas = [replicaOf(base, 1), replicaOf(base, 2), replicaOf(base, 3), replicaOf(base, 4)];
           const network = new Network(replicas, new Set([3]));
           const origin = runOrigin('run');
@@ -460,7 +463,7 @@ describe('review keeps what people type (fast-check)', () => {
             expect(JSON.stringify(readProseMirrorDoc(ydoc).toJSON())).toBe(text);
           }
           expect(text).not.toMatch(/"deleting":"/);
-          const ids = readTopBlocks(replicas[0]).map((block) => block.id);
+          const ids = (nested ? readBlocks(replicas[0]) : readTopBlocks(replicas[0])).map((block) => block.id);
           expect(new Set(ids).size).toBe(ids.length);
           // With nobody typing, the revert gives back exactly the text the run found.
           if (typed === 0) expect(text).toBe(JSON.stringify(readProseMirrorDoc(base).toJSON()));
@@ -468,22 +471,28 @@ describe('review keeps what people type (fast-check)', () => {
       ),
       params(100),
     );
-  }, runs === undefined ? 20_000 : 600_000);
+  };
+  it('[REV8] keeps every character people type, before and after Accept, when the run is reverted later, with or without a restart', keepsTypingThroughRevert(false), runs === undefined ? 20_000 : 600_000);
+  it('[OP12][REV8] the same with ops on list items and the blocks inside lists and quotes', keepsTypingThroughRevert(true), runs === undefined ? 30_000 : 600_000);
 
-  it('[REV12] keeps every character people type and exactly the accepted items, through random decisions item by item, on every replica', () => {
+  const decidesItemByItem = (nested: boolean) => () => {
     fc.assert(
       fc.property(
-        fc.array(blockSpec, { minLength: 2, maxLength: 5 }),
+        fc.array(nested ? nestedBlockSpec : blockSpec, { minLength: 2, maxLength: 5 }),
         fc.array(step, { minLength: 3, maxLength: 25 }),
         fc.array(fc.record({ decision: fc.constantFrom<'accept' | 'discard'>('accept', 'discard'), typing: fc.array(step, { maxLength: 4 }) }), { minLength: 5, maxLength: 5 }),
         fc.nat(),
         fc.boolean(),
         fc.nat(),
-        (specs, steps, decisions, order, restart, scramble) => {
+        fc.option(fc.array(step, { maxLength: 8 }), { nil: null }),
+        (specs, steps, decisions, order, restart, scramble, revertAfter) => {
           const base = baseDoc(specs);
-          const blocks = readTopBlocks(base);
+          if (nested) giveNestedIds(base, serverOrigin);
+          // With nested blocks, the targets are where pins land (OP12): each list item, each
+          // paragraph in a quote, each other top-level block; never a block around another target.
+          const blocks = nested ? pinTargets(base) : readTopBlocks(base);
           const fence = new Set(blocks.map((block) => block.id));
-          // One instruction per block of the document: block k is item `ik`'s.
+          // One instruction per target: target k is item `ik`'s.
           const instructionOf = new Map(blocks.map((block, index) => [block.id, `i${index}`]));
           const replicas = [replicaOf(base, 1), replicaOf(base, 2), replicaOf(base, 3), replicaOf(base, 4)];
           const network = new Network(replicas, new Set([3]));
@@ -564,11 +573,45 @@ describe('review keeps what people type (fast-check)', () => {
           // Every item is decided: no change mark, no block pending deletion.
           expect(text).not.toContain('"change"');
           expect(text).not.toMatch(/"deleting":"/);
-          const ids = readTopBlocks(server).map((block) => block.id);
+          const ids = (nested ? readBlocks(server) : readTopBlocks(server)).map((block) => block.id);
           expect(new Set(ids).size).toBe(ids.length);
+
+          // REV8 after REV12: Revert of a run decided item by item takes back the accepted items
+          // (what is left of the run's scope), people typing before it; their typing stays.
+          if (revertAfter === null || ![...decided.values()].includes('accept')) return;
+          for (const each of revertAfter) type(each);
+          network.flush(scramble);
+          applyRevert(server, planRevert(server, saveRunScope(manager), []), revertOrigin('run'));
+          network.flush(scramble);
+          const reverted = JSON.stringify(readProseMirrorDoc(server).toJSON());
+          for (const ydoc of replicas) {
+            expect(peoplesCharactersIn(ydoc, runDeleted, acceptRemoves)).toBe(typed);
+            expect(JSON.stringify(readProseMirrorDoc(ydoc).toJSON())).toBe(reverted);
+            // What the accepted items wrote is gone again.
+            for (const [id, decision] of decided) {
+              if (decision === 'accept') expect((runCharacters.get(id) ?? []).filter((key) => characterAlive(ydoc, key)), id).toEqual([]);
+            }
+          }
+          const revertedIds = (nested ? readBlocks(server) : readTopBlocks(server)).map((block) => block.id);
+          expect(new Set(revertedIds).size).toBe(revertedIds.length);
+          // With nobody typing, the revert gives back exactly the text the run found.
+          if (typed === 0) expect(reverted).toBe(JSON.stringify(readProseMirrorDoc(base).toJSON()));
         },
       ),
       params(100),
     );
-  }, runs === undefined ? 30_000 : 600_000);
+  };
+  it('[REV12][REV8] keeps every character people type and exactly the accepted items, through random decisions item by item and a revert after, on every replica', decidesItemByItem(false), runs === undefined ? 30_000 : 600_000);
+  it('[OP12][REV12][REV8] the same with list items and paragraphs in quotes as the items’ targets', decidesItemByItem(true), runs === undefined ? 30_000 : 600_000);
 });
+
+/** The blocks a pin targets (OP12): list items, the blocks inside quotes, and the other top-level blocks. */
+function pinTargets(ydoc: Y.Doc) {
+  const blocks = readBlocks(ydoc);
+  const typeOf = new Map(blocks.map((block) => [block.id, block.type]));
+  return blocks.filter((block) => {
+    if (block.type === 'bullet_list' || block.type === 'blockquote') return false;
+    if (block.parentId === null || block.type === 'list_item') return true;
+    return typeOf.get(block.parentId) === 'blockquote';
+  });
+}
