@@ -16,6 +16,8 @@ import { withDocument } from '../docs/with-document.ts';
 import type { StoredRun } from '../store/run-store.ts';
 import type { RunScopes } from './run-scopes.ts';
 import type { TextWriters } from '../extensions/text-writers.ts';
+import type { ClientOwners } from '../authorship/client-owners.ts';
+import { agentWriters } from '../authorship/agent-writers.ts';
 
 /**
  * What a run does to the live documents: apply a batch, take the run back (Discard, a failed
@@ -29,6 +31,8 @@ export interface RunTextDeps {
   hocuspocus: Hocuspocus;
   scopes: RunScopes;
   writers: TextWriters;
+  /** The owners of the text's client ids: each batch writes under ids claimed for the agent (WHO3). */
+  owners: ClientOwners;
 }
 
 /** Called with the applied batch and the run's scope after it; false takes the batch back. */
@@ -47,9 +51,10 @@ export async function applyBatch(
   record: RecordBatch,
   assets: ReadonlySet<string> = new Set(),
 ): Promise<ApplyResult | { ok: 'unrecorded' }> {
-  const { hocuspocus, scopes } = deps;
+  const { hocuspocus, scopes, owners } = deps;
   return withDocument(hocuspocus, docName(run.docId), async (ydoc) => {
     const manager = await scopes.manager(ydoc, run.id);
+    const writerFor = await agentWriters(owners, ydoc, run);
     manager.stopCapturing();
     const stackSize = manager.undoStack.length;
     const applier = {
@@ -59,6 +64,7 @@ export async function applyBatch(
       allowedOps,
       makeId: newBlockId,
       assets,
+      writerFor,
     };
     // OP12: nested blocks a peer wrote without ids since the load get the ids the agent read.
     giveNestedIds(ydoc, serverOrigin);

@@ -1,0 +1,132 @@
+import * as Y from 'yjs';
+import { describe, expect, it } from 'vitest';
+import { appendToBlock } from '../helpers/doc-builder.ts';
+import { waitFor } from '../helpers/peer.ts';
+import { agentApi, blocksOf, instruct, markdownOf, replaceOp } from '../helpers/runs.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
+import { connectYjsPeer } from '../helpers/yjs-peer.ts';
+
+/*
+ * Who wrote each piece of the current text (shared/PROTOCOL.md WHO1–WHO6): people by the
+ * token of the connection that sent their items, agents by the run and instruction the server
+ * wrote for, kept in the store across restarts.
+ */
+
+const server = useTestServer({}, 'test');
+const post = (path: string, body?: unknown, token?: string) => server.api(path, { method: 'POST', body, token });
+
+type Span = { text: string; by: Record<string, unknown> };
+async function authorship(docId: string): Promise<{ blockId: string; spans: Span[] }[]> {
+  const answer = await server.api(`/api/docs/${docId}/authorship`);
+  expect(answer.status).toBe(200);
+  return answer.body.blocks;
+}
+const texts = (spans: Span[]) => spans.map((span) => [span.text, span.by.name]);
+
+/** Two people on their own WebSockets, each appending to block 0 in turn. */
+async function twoPeopleTyped(docId: string) {
+  const ana = server.connect(docId, server.token('editor', { sub: 'ana', name: 'Ana' }));
+  const bo = server.connect(docId, server.token('editor', { sub: 'bo', name: 'Bo' }));
+  await Promise.all([ana.synced, bo.synced]);
+  appendToBlock(ana.ydoc, 0, ' from Ana');
+  await waitFor(async () => (await markdownOf(server, docId)) === 'hello from Ana');
+  appendToBlock(bo.ydoc, 0, ' and Bo');
+  await waitFor(async () => (await markdownOf(server, docId)) === 'hello from Ana and Bo');
+  return { ana, bo };
+}
+
+/** A run on block 0 answered by `agent` with `text`, completed and in review. */
+async function agentRewrote(docId: string, text: string) {
+  const [block] = await blocksOf(server, docId);
+  const instructionId = await instruct(server, docId, block.id, 'rewrite');
+  const sent = await post(`/api/docs/${docId}/runs`);
+  expect(sent.status).toBe(201);
+  const runId: string = sent.body.runId;
+  const token = server.token('agent', { sub: 'scribe', name: 'Scribe' });
+  const bot = agentApi(server, token);
+  expect((await bot.claim(runId)).status).toBe(200);
+  expect((await post(`/api/agent/runs/${runId}/activity`, { model: 'fake-model-1' }, token)).status).toBe(200);
+  expect((await bot.ops(runId, 'k1', [replaceOp(block, text, instructionId)])).status).toBe(200);
+  expect((await bot.complete(runId)).status).toBe(200);
+  return { runId, instructionId, blockId: block.id };
+}
+
+describe('GET /api/docs/:id/authorship', () => {
+  it('[WHO1] [WHO6] names the creator of the imported text and each person who typed over a WebSocket', async () => {
+    const docId = await server.createDoc('Two people', 'hello');
+    await twoPeopleTyped(docId);
+    const [block] = await authorship(docId);
+    expect(block.blockId).toBe((await blocksOf(server, docId))[0].id);
+    expect(block.spans).toEqual([
+      { text: 'hello', by: { kind: 'person', name: 'Owner' } },
+      { text: ' from Ana', by: { kind: 'person', name: 'Ana' } },
+      { text: ' and Bo', by: { kind: 'person', name: 'Bo' } },
+    ]);
+  });
+
+  it('[WHO3] keeps an accepted agent’s text as the agent’s, with its model, run, instruction and who accepted it', async () => {
+    const docId = await server.createDoc('Agent', 'hello');
+    const { runId, instructionId } = await agentRewrote(docId, 'hello world');
+    const inReview = await authorship(docId);
+    expect(inReview[0].spans.at(-1)).toEqual({ text: ' world', by: { kind: 'agent', name: 'Scribe', runId, instructionId, model: 'fake-model-1' } });
+
+    expect((await post(`/api/runs/${runId}/accept`)).status).toBe(200);
+    const accepted = await authorship(docId);
+    expect(accepted[0].spans).toEqual([
+      { text: 'hello', by: { kind: 'person', name: 'Owner' } },
+      { text: ' world', by: { kind: 'agent', name: 'Scribe', runId, instructionId, model: 'fake-model-1', acceptedBy: 'Owner' } },
+    ]);
+
+    await server.restart();
+    expect(await authorship(docId)).toEqual(accepted);
+  });
+
+  it('[WHO3] drops the agent’s text from the authorship when its run is discarded or reverted', async () => {
+    const discarded = await server.createDoc('Discarded', 'hello');
+    const first = await agentRewrote(discarded, 'hello world');
+    expect((await post(`/api/runs/${first.runId}/discard`)).status).toBe(200);
+    expect(texts((await authorship(discarded))[0].spans)).toEqual([['hello', 'Owner']]);
+
+    const reverted = await server.createDoc('Reverted', 'hello');
+    const second = await agentRewrote(reverted, 'hello there');
+    expect((await post(`/api/runs/${second.runId}/accept`)).status).toBe(200);
+    expect(texts((await authorship(reverted))[0].spans)).toEqual([['hello', 'Owner'], [' there', 'Scribe']]);
+    expect((await post(`/api/runs/${second.runId}/revert`)).status).toBe(200);
+    expect(texts((await authorship(reverted))[0].spans)).toEqual([['hello', 'Owner']]);
+  });
+
+  it('[WHO1] keeps who wrote what across a restart', async () => {
+    const docId = await server.createDoc('Restart', 'hello');
+    const { ana, bo } = await twoPeopleTyped(docId);
+    const before = await authorship(docId);
+    ana.destroy();
+    bo.destroy();
+    await server.restart();
+    expect(await authorship(docId)).toEqual(before);
+    expect(texts(before[0].spans)).toEqual([['hello', 'Owner'], [' from Ana', 'Ana'], [' and Bo', 'Bo']]);
+  });
+
+  it('[WHO2] refuses a connection that writes under a client id someone else owns, changing nothing', async () => {
+    const docId = await server.createDoc('Forgery', 'hello');
+    const { ana } = await twoPeopleTyped(docId);
+    const forger = new Y.Doc();
+    const mallory = server.track(connectYjsPeer({ wsUrl: server.wsUrl, name: docId, token: server.token('editor', { sub: 'mallory', name: 'Mallory' }), ydoc: forger }));
+    await mallory.synced;
+    // Set after the sync: Yjs gives a doc a new id when it receives items of its own id.
+    const own = forger.clientID;
+    forger.clientID = ana.ydoc.clientID;
+    appendToBlock(forger, 0, ' forged');
+    forger.clientID = own;
+    const closed = await mallory.closed;
+    expect(closed.code).toBe(4403);
+    expect(closed.reason).toMatch(/^\[WHO2\] /);
+    expect(await markdownOf(server, docId)).toBe('hello from Ana and Bo');
+    expect(texts((await authorship(docId))[0].spans)).toEqual([['hello', 'Owner'], [' from Ana', 'Ana'], [' and Bo', 'Bo']]);
+  });
+
+  it('[WHO1] refuses a reader without access and an unknown document', async () => {
+    const docId = await server.createDoc('Private', 'hello');
+    expect((await server.api(`/api/docs/${docId}/authorship`, { token: server.token('viewer', { doc: 'other' }) })).status).toBe(403);
+    expect((await server.api('/api/docs/nope/authorship')).status).toBe(404);
+  });
+});
