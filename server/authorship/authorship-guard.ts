@@ -33,11 +33,15 @@ export class AuthorshipGuard implements Extension {
     if (target?.part !== 'text' || !principal) return;
     const added = addedClients(payload, document);
     if (added.length === 0) return;
+    // A keystroke of a client id already claimed costs no query (the usual case).
+    const cached = added.every((client) => this.owners.known(target.docId, client) === principal.sub);
     const author = { kind: 'person' as const, name: principal.name };
-    const owners = await this.owners.claim(
-      target.docId,
-      added.map((client) => ({ client, subject: principal.sub, author })),
-    );
+    const owners = cached
+      ? new Map(added.map((client) => [client, principal.sub]))
+      : await this.owners.claim(
+          target.docId,
+          added.map((client) => ({ client, subject: principal.sub, author })),
+        );
     const foreign = added.find((client) => owners.get(client) !== principal.sub);
     if (foreign !== undefined) throw new ShapeRefused(forbiddenCode, `[WHO2] Client id ${foreign} writes for someone else.`);
   }

@@ -35,6 +35,11 @@ export class ClientOwners {
     return answer;
   }
 
+  /** The owner of `client` in `docId` as cached, without a query; undefined when not cached. */
+  known(docId: string, client: number): string | undefined {
+    return this.byDoc.get(docId)?.get(client);
+  }
+
   /** Forgets what is cached of `docId` (its Y.Doc was unloaded). */
   forget(docId: string): void {
     this.byDoc.delete(docId);
