@@ -1,9 +1,10 @@
 import * as Y from 'yjs';
 import type { AuthorSpan, AuthorshipAnswer, TextAuthor } from '../../shared/wire/authorship.ts';
 
-/** A piece of text as one Yjs item holds it: the client id that wrote it, and its characters. */
+/** A piece of text as one Yjs item holds it: the id of its first character (client, clock), and its characters. */
 export interface TextPiece {
   client: number;
+  clock: number;
   text: string;
 }
 
@@ -38,7 +39,7 @@ export function textPieces(yfragment: Y.XmlFragment): BlockPieces[] {
 function piecesOf(ytext: Y.XmlText): TextPiece[] {
   const pieces: TextPiece[] = [];
   for (let item = ytext._start; item !== null; item = item.right) {
-    if (!item.deleted && item.content instanceof Y.ContentString) pieces.push({ client: item.id.client, text: item.content.str });
+    if (!item.deleted && item.content instanceof Y.ContentString) pieces.push({ client: item.id.client, clock: item.id.clock, text: item.content.str });
   }
   return pieces;
 }

@@ -2,7 +2,7 @@ import type { Hocuspocus } from '@hocuspocus/server';
 import { docName, docParts } from '../../shared/model/doc-layout.ts';
 import type { AuthorshipAnswer } from '../../shared/wire/authorship.ts';
 import { authorResolver } from '../authorship/author-resolver.ts';
-import { groupSpans, textPieces } from '../authorship/text-spans.ts';
+import { textPieces } from '../authorship/text-spans.ts';
 import { readDocState } from '../docs/read-doc.ts';
 import type { Store } from '../store/store.ts';
 import type { RouteHandler } from './api.ts';
@@ -17,7 +17,7 @@ export function addAuthorshipRoutes(router: Router<RouteHandler>, deps: { store:
     const record = await readableDoc(store, principal, params.id);
     const pieces = await readDocState(hocuspocus, store, docName(record.id), (ydoc) => textPieces(docParts(ydoc).content));
     // Read after the text: every client id in it was claimed before its update was applied (WHO2, WHO3).
-    const authorOf = await authorResolver(store, record.id);
-    return json(200, { blocks: groupSpans(pieces, authorOf) } satisfies AuthorshipAnswer);
+    const authors = await authorResolver(store, record.id);
+    return json(200, { blocks: authors.spans(pieces) } satisfies AuthorshipAnswer);
   });
 }

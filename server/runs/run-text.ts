@@ -18,6 +18,7 @@ import type { RunScopes } from './run-scopes.ts';
 import type { TextWriters } from '../extensions/text-writers.ts';
 import type { ClientOwners } from '../authorship/client-owners.ts';
 import { agentWriters } from '../authorship/agent-writers.ts';
+import { writeRestoring } from '../authorship/restored-text.ts';
 
 /**
  * What a run does to the live documents: apply a batch, take the run back (Discard, a failed
@@ -98,12 +99,13 @@ export async function takeBack(
   inNotes: (notesYdoc: Y.Doc) => void = () => {},
   options: { redoable?: boolean } = {},
 ): Promise<boolean> {
-  const { hocuspocus, scopes } = deps;
+  const { hocuspocus, scopes, owners } = deps;
   return withDocument(hocuspocus, docName(run.docId), (text) =>
     withDocument(hocuspocus, docName(run.docId, 'notes'), async (notes) => {
       const manager = await scopes.manager(text, run.id);
       if (!(await transition())) return false;
-      undoRun(manager);
+      // WHO4: the text the undo brings back keeps its writers.
+      await writeRestoring(owners, text, run.docId, () => undoRun(manager));
       notes.transact(() => {
         repinRestored(text, notes);
         inNotes(notes);

@@ -5,10 +5,22 @@
  * PostgreSQL (pg-authorship.ts) implement it; a document's rows go when the trash purges it.
  */
 
-/** The writer of one client id, as stored. */
+/**
+ * The writer of one client id, as stored: a person, an agent's instruction, or the server
+ * bringing text back (an undo), whose items are copies of the items `ranges` names.
+ */
 export type ClientAuthor =
   | { kind: 'person'; name: string }
-  | { kind: 'agent'; name: string; runId: string; instructionId: string };
+  | { kind: 'agent'; name: string; runId: string; instructionId: string }
+  | { kind: 'restored'; ranges: RestoredRange[] };
+
+/** Items `clock`…`clock + length - 1` of a restoring client id copy those from `fromClock` of `fromClient`. */
+export interface RestoredRange {
+  clock: number;
+  length: number;
+  fromClient: number;
+  fromClock: number;
+}
 
 /** One claim: `client` writes as `subject` (a token's `sub`, or `agentSubject(runId)` for a server-side write). */
 export interface ClientClaim {

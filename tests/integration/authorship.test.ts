@@ -95,6 +95,30 @@ describe('GET /api/docs/:id/authorship', () => {
     expect(texts((await authorship(reverted))[0].spans)).toEqual([['hello', 'Owner']]);
   });
 
+  it('[WHO4] gives the text a Discard or a Revert brings back to the people who wrote it, also after a restart', async () => {
+    const people = [['hello', 'Owner'], [' from Ana', 'Ana'], [' and Bo', 'Bo']];
+    const discarded = await server.createDoc('Overwritten, discarded', 'hello');
+    const typed = await twoPeopleTyped(discarded);
+    const first = await agentRewrote(discarded, 'HELLO');
+    expect(texts((await authorship(discarded))[0].spans)).toEqual([['HELLO', 'Scribe']]);
+    expect((await post(`/api/runs/${first.runId}/discard`)).status).toBe(200);
+    expect(texts((await authorship(discarded))[0].spans)).toEqual(people);
+
+    const reverted = await server.createDoc('Overwritten, reverted', 'hello');
+    await twoPeopleTyped(reverted);
+    const second = await agentRewrote(reverted, 'HELLO');
+    expect((await post(`/api/runs/${second.runId}/accept`)).status).toBe(200);
+    expect(texts((await authorship(reverted))[0].spans)).toEqual([['HELLO', 'Scribe']]);
+    expect((await post(`/api/runs/${second.runId}/revert`)).status).toBe(200);
+    expect(texts((await authorship(reverted))[0].spans)).toEqual(people);
+
+    typed.ana.destroy();
+    typed.bo.destroy();
+    await server.restart();
+    expect(texts((await authorship(discarded))[0].spans)).toEqual(people);
+    expect(texts((await authorship(reverted))[0].spans)).toEqual(people);
+  });
+
   it('[WHO1] keeps who wrote what across a restart', async () => {
     const docId = await server.createDoc('Restart', 'hello');
     const { ana, bo } = await twoPeopleTyped(docId);

@@ -31,7 +31,7 @@ describe('textPieces and groupSpans', () => {
 
   it('[WHO5] joins the pieces of equal authors and keeps apart those of different ones', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ client: fc.integer({ min: 0, max: 3 }), text: fc.string({ minLength: 1, maxLength: 3 }) }), { maxLength: 30 }), (pieces) => {
+      fc.property(fc.array(fc.record({ client: fc.integer({ min: 0, max: 3 }), clock: fc.nat(), text: fc.string({ minLength: 1, maxLength: 3 }) }), { maxLength: 30 }), (pieces) => {
         // Clients 2 and 3 are one author: pieces of either join.
         const authorOf = (client: number) => person(client >= 2 ? 'Shared' : `P${client}`);
         const [{ spans }] = groupSpans([{ blockId: 'b', pieces }], authorOf);
