@@ -26,6 +26,7 @@ function memoryBook(): AuthorshipBook {
     async authors() {
       return new Map();
     },
+    async accepted() {},
   };
 }
 

@@ -80,7 +80,8 @@ function textAuthor(author: Exclude<ClientAuthor, { kind: 'restored' }>, runs: R
   const run = runs.get(author.runId) ?? null;
   const item = run?.items.find((each) => each.instructionId === author.instructionId);
   const model = run?.activity?.model ?? undefined;
-  const acceptedBy = item?.decision === 'accepted' ? run?.decidedBy?.name : undefined;
+  // Who accepted the item (kept at its decision), else who decided the run (a run decided before that was kept).
+  const acceptedBy = item?.decision === 'accepted' ? (author.acceptedBy ?? run?.decidedBy?.name) : undefined;
   return {
     kind: 'agent',
     name: author.name,

@@ -54,6 +54,7 @@ export class ReviewService {
           return (await store.runs.getRun(run.id))?.state === 'accepted' ? 'accepted' : 'discarded';
         });
         if (state === false || state === 'review') throw notInReview((await store.runs.getRun(run.id))?.state ?? 'gone');
+        if (decision === 'accepted') await store.authorship.accepted(run.docId, run.id, undecided, principal.name);
         return { state, decidedIds: undecided };
       }
       const answer = answerInstructions(current.items.map((item) => item.instructionId), current.id);
@@ -66,6 +67,7 @@ export class ReviewService {
             : await keepRun(this.deps, current, transition, answer, keepScope)
           : await takeBack(this.deps, current, transition, answer, { redoable: !page });
       if (!done) throw notInReview((await store.runs.getRun(run.id))?.state ?? 'gone');
+      if (decision === 'accepted') await store.authorship.accepted(run.docId, run.id, undecided, principal.name);
       return { state: decision, decidedIds: undecided };
     });
   }
@@ -93,6 +95,8 @@ export class ReviewService {
         if (decided) throw alreadyDecided(decided);
         throw notInReview(now?.state ?? 'gone');
       }
+      // WHO3: who accepted this item, kept with its text's author.
+      if (decision === 'accepted') await store.authorship.accepted(run.docId, run.id, [instructionId], principal.name);
       const after = (await store.runs.getRun(run.id))?.items.find((candidate) => candidate.instructionId === instructionId);
       return { state, decidedIds: [instructionId], item: after ?? { ...item, decision } };
     });

@@ -11,7 +11,7 @@
  */
 export type ClientAuthor =
   | { kind: 'person'; name: string }
-  | { kind: 'agent'; name: string; runId: string; instructionId: string }
+  | { kind: 'agent'; name: string; runId: string; instructionId: string; acceptedBy?: string }
   | { kind: 'restored'; ranges: RestoredRange[] };
 
 /** Items `clock`…`clock + length - 1` of a restoring client id copy those from `fromClock` of `fromClient`. */
@@ -36,6 +36,8 @@ export interface AuthorshipBook {
    * claimed client id afterwards, the claimant's or an earlier one's.
    */
   claim(docId: string, claims: readonly ClientClaim[]): Promise<Map<number, string>>;
+  /** WHO3: records that `name` accepted the changes of `instructionIds` of run `runId` (on the agent's client ids of those instructions). */
+  accepted(docId: string, runId: string, instructionIds: readonly string[], name: string): Promise<void>;
   /** Every client id of `docId` with its owner. */
   authors(docId: string): Promise<Map<number, { subject: string; author: ClientAuthor }>>;
 }

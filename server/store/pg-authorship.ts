@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { AuthorshipBook, ClientAuthor } from './authorship-book.ts';
+import { agentSubject, type AuthorshipBook, type ClientAuthor } from './authorship-book.ts';
 
 /** The owners of client ids over PostgreSQL (migration step 10), as sqlite-authorship.ts describes them. */
 export const pgAuthorshipSchema = `
@@ -14,6 +14,13 @@ CREATE TABLE text_authors (
 
 export function pgAuthorshipBook(pool: pg.Pool): AuthorshipBook {
   return {
+    async accepted(docId, runId, instructionIds, name) {
+      await pool.query(
+        `UPDATE text_authors SET author = author || jsonb_build_object('acceptedBy', $4::text)
+         WHERE doc_id = $1 AND subject = $2 AND author->>'instructionId' = ANY($3::text[])`,
+        [docId, agentSubject(runId), instructionIds, name],
+      );
+    },
     async claim(docId, claims) {
       if (claims.length === 0) return new Map();
       const clients = claims.map((claim) => claim.client);

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { AuthorshipBook, ClientAuthor } from './authorship-book.ts';
+import { agentSubject, type AuthorshipBook, type ClientAuthor } from './authorship-book.ts';
 
 /** Migration 6's table: the owner of each Yjs client id of a text document (WHO1, WHO2). */
 export const authorshipSchema = `
@@ -25,7 +25,14 @@ export function sqliteAuthorshipBook(db: Database.Database): AuthorshipBook {
     }
     return owners;
   });
+  const accept = db.prepare(
+    `UPDATE text_authors SET author = json_set(author, '$.acceptedBy', @name)
+     WHERE doc_id = @docId AND subject = @subject AND json_extract(author, '$.instructionId') IN (SELECT value FROM json_each(@ids))`,
+  );
   return {
+    async accepted(docId, runId, instructionIds, name) {
+      accept.run({ docId, subject: agentSubject(runId), ids: JSON.stringify(instructionIds), name });
+    },
     async claim(docId, claims) {
       return claimAll(docId, claims);
     },

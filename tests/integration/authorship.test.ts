@@ -119,6 +119,28 @@ describe('GET /api/docs/:id/authorship', () => {
     expect(texts((await authorship(reverted))[0].spans)).toEqual(people);
   });
 
+  it('[WHO3] names who accepted each instruction’s change when a run is decided item by item', async () => {
+    const docId = await server.createDoc('Items', 'first\n\nsecond');
+    const blocks = await blocksOf(server, docId);
+    const ids = [await instruct(server, docId, blocks[0].id, 'one'), await instruct(server, docId, blocks[1].id, 'two')];
+    const sent = await post(`/api/docs/${docId}/runs`);
+    const runId: string = sent.body.runId;
+    const bot = agentApi(server, server.token('agent', { sub: 'scribe', name: 'Scribe' }));
+    expect((await bot.claim(runId)).status).toBe(200);
+    expect((await bot.ops(runId, 'k1', [replaceOp(blocks[0], 'first!', ids[0]), replaceOp(blocks[1], 'second!', ids[1])])).status).toBe(200);
+    expect((await bot.complete(runId)).status).toBe(200);
+    const ana = server.token('editor', { sub: 'ana', name: 'Ana' });
+    expect((await post(`/api/runs/${runId}/items/${ids[0]}/accept`, undefined, ana)).status).toBe(200);
+    const oneAccepted = await authorship(docId);
+    expect(oneAccepted.map((block) => block.spans.at(-1)!.by.acceptedBy)).toEqual(['Ana', undefined]);
+    expect((await post(`/api/runs/${runId}/accept`, undefined, server.token('editor', { sub: 'bo', name: 'Bo' }))).status).toBe(200);
+    const both = await authorship(docId);
+    expect(both.map((block) => [block.spans.at(-1)!.text, block.spans.at(-1)!.by.instructionId, block.spans.at(-1)!.by.acceptedBy])).toEqual([
+      ['!', ids[0], 'Ana'],
+      ['!', ids[1], 'Bo'],
+    ]);
+  });
+
   it('[WHO1] keeps who wrote what across a restart', async () => {
     const docId = await server.createDoc('Restart', 'hello');
     const { ana, bo } = await twoPeopleTyped(docId);
