@@ -85,11 +85,7 @@ export interface ApplierRun {
   makeId: () => string;
   /** IMG4: the addresses of the assets uploaded into this document; none when absent. */
   assets?: ReadonlySet<string>;
-  /**
-   * WHO3: the Yjs client id to write the text of instruction `instructionId` as (the doc's own
-   * when absent). Yjs takes `ydoc.clientID` when it creates an item, so each instruction's
-   * items carry its own id, which says who wrote them; the doc's id is restored afterwards.
-   */
+  /** WHO3: the client id to write instruction `instructionId`'s items under (Yjs reads `ydoc.clientID` per item); the doc's own when absent. */
   writerFor?: (instructionId: string) => number;
 }
 
