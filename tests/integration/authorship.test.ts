@@ -176,3 +176,17 @@ describe('GET /api/docs/:id/authorship', () => {
     expect((await server.api('/api/docs/nope/authorship')).status).toBe(404);
   });
 });
+
+describe('text the server writes for a person', () => {
+  it('[WHO6] gives an import into the document to whoever imported it, and a duplicate to whoever made it', async () => {
+    const docId = await server.createDoc('Imports', 'hello');
+    const ana = server.token('editor', { sub: 'ana', name: 'Ana' });
+    const imported = await post(`/api/docs/${docId}/import`, { format: 'markdown', source: 'added by import' }, ana);
+    expect(imported.status).toBe(200);
+    expect((await authorship(docId)).map((block) => texts(block.spans))).toEqual([[['hello', 'Owner']], [['added by import', 'Ana']]]);
+
+    const copy = await post(`/api/docs/${docId}/duplicate`, {}, server.token('editor', { sub: 'bo', name: 'Bo' }));
+    expect(copy.status).toBe(201);
+    expect((await authorship(copy.body.id)).map((block) => texts(block.spans))).toEqual([[['hello', 'Bo']], [['added by import', 'Bo']]]);
+  });
+});
