@@ -78,7 +78,7 @@ export async function applyBatch(
       recorded = await record(result.changes, result.applied, scope);
     } finally {
       // The batch is the newest stack item (capturing stopped before and after it).
-      if (!recorded && manager.undoStack.length > stackSize) manager.undo();
+      if (!recorded && manager.undoStack.length > stackSize) await writeRestoring(owners, ydoc, run.docId, () => manager.undo());
     }
     if (!recorded) return { ok: 'unrecorded' };
     scopes.saved(run.docId, run.id, scope);
