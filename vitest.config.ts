@@ -7,6 +7,7 @@ const postgresPass = [
   'annotations-api',
   'asides',
   'audit-log',
+  'authorship',
   'invites',
   'discard-reason',
   'pages',

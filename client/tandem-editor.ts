@@ -17,6 +17,7 @@ import type { ReviewSelectDetail } from './tandem-review-panel.ts';
 import './tandem-toolbar.ts';
 import './tandem-link-popover.ts';
 import { FindController } from './find-controller.ts';
+import { AuthorController } from './author-controller.ts';
 import { ImageController } from './image-controller.ts';
 import { applyLink, closeLinkEditor, linkAt, linkKey, openInNewTab, openLinkAtCaret, openLinkEditor, removeLink } from './link-plugin.ts';
 import { linkAddressFromInput, safeLinkHref } from '../shared/model/safe-url.ts';
@@ -58,6 +59,7 @@ export class TandemEditor extends LightElement {
   private readonly rights = consumeAnnotationRights(this);
   private readonly editor = new EditorController(this);
   private readonly find = new FindController(this, this.editor);
+  private readonly authors = new AuthorController(this, this.editor);
   private readonly images = new ImageController(this, this.editor);
   /**
    * Blocks the runs deleted that people changed since: the review panel says Accept keeps them.
@@ -143,7 +145,7 @@ export class TandemEditor extends LightElement {
         ${this.readOnly
           ? html`<p class="read-only-note">${readOnlyNote(this.rights().comment)}</p>`
           : html`<tandem-toolbar .state=${state} @toolbar-command=${this.onCommand}></tandem-toolbar>`}
-        ${this.find.render()} ${this.readOnly ? '' : this.images.render()}
+        ${this.authors.render()} ${this.find.render()} ${this.readOnly ? '' : this.images.render()}
         <div class="text-frame">${this.editor.mount} ${this.renderLinkPopover()} ${this.renderSelectionActions(annotations)}</div>
       </div>
       <div class="side-column">

@@ -32,6 +32,9 @@ import { RunMirrorLoad } from './extensions/run-mirror-load.ts';
 import { NestedIds } from './extensions/nested-ids.ts';
 import { RunGc } from './extensions/run-gc.ts';
 import { TextWriters } from './extensions/text-writers.ts';
+import { ClientOwners } from './authorship/client-owners.ts';
+import { AuthorshipGuard } from './authorship/authorship-guard.ts';
+import { addAuthorshipRoutes } from './http/authorship-routes.ts';
 import { AgentStateless } from './extensions/agent-stateless.ts';
 import { RunMirror } from './runs/run-mirror.ts';
 import { AsideMirror } from './runs/aside-mirror.ts';
@@ -96,6 +99,7 @@ export async function startServer(
   const verify: TokenVerifier = (token) => verifyToken(keys, token, (jti) => store.revocations.isRevoked(jti));
   const scopes = new RunScopes(store.runs);
   const writers = new TextWriters();
+  const owners = new ClientOwners(store.authorship);
   const agents = new LateBound<AgentService>('The agent service');
 
   const notesGuard = new NotesGuard({ docCreatedAt: async (docId) => (await store.getDoc(docId))?.createdAt ?? null });
@@ -128,6 +132,7 @@ export async function startServer(
       new SocketLimits({ auth }),
       new AuditConnections({ audit: store.audit, onError: log }),
       new ShapeGuard(),
+      new AuthorshipGuard(owners),
       ...persistence,
       notesGuard,
       new PresenceGuard(),
@@ -143,7 +148,7 @@ export async function startServer(
       freshSync,
     ],
   });
-  const runs = createRunServices({ store, hocuspocus, scopes, writers, leaseMs: options.leaseMs, now: options.leaseClock, onError: log });
+  const runs = createRunServices({ store, hocuspocus, scopes, writers, owners, leaseMs: options.leaseMs, now: options.leaseClock, onError: log });
   agents.fill(runs.agents);
   // Every committed change of a run is mirrored (RUN4) and wakes the agents' long polls (QUEUE1).
   const mirror = new RunMirror(hocuspocus, store.runs);
@@ -163,7 +168,8 @@ export async function startServer(
   const router = new Router<RouteHandler>();
   addDocRoutes(router, { store, hocuspocus, roster: runs.roster });
   addCatalogueRoutes(router, { store, hocuspocus });
-  addExportRoutes(router, { store, hocuspocus });
+  addExportRoutes(router, { store, hocuspocus, owners });
+  addAuthorshipRoutes(router, { store, hocuspocus });
   addAssetRoutes(router, { store });
   addAnnotationRoutes(router, { store, hocuspocus });
   addRunRoutes(router, { store, hocuspocus, runs });

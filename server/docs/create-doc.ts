@@ -58,10 +58,12 @@ function oneEmptyParagraph(): Node {
  * in the work pool (LIMIT10), a text document's views with it (server/docs/text-views.ts); a
  * page whose HTML breaks LIMIT8 or LIMIT9 is refused (422) before that, and nothing is stored.
  */
-export async function createDoc(store: Store, input: NewDoc, now = Date.now(), id = randomId(10)): Promise<DocRecord> {
+export async function createDoc(store: Store, input: NewDoc, now = Date.now(), id = randomId(10), writer?: Writer): Promise<DocRecord> {
   if (input.kind === 'page') refuseShape(input.html);
   const text = input.kind === 'text' ? await importText(input) : null;
   const state = text ? text.state : await workPool().run('initialState', input);
+  // WHO6: the imported text is the creator's, claimed before anyone can read it.
+  if (writer) await claimState(store, id, state, writer);
   const record: DocRecord = { id, title: input.title, kind: input.kind, createdAt: now, updatedAt: now, deletedAt: null };
   await store.createDoc(record, new Map([[docName(record.id), state]]));
   // The catalogue keeps the title as shown (CAT1): without a title, the first line of the text.
@@ -72,6 +74,18 @@ export async function createDoc(store: Store, input: NewDoc, now = Date.now(), i
     return { ...record, title };
   }
   return record;
+}
+
+/** The person a new document's text is attributed to: the token's subject and name. */
+export interface Writer {
+  subject: string;
+  name: string;
+}
+
+async function claimState(store: Store, docId: string, state: Uint8Array, writer: Writer): Promise<void> {
+  const author = { kind: 'person' as const, name: writer.name };
+  const clients = [...Y.parseUpdateMeta(state).to.keys()];
+  await store.authorship.claim(docId, clients.map((client) => ({ client, subject: writer.subject, author })));
 }
 
 async function indexed(store: Store, docId: string, entry: SearchEntry): Promise<SearchEntry> {

@@ -3,7 +3,7 @@ import { docName } from '../../shared/model/doc-layout.ts';
 import { shownTitle } from '../../shared/model/doc-title.ts';
 import { pageSource } from '../../shared/page/page-source.ts';
 import type { DocRecord, Store } from '../store/store.ts';
-import { createDoc } from './create-doc.ts';
+import { createDoc, type Writer } from './create-doc.ts';
 import { readDocState } from './read-doc.ts';
 import { textBlocksJson, textMarkdown } from './text-views.ts';
 import { randomId } from '../../shared/model/ids.ts';
@@ -15,15 +15,15 @@ import { randomId } from '../../shared/model/ids.ts';
  * images name the copy's own assets, so that whoever may read the copy sees them. The copy is titled "Copy of TITLE" (the title as shown,
  * CAT1), or has no title when the original has none to show.
  */
-export async function duplicateDoc(store: Store, hocuspocus: Hocuspocus, source: DocRecord, maxTitle: number): Promise<DocRecord> {
+export async function duplicateDoc(store: Store, hocuspocus: Hocuspocus, source: DocRecord, maxTitle: number, writer?: Writer): Promise<DocRecord> {
   const name = docName(source.id);
   if (source.kind === 'page') {
     const { title, html } = await readDocState(hocuspocus, store, name, (ydoc) => ({ title: shownTitle(ydoc), html: pageSource(ydoc) }));
-    return createDoc(store, { kind: 'page', title: copyTitle(title, maxTitle), html });
+    return createDoc(store, { kind: 'page', title: copyTitle(title, maxTitle), html }, Date.now(), undefined, writer);
   }
   const [{ title }, markdown] = await Promise.all([textBlocksJson(hocuspocus, store, name), textMarkdown(hocuspocus, store, name)]);
   const id = randomId(10);
-  const copy = await createDoc(store, { kind: 'text', title: copyTitle(title, maxTitle), markdown: withAssetsOf(markdown, source.id, id) }, Date.now(), id);
+  const copy = await createDoc(store, { kind: 'text', title: copyTitle(title, maxTitle), markdown: withAssetsOf(markdown, source.id, id) }, Date.now(), id, writer);
   await store.assets.copy(source.id, id, copy.createdAt);
   return copy;
 }

@@ -84,7 +84,7 @@ export function addCatalogueRoutes(router: Router<RouteHandler>, deps: { store: 
   router.add('POST', '/api/docs/:id/duplicate', async ({ principal, params }) => {
     const source = await readableDoc(store, principal, params.id);
     if (!mayCreateDocs(principal)) throw forbidden('Only editors with a token for every document may duplicate documents.');
-    const copy = await duplicateDoc(store, hocuspocus, source, maxTitleLength);
+    const copy = await duplicateDoc(store, hocuspocus, source, maxTitleLength, { subject: principal.sub, name: principal.name });
     await recordAudit(store.audit, principal, 'doc.duplicated', source.id);
     await recordAudit(store.audit, principal, 'doc.created', copy.id);
     const answer: CreatedId = { id: copy.id };

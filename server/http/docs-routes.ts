@@ -38,7 +38,7 @@ export function addDocRoutes(router: Router<RouteHandler>, deps: { store: Store;
       throw forbidden('Only editors may create documents.');
     }
     const input = parseNewDoc(await body());
-    const record = await createDoc(store, input);
+    const record = await createDoc(store, input, Date.now(), undefined, { subject: principal.sub, name: principal.name });
     await recordAudit(store.audit, principal, 'doc.created', record.id);
     // CAT6: nothing of the Markdown is dropped silently; `warnings` comes only with something to say.
     const warnings = input.kind === 'text' && input.markdown ? await workPool().run('markdownWarnings', input.markdown) : [];

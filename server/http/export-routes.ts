@@ -19,6 +19,8 @@ import { withDocument } from '../docs/with-document.ts';
 import { pageViewOf } from '../pages/page-work.ts';
 import { readInput } from '../read-input.ts';
 import type { Store } from '../store/store.ts';
+import type { ClientOwners } from '../authorship/client-owners.ts';
+import { writeAsPerson } from '../authorship/person-writes.ts';
 import { workPool } from '../work/work-pool.ts';
 import { forbidden } from './api-error.ts';
 import type { RouteHandler } from './api.ts';
@@ -35,8 +37,8 @@ const docxType = 'application/vnd.openxmlformats-officedocument.wordprocessingml
 const exportPolicy = "default-src 'none'; img-src http: https: data:; style-src 'unsafe-inline'; sandbox";
 
 /** CAT5 and CAT6: a document as HTML and as a Word document; Markdown or HTML imported into one. */
-export function addExportRoutes(router: Router<RouteHandler>, deps: { store: Store; hocuspocus: Hocuspocus }): void {
-  const { store, hocuspocus } = deps;
+export function addExportRoutes(router: Router<RouteHandler>, deps: { store: Store; hocuspocus: Hocuspocus; owners: ClientOwners }): void {
+  const { store, hocuspocus, owners } = deps;
 
   router.add('GET', '/api/docs/:id/html', async ({ principal, params }) => {
     const record = await readableDoc(store, principal, params.id);
@@ -74,7 +76,9 @@ export function addExportRoutes(router: Router<RouteHandler>, deps: { store: Sto
     const parsed = await workPool().run('importSource', input);
     const imported = Node.fromJSON(schema, parsed.doc);
     await withDocument(hocuspocus, docName(record.id), (ydoc) =>
-      changeContent(ydoc, (doc) => doc.copy(isBlank(doc) ? imported.content : doc.content.append(imported.content)), importOrigin),
+      writeAsPerson(owners, ydoc, record.id, { subject: principal.sub, name: principal.name }, () =>
+        changeContent(ydoc, (doc) => doc.copy(isBlank(doc) ? imported.content : doc.content.append(imported.content)), importOrigin),
+      ),
     );
     const answer: ImportAnswer = { blocks: imported.childCount, warnings: parsed.warnings };
     return json(200, answer);

@@ -16,6 +16,7 @@ import { runNotFound } from './run-error.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { repinRestored } from './run-text.ts';
 import { revertPageRun } from '../pages/page-runs.ts';
+import { writeRestoring } from '../authorship/restored-text.ts';
 
 /**
  * Taking a decision back (PROTOCOL.md REV8, REV9), for editors:
@@ -49,7 +50,7 @@ export class RevertService {
           if (!(await store.runs.revertRun(run.id, Date.now(), by, plan.notReverted))) throw alreadyReverted();
           const origin = revertOrigin(run.id);
           const tracker = trackRevert(text, origin);
-          applyRevert(text, plan, origin);
+          await writeRestoring(this.deps.owners, text, run.docId, () => applyRevert(text, plan, origin));
           notes.transact(() => repinRestored(text, notes), serverOrigin);
           scopes.forget(run.docId, run.id, text);
           scopes.holdRevert(run.docId, run.id, text, tracker);
@@ -78,7 +79,7 @@ export class RevertService {
           if (!tracker) throw revertWindowClosed('the document was closed since');
           if (!revertUndoIsClean(text, tracker)) throw revertWindowClosed('text the revert brought back was changed since');
           if (!(await store.runs.unrevertRun(run.id, Date.now()))) throw revertWindowClosed('the run is no longer reverted');
-          const scope = undoRevert(tracker);
+          const scope = await writeRestoring(this.deps.owners, text, run.docId, () => undoRevert(tracker));
           notes.transact(() => repinRestored(text, notes), serverOrigin);
           scopes.dropRevert(run.id);
           scopes.saved(run.docId, run.id, scope);
@@ -108,7 +109,9 @@ export class RevertService {
         if (!redoIsClean(text, held.manager)) throw windowClosed('text the run wrote in was deleted since');
         if (!(await store.runs.reopenRun(run.id, Date.now()))) throw windowClosed('the document has another run outstanding');
         // One redo item per discard step: a run discarded item by item comes back whole (REV12).
-        while (held.manager.redoStack.length > 0) held.manager.redo();
+        await writeRestoring(this.deps.owners, text, run.docId, () => {
+          while (held.manager.redoStack.length > 0) held.manager.redo();
+        });
         const scope = saveRunScope(held.manager);
         held.reopened(scope);
         await store.runs.storeScope(run.id, scope);

@@ -58,6 +58,7 @@ export class ReviewService {
       if (undecided.length < current.items.length) {
         const state = await this.decideItemsText(current, new Set(undecided), decision, async (notes) => (await transition(notes)) && stateAfter());
         if (state === false || state === 'review') throw notInReview((await store.runs.getRun(run.id))?.state ?? 'gone');
+        if (decision === 'accepted') await store.authorship.accepted(run.docId, run.id, undecided, principal.name);
         return { state, decidedIds: undecided };
       }
       const answer = answerInstructions(current.items.map((item) => item.instructionId), current.id);
@@ -67,6 +68,7 @@ export class ReviewService {
           ? await keepRun(this.deps, current, transition, answer, keepScope)
           : await takeBack(this.deps, current, transition, answer, { redoable: true });
       if (!done) throw notInReview((await store.runs.getRun(run.id))?.state ?? 'gone');
+      if (decision === 'accepted') await store.authorship.accepted(run.docId, run.id, undecided, principal.name);
       return { state: decision, decidedIds: undecided };
     });
   }
@@ -94,6 +96,8 @@ export class ReviewService {
         if (decided) throw alreadyDecided(decided);
         throw notInReview(now?.state ?? 'gone');
       }
+      // WHO3: who accepted this item, kept with its text's author.
+      if (decision === 'accepted') await store.authorship.accepted(run.docId, run.id, [instructionId], principal.name);
       const after = (await store.runs.getRun(run.id))?.items.find((candidate) => candidate.instructionId === instructionId);
       return { state, decidedIds: [instructionId], item: after ?? { ...item, decision } };
     });

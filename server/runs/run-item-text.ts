@@ -9,6 +9,7 @@ import { withDocument } from '../docs/with-document.ts';
 import type { StoredRun } from '../store/run-store.ts';
 import type { RunStore } from '../store/run-store.ts';
 import { repinRestored, type RunTextDeps } from './run-text.ts';
+import { writeRestoring } from '../authorship/restored-text.ts';
 
 /** The store's step for the items (REV12): the run's state after it, or false when it lost. */
 export type ItemsTransition = (notes: ReadonlyMap<number, string>) => Promise<'review' | 'accepted' | 'discarded' | false>;
@@ -32,7 +33,7 @@ export async function decideItemsText(
   transition: ItemsTransition,
   inNotes: (notesYdoc: Y.Doc) => void,
 ): Promise<'review' | 'accepted' | 'discarded' | false> {
-  const { hocuspocus, scopes, writers, runs } = deps;
+  const { hocuspocus, scopes, writers, runs, owners } = deps;
   return withDocument(hocuspocus, docName(run.docId), (text) =>
     withDocument(hocuspocus, docName(run.docId, 'notes'), async (notes) => {
       const manager = await scopes.manager(text, run.id);
@@ -43,7 +44,7 @@ export async function decideItemsText(
         const { removed } = scopes.whileApplying(run.docId, () => acceptRunText(text, run.id, serverOrigin, items));
         keepInScope(manager, removed);
       } else {
-        undoRunItems(manager, run.changes, instructionIds);
+        await writeRestoring(owners, text, run.docId, () => undoRunItems(manager, run.changes, instructionIds));
         scopes.discardedItems(manager, instructionIds);
       }
       notes.transact(() => {

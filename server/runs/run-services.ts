@@ -6,6 +6,7 @@ import { QueueNotifier } from './queue-notifier.ts';
 import { KeyedLock } from './run-locks.ts';
 import type { RunScopes } from './run-scopes.ts';
 import type { TextWriters } from '../extensions/text-writers.ts';
+import type { ClientOwners } from '../authorship/client-owners.ts';
 import { ReviewService } from './review-service.ts';
 import { RevertService } from './revert-service.ts';
 import { CancelService } from './cancel-service.ts';
@@ -18,6 +19,8 @@ export interface RunServiceDeps {
   scopes: RunScopes;
   /** Who wrote which Yjs client's text, for the review's notes. */
   writers: TextWriters;
+  /** The owners of the text's client ids (WHO2, WHO3). */
+  owners: ClientOwners;
   locks: KeyedLock;
   notifier: QueueNotifier;
   /** The agents seen lately (RUN7). */

@@ -16,6 +16,9 @@ import { withDocument } from '../docs/with-document.ts';
 import type { StoredRun } from '../store/run-store.ts';
 import type { RunScopes } from './run-scopes.ts';
 import type { TextWriters } from '../extensions/text-writers.ts';
+import type { ClientOwners } from '../authorship/client-owners.ts';
+import { agentWriters } from '../authorship/agent-writers.ts';
+import { writeRestoring } from '../authorship/restored-text.ts';
 
 /**
  * What a run does to the live documents: apply a batch, take the run back (Discard, a failed
@@ -29,6 +32,8 @@ export interface RunTextDeps {
   hocuspocus: Hocuspocus;
   scopes: RunScopes;
   writers: TextWriters;
+  /** The owners of the text's client ids: each batch writes under ids claimed for the agent (WHO3). */
+  owners: ClientOwners;
 }
 
 /** Called with the applied batch and the run's scope after it; false takes the batch back. */
@@ -47,9 +52,10 @@ export async function applyBatch(
   record: RecordBatch,
   assets: ReadonlySet<string> = new Set(),
 ): Promise<ApplyResult | { ok: 'unrecorded' }> {
-  const { hocuspocus, scopes } = deps;
+  const { hocuspocus, scopes, owners } = deps;
   return withDocument(hocuspocus, docName(run.docId), async (ydoc) => {
     const manager = await scopes.manager(ydoc, run.id);
+    const writerFor = await agentWriters(owners, ydoc, run);
     manager.stopCapturing();
     const stackSize = manager.undoStack.length;
     const applier = {
@@ -59,6 +65,7 @@ export async function applyBatch(
       allowedOps,
       makeId: newBlockId,
       assets,
+      writerFor,
     };
     // OP12: nested blocks a peer wrote without ids since the load get the ids the agent read.
     giveNestedIds(ydoc, serverOrigin);
@@ -71,7 +78,7 @@ export async function applyBatch(
       recorded = await record(result.changes, result.applied, scope);
     } finally {
       // The batch is the newest stack item (capturing stopped before and after it).
-      if (!recorded && manager.undoStack.length > stackSize) manager.undo();
+      if (!recorded && manager.undoStack.length > stackSize) await writeRestoring(owners, ydoc, run.docId, () => manager.undo());
     }
     if (!recorded) return { ok: 'unrecorded' };
     scopes.saved(run.docId, run.id, scope);
@@ -92,12 +99,13 @@ export async function takeBack(
   inNotes: (notesYdoc: Y.Doc) => void = () => {},
   options: { redoable?: boolean } = {},
 ): Promise<boolean> {
-  const { hocuspocus, scopes } = deps;
+  const { hocuspocus, scopes, owners } = deps;
   return withDocument(hocuspocus, docName(run.docId), (text) =>
     withDocument(hocuspocus, docName(run.docId, 'notes'), async (notes) => {
       const manager = await scopes.manager(text, run.id);
       if (!(await transition())) return false;
-      undoRun(manager);
+      // WHO4: the text the undo brings back keeps its writers.
+      await writeRestoring(owners, text, run.docId, () => undoRun(manager));
       notes.transact(() => {
         repinRestored(text, notes);
         inNotes(notes);

@@ -1,3 +1,4 @@
+import { pgAuthorshipSchema } from './pg-authorship.ts';
 import type pg from 'pg';
 import { transaction } from './pg-db.ts';
 
@@ -210,6 +211,8 @@ CREATE TABLE doc_people (
   PRIMARY KEY (doc_id, subject)
 );
 `,
+  // Step 10: the owner of each Yjs client id of a text document (WHO1, WHO2).
+  pgAuthorshipSchema,
 ];
 
 /** An arbitrary key of the advisory lock that lets one instance at a time migrate. */

@@ -1,4 +1,5 @@
 import { pgInviteBook } from './pg-invites.ts';
+import { pgAuthorshipBook } from './pg-authorship.ts';
 import type { Store } from './store.ts';
 import { docRowToRecord, partNamesOf, type DocRow } from './doc-rows.ts';
 import { pgDocSearch } from './pg-doc-search.ts';
@@ -48,6 +49,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
     search: pgDocSearch(pool),
     assets: pgAssetStore(pool),
     invites: pgInviteBook(pool),
+    authorship: pgAuthorshipBook(pool),
     async createDoc(record, states) {
       await transaction(pool, async (client) => {
         await client.query('INSERT INTO docs (id, title, kind, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)', [
@@ -100,6 +102,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
           await client.query('DELETE FROM documents WHERE name = ANY($1::text[])', [names]);
           await client.query('DELETE FROM invites WHERE doc_id = $1', [id]);
           await client.query('DELETE FROM doc_people WHERE doc_id = $1', [id]);
+          await client.query('DELETE FROM text_authors WHERE doc_id = $1', [id]);
           await client.query('DELETE FROM docs WHERE id = $1', [id]);
         });
       }

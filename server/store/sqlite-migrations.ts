@@ -4,6 +4,7 @@ import { runActivitySchema } from './sqlite-run-activity.ts';
 import { docSearchSchema } from './sqlite-doc-search.ts';
 import { assetsSchema } from './sqlite-assets.ts';
 import { invitesSchema } from './sqlite-invites.ts';
+import { authorshipSchema } from './sqlite-authorship.ts';
 
 /**
  * The changes to the schema of `tandem.sqlite` (rule DUR4) since its first version, in order. `PRAGMA
@@ -23,6 +24,8 @@ ${docSearchSchema}`,
   assetsSchema,
   // 5: invites and the people who joined by them (INV1–INV6).
   invitesSchema,
+  // 6: the owner of each Yjs client id of a text document (WHO1, WHO2).
+  authorshipSchema,
 ];
 
 /** Brings `db` up to the latest schema, each step in its own transaction with its new version number. */

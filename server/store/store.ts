@@ -1,3 +1,4 @@
+import type { AuthorshipBook } from './authorship-book.ts';
 import type { DocKind } from '../../shared/model/doc-layout.ts';
 import type { AnnotationDocIndex, RunStore } from './run-store.ts';
 import type { AsideBoard } from './aside-board.ts';
@@ -65,6 +66,8 @@ export interface Store {
   readonly revocations: RevocationList;
   /** Invites to documents and the people who joined by them (INV1–INV6). */
   readonly invites: InviteBook;
+  /** Who wrote each client id's items of the text documents (WHO1). */
+  readonly authorship: AuthorshipBook;
   /** Who did what to which document. */
   readonly audit: AuditLog;
   /** The asides of claimed runs (ASIDE8): in memory for SQLite, in the database for PostgreSQL (SCALE5). */

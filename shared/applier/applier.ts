@@ -85,6 +85,8 @@ export interface ApplierRun {
   makeId: () => string;
   /** IMG4: the addresses of the assets uploaded into this document; none when absent. */
   assets?: ReadonlySet<string>;
+  /** WHO3: the client id to write instruction `instructionId`'s items under (Yjs reads `ydoc.clientID` per item); the doc's own when absent. */
+  writerFor?: (instructionId: string) => number;
 }
 
 export type ApplyErrorCode = 'INVALID_OP' | 'OP_NOT_ALLOWED' | 'OUTSIDE_FENCE' | 'STALE_BLOCK' | 'UNKNOWN_ASSET';
@@ -147,7 +149,7 @@ export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origi
   if (!Array.isArray(planned)) return { ok: false, error: planned };
 
   const { regions, changes } = assignIds(live, planned, run);
-  write(ydoc, live, regions, run.runId, origin);
+  write(ydoc, live, regions, run, origin);
   return { ok: true, applied: planned.length, changes };
 }
 
@@ -263,7 +265,12 @@ function idsOf(yfragment: Y.XmlFragment): Set<string> {
  * two changed ones could be rewritten with its neighbour's text, taking the typing and
  * anchors inside it along.)
  */
-function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], runId: string, origin: Origin): void {
+function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], run: ApplierRun, origin: Origin): void {
+  const { runId, writerFor } = run;
+  const ownClient = ydoc.clientID;
+  const writeAs = (instructionId: string) => {
+    if (writerFor) ydoc.clientID = writerFor(instructionId);
+  };
   const located = regions.map((region) => {
     const block = live.found.get(region.blockId);
     // Unreachable: validation found every block the batch names. Checked before writing
@@ -281,36 +288,58 @@ function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], runId:
   };
   // OP3: one transaction with the run's origin, the smallest change block by block.
   ydoc.transact(() => {
-    for (const { region, block } of located) {
-      const { index, yblock, parent } = block;
-      const created: Y.XmlElement[] = [];
-      const at = index + 1;
-      const replacement = region.replacement;
-      if (replacement !== null) {
-        const mark = markFor(replacement.instructionId);
-        const { blocks } = replacement;
-        // Read during validation, in this same call: nothing has written to the block since.
-        const old = region.old;
-        let from = 0;
-        if (blocks.length > 0 && old !== null && blocks[0].type === old.type) {
-          const plain = old.plain === null ? null : unmarkedParagraphText(blocks[0]);
-          if (plain !== null) writePlainParagraph(yblock, old.plain as string, plain, mark);
-          else if (writtenChildByChild(blocks[0].type.name)) writeHoldingBlock(yblock, blocks[0], mark, runId);
-          else updateBlock(yblock, blocks[0], mark);
-          from = 1;
-        } else {
-          // OP7: the old block stays, marked, until the run is decided; its id goes to the new block.
-          markPendingDelete(yblock, runId, region.blockId, region.hash, region.retiredId ?? undefined);
+    try {
+      for (const { region, block } of located) {
+        const { index, yblock, parent } = block;
+        const created: { instructionId: string; yblock: Y.XmlElement }[] = [];
+        const at = index + 1;
+        const replacement = region.replacement;
+        if (replacement !== null) {
+          const mark = markFor(replacement.instructionId);
+          writeAs(replacement.instructionId);
+          const { blocks } = replacement;
+          // Read during validation, in this same call: nothing has written to the block since.
+          const old = region.old;
+          let from = 0;
+          if (blocks.length > 0 && old !== null && blocks[0].type === old.type) {
+            const plain = old.plain === null ? null : unmarkedParagraphText(blocks[0]);
+            if (plain !== null) writePlainParagraph(yblock, old.plain as string, plain, mark);
+            else if (writtenChildByChild(blocks[0].type.name)) writeHoldingBlock(yblock, blocks[0], mark, runId);
+            else updateBlock(yblock, blocks[0], mark);
+            from = 1;
+          } else {
+            // OP7: the old block stays, marked, until the run is decided; its id goes to the new block.
+            markPendingDelete(yblock, runId, region.blockId, region.hash, region.retiredId ?? undefined);
+          }
+          for (let i = from; i < blocks.length; i++) created.push({ instructionId: replacement.instructionId, yblock: newBlock(blocks[i], mark) });
         }
-        for (let i = from; i < blocks.length; i++) created.push(newBlock(blocks[i], mark));
+        for (const insert of region.inserts) {
+          const mark = markFor(insert.instructionId);
+          for (const inserted of insert.blocks) created.push({ instructionId: insert.instructionId, yblock: newBlock(inserted, mark) });
+        }
+        // A new block's content is integrated when it is inserted: one insert per instruction.
+        let offset = 0;
+        for (const group of byInstruction(created)) {
+          writeAs(group.instructionId);
+          parent.insert(at + offset, group.yblocks);
+          offset += group.yblocks.length;
+        }
       }
-      for (const insert of region.inserts) {
-        const mark = markFor(insert.instructionId);
-        for (const inserted of insert.blocks) created.push(newBlock(inserted, mark));
-      }
-      if (created.length > 0) parent.insert(at, created);
+    } finally {
+      ydoc.clientID = ownClient;
     }
   }, origin);
+}
+
+/** The consecutive runs of `created` that answer one instruction, in order. */
+function byInstruction(created: readonly { instructionId: string; yblock: Y.XmlElement }[]): { instructionId: string; yblocks: Y.XmlElement[] }[] {
+  const groups: { instructionId: string; yblocks: Y.XmlElement[] }[] = [];
+  for (const { instructionId, yblock } of created) {
+    const last = groups.at(-1);
+    if (last?.instructionId === instructionId) last.yblocks.push(yblock);
+    else groups.push({ instructionId, yblocks: [yblock] });
+  }
+  return groups;
 }
 
 /** OP2: returns the planned ops, or the first problem in the documented order. */

@@ -34,7 +34,7 @@ async function extensionsOf(options: { databaseUrl?: string; redisUrl?: string }
   }
 }
 
-const before = ['TandemAuth', 'TandemSocketLimits', 'TandemAuditConnections', 'TandemShapeGuard'];
+const before = ['TandemAuth', 'TandemSocketLimits', 'TandemAuditConnections', 'TandemShapeGuard', 'TandemAuthorshipGuard'];
 const after = [
   'TandemPresenceGuard',
   'TandemNotesStrays',

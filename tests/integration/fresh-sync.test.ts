@@ -20,8 +20,9 @@ afterEach(async () => {
   await server?.dispose();
 });
 
-function peer(name: string, options: { ydoc?: Y.Doc; role?: 'editor' | 'viewer' } = {}): Peer {
-  const connected = connectPeer({ wsUrl: server.wsUrl, name, token: server.token(options.role ?? 'editor'), ydoc: options.ydoc, awareness: false });
+function peer(name: string, options: { ydoc?: Y.Doc; role?: 'editor' | 'viewer'; token?: string } = {}): Peer {
+  const token = options.token ?? server.token(options.role ?? 'editor');
+  const connected = connectPeer({ wsUrl: server.wsUrl, name, token, ydoc: options.ydoc, awareness: false });
   peers.push(connected);
   return connected;
 }
@@ -105,7 +106,9 @@ describe('a peer that holds nothing of a document', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 8 }), async (actions) => {
         const ydoc = new Y.Doc();
-        let writer = peer(id, { ydoc });
+        // One person's replica: it reconnects with the same token (its client id is theirs, WHO2).
+        const token = server.token('editor');
+        let writer = peer(id, { ydoc, token });
         await writer.synced;
         const check = async () => {
           await roundTrip(writer);
@@ -130,7 +133,7 @@ describe('a peer that holds nothing of a document', () => {
             await roundTrip(writer);
             writer.destroy();
             await server.restart();
-            writer = peer(id, { ydoc });
+            writer = peer(id, { ydoc, token });
             await writer.synced;
           }
         }
