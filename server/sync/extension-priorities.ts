@@ -18,7 +18,7 @@ export const extensionPriority = {
   auditConnections: 880,
   /** An update of the wrong shape reaches neither the notes guard nor the logs (SHAPE4). */
   shapeGuard: 800,
-  /** Claims the client ids an update writes before it is applied or logged, and refuses a foreign one like a bad shape (WHO2). */
+  /** Claims the client ids an update writes before it is applied or logged (WHO2). */
   authorshipGuard: 790,
   /** SQLite: its `onLoadDocument` broadcasts a client's update before Persistence appends it; only the acknowledgement waits (DUR1). */
   promptBroadcast: 710,
