@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
 import { AgentList, CreatedDoc, CreatedId, DocList, type AgentView, type DocSummary, type NewDocBody } from '../shared/wire/docs.ts';
-import { DocRestored, DocTrashed, ImportAnswer, type ImportBody } from '../shared/wire/catalogue.ts';
+import { DocRestored, DocTrashed, ImportAnswer, TrashList, type ImportBody, type TrashedDoc } from '../shared/wire/catalogue.ts';
 import { ErrorEnvelope } from '../shared/wire/errors.ts';
 import { readWire } from '../shared/wire/parse.ts';
 import { AsideAnswer, type AsideBody } from '../shared/wire/asides.ts';
@@ -64,6 +64,11 @@ export function readSession(token: string): Promise<SessionView> {
 /** The documents, or with a `query` those whose title or text has its words (CAT2). */
 export function listDocs(token: string, query = ''): Promise<DocSummary[]> {
   return request(DocList, token, 'GET', query.trim() ? `/api/docs?q=${encodeURIComponent(query)}` : '/api/docs');
+}
+
+/** CAT3: the trash (editors), most recently trashed first. */
+export function listTrash(token: string): Promise<TrashedDoc[]> {
+  return request(TrashList, token, 'GET', '/api/docs?trash=1');
 }
 
 /** CAT3: moves a document to the trash; `restoreDoc` takes it out again (for 30 days). */

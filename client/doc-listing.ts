@@ -1,6 +1,9 @@
 import { ApiError, listDocs, type DocSummary } from './api.ts';
 import { readRecentDocs, type RecentDoc } from './recent-docs.ts';
 
+/** Fired (bubbling) by the trash when a document came back from it, so that the list reads itself again. */
+export const docRestoredEvent = 'doc-restored';
+
 export interface ListedDoc {
   id: string;
   title: string;

@@ -7,9 +7,10 @@ import { createDoc, duplicateDoc, restoreDoc, trashDoc } from './api.ts';
 import { rememberDoc } from './recent-docs.ts';
 import { docPath, navigate } from './router.ts';
 import { sessionContext } from './session-context.ts';
-import { describeListError, loadDocListing, type ListedDoc } from './doc-listing.ts';
+import { describeListError, docRestoredEvent, loadDocListing, type ListedDoc } from './doc-listing.ts';
 
 const loadNewPage = onDemand(() => import('./page/tandem-new-page.ts'));
+const loadTrash = onDemand(() => import('./tandem-trash.ts'));
 
 /** How long the search waits after the last keystroke before it asks the server. */
 const searchDelayMs = 200;
@@ -20,8 +21,12 @@ const searchDelayMs = 200;
  * trash with an `Undo` (CAT3). A person's name is their token's, as the server says it (INV4).
  */
 export class TandemDocList extends LightElement {
-  static properties = { newPage: { state: true }, query: { state: true }, trashed: { state: true }, actionError: { state: true } };
+  static properties = { newPage: { state: true }, showTrash: { state: true }, trashVersion: { state: true }, query: { state: true }, trashed: { state: true }, actionError: { state: true } };
   declare newPage: boolean;
+  /** Whether the trash is shown (editors). */
+  declare showTrash: boolean;
+  /** Counts the list's own deletes and undos, for the trash to read itself again. */
+  declare trashVersion: number;
   /** The search as last sent to the server ('' lists everything). */
   declare query: string;
   /** The document just moved to the trash, while its Undo is offered. */
@@ -50,6 +55,8 @@ export class TandemDocList extends LightElement {
   constructor() {
     super();
     this.newPage = false;
+    this.showTrash = false;
+    this.trashVersion = 0;
     this.query = '';
     this.trashed = null;
     this.actionError = '';
@@ -61,9 +68,17 @@ export class TandemDocList extends LightElement {
     if (this.newPage) void loadNewPage();
   }
 
+  /** Shows or hides the trash (its code loads when first asked for). */
+  private toggleTrash() {
+    this.showTrash = !this.showTrash;
+    if (this.showTrash) void loadTrash();
+  }
+
   connectedCallback(): void {
     super.connectedCallback();
     document.title = 'Documents · Tandem';
+    // A document restored from the trash is listed again.
+    this.addEventListener(docRestoredEvent, () => void this.listing.run());
   }
 
   disconnectedCallback(): void {
@@ -81,6 +96,7 @@ export class TandemDocList extends LightElement {
   render() {
     const canCreate = !!this.sessionFrom.value?.may('create-doc');
     const offline = !!this.listing.value?.offline;
+    const canTrash = !offline && !!this.sessionFrom.value?.may('trash-doc');
     return html`<main class="list-main">
       <div class="list-head">
         <h1>Documents</h1>
@@ -90,12 +106,13 @@ export class TandemDocList extends LightElement {
             >
             <button type="button" aria-expanded=${this.newPage} @click=${this.toggleNewPage}>New page</button>`
           : ''}
+        ${canTrash ? html`<button type="button" aria-expanded=${this.showTrash} @click=${this.toggleTrash}>Trash</button>` : ''}
       </div>
       <input class="doc-search" type="search" aria-label="Search documents" placeholder="Search documents" autocomplete="off" @input=${this.onSearch} />
       ${canCreate && this.newPage ? html`<tandem-new-page @new-page-cancel=${this.toggleNewPage}></tandem-new-page>` : ''}
       ${this.error ? html`<p class="message error" role="alert">${this.error}</p>` : ''}
       ${offline ? html`<p class="message">The server cannot be reached. These are the documents opened on this device.</p>` : ''}
-      ${this.renderTrashed()} ${this.renderDocs()}
+      ${this.renderTrashed()} ${this.renderDocs()} ${canTrash && this.showTrash ? html`<tandem-trash .version=${this.trashVersion}></tandem-trash>` : ''}
     </main>`;
   }
 
@@ -162,6 +179,7 @@ export class TandemDocList extends LightElement {
 
   private async trash(doc: ListedDoc) {
     if (await this.act((token) => trashDoc(token, doc.id))) this.trashed = doc;
+    this.trashVersion += 1;
   }
 
   private async undoTrash() {
@@ -169,6 +187,7 @@ export class TandemDocList extends LightElement {
     if (!doc) return;
     this.trashed = null;
     await this.act((token) => restoreDoc(token, doc.id));
+    this.trashVersion += 1;
   }
 
   private async duplicate(doc: ListedDoc) {

@@ -140,12 +140,30 @@ describe('documents in the app', () => {
     await expect.poll(() => titleField(page).getAttribute('placeholder')).toBe('Web page');
   });
 
+  it('[CAT3] shows the trash with when each document can be restored until, and restores one from it', async () => {
+    await server.createDoc('Pear cake', 'Pears.');
+    const { page } = await people.open('/', server.ownerToken);
+    await row(page, 'Pear cake').getByRole('button', { name: 'Delete' }).click();
+    await row(page, 'Pear cake').waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Trash' }).click();
+    const trash = page.getByRole('list', { name: 'In the trash' });
+    const trashed = trash.getByRole('listitem').filter({ hasText: 'Pear cake' });
+    await trashed.waitFor();
+    expect(await trashed.innerText()).toContain('can be restored until');
+    await trashed.getByRole('button', { name: 'Restore Pear cake' }).focus();
+    await page.keyboard.press('Enter');
+    await trashed.waitFor({ state: 'detached' });
+    await row(page, 'Pear cake').waitFor();
+    expect((await server.api('/api/docs?trash=1')).body.map((doc: { title: string }) => doc.title)).not.toContain('Pear cake');
+  });
+
   it('offers no Delete, Duplicate or Import to a viewer', async () => {
     const id = await server.createDoc('Read only', 'x');
     const viewer = server.token('viewer');
     const { page } = await people.open('/', viewer);
     await row(page, 'Read only').waitFor();
     expect(await row(page, 'Read only').getByRole('button').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Trash' }).count()).toBe(0);
     const opened = await people.openDoc(id, viewer);
     await opened.page.getByRole('button', { name: 'Download' }).waitFor();
     expect(await opened.page.getByRole('button', { name: 'Import' }).count()).toBe(0);
