@@ -65,6 +65,28 @@ describe.each(backends)('export and import ($name)', (backend) => {
     expect(strFromU8(entries['word/_rels/document.xml.rels'])).toContain('Target="https://example.com/a?b=1&amp;c=2"');
   });
 
+  it('[CAT5] writes every kind of block into a Word file: tables, rules, nested lists, breaks and images by address', async () => {
+    const every = `${source}\n\n---\n\n| Fruit | Qty |\n| :-- | --: |\n| Pears | 4 |\n\n- outer\n  - inner\n\nline one  \nline two\n\n![A cat](https://example.com/cat.png)`;
+    const id = await server.createDoc('Every block', every);
+    const file = await download(`/api/docs/${id}/docx`);
+    expect(file.status).toBe(200);
+    const body = strFromU8(unzipSync(file.bytes)['word/document.xml']);
+    expect(body).toContain('<w:tbl>');
+    for (const words of ['Fruit', 'Pears', 'outer', 'inner', 'line one', 'line two', 'A cat']) expect(body, words).toContain(words);
+    expect(body).toContain('<w:br/>');
+  });
+
+  it('[CAT6] [LIMIT10] reads deeply nested Markdown (quotes 50,000 deep, lists 400 deep) into a document that loads', async () => {
+    for (const markdown of ['>'.repeat(50_000) + ' deep', Array.from({ length: 400 }, (_, depth) => `${'  '.repeat(depth)}- level ${depth}`).join('\n'), '*'.repeat(40_000) + 'x' + '*'.repeat(40_000)]) {
+      const created = await server.api('/api/docs', { method: 'POST', body: { title: 'Bomb', markdown } });
+      // markdown-it stops nesting at its limit: the rest is read as text, and the document is made.
+      expect(created.status, markdown.slice(0, 20)).toBe(201);
+      const read = await server.api(`/api/docs/${created.body.id}/markdown`);
+      expect(read.status).toBe(200);
+      expect((await server.api(`/api/docs/${created.body.id}`)).status).toBe(200);
+    }
+  });
+
   it('[CAT5] exports a page as HTML and as Word, and refuses what a reader may not read', async () => {
     const created = await server.api('/api/docs', { method: 'POST', body: { title: 'Page', kind: 'page', html: '<h1>Hello page</h1><p onclick="x()">Body <script>alert(1)</script></p>' } });
     const page = created.body.id;
