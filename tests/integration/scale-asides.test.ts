@@ -36,7 +36,8 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'tandem-scale-asides-'));
   databaseUrl = await postgres.fresh();
   // A first, so that B finds the keys A made in the shared data directory.
-  a = await startTestServer({ dataDir, databaseUrl, redisUrl: redis.url, asideTimeoutMs: timeoutOnA });
+  // One long poll per agent on A: a second is refused while the first waits, which tells a test it waits (LIMIT6).
+  a = await startTestServer({ dataDir, databaseUrl, redisUrl: redis.url, asideTimeoutMs: timeoutOnA, limits: { longPollsPerSubject: 1 } });
   b = await startTestServer({ dataDir, databaseUrl, redisUrl: redis.url, asideTimeoutMs: 60_000 });
 });
 afterAll(async () => {
@@ -110,9 +111,15 @@ describe('asides across two instances', { timeout: 60_000 }, () => {
 
   it('[SCALE5] [ASIDE4] wakes the agent’s long poll on one instance with a steer taken by the other', async () => {
     const run = await claimedRun(a);
-    const polling = run.agent.poll(run.runId, 20);
-    // The poll is waiting on A before the steer reaches B.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The poll is waiting on A before the steer reaches B: a probe beside it is refused (a barrier, not a pause).
+    let polling: ReturnType<typeof run.agent.poll>;
+    for (;;) {
+      let refused = false;
+      polling = run.agent.poll(run.runId, 20);
+      void polling.then((answer) => (refused = answer.status === 429));
+      await waitFor(async () => refused || (await run.agent.poll(run.runId, 0.1)).status === 429, 10_000);
+      if (!refused) break;
+    }
     const steered = await ask(b, run.runId, b.token('editor', { name: 'Eda' }), { text: 'Keep it short.' });
     expect(steered.body).toEqual({ route: 'agent' });
     const polled = await polling;
