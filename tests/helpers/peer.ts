@@ -1,5 +1,7 @@
 import * as Y from 'yjs';
 import WebSocket from 'ws';
+import * as decoding from 'lib0/decoding';
+import { messageYjsSyncStep2 } from 'y-protocols/sync';
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
 
 export interface Peer {
@@ -23,6 +25,10 @@ export interface PeerOptions {
   /** How long the connection may stay silent before the provider reconnects; the provider's own default unless given. */
   messageReconnectTimeout?: number;
 }
+
+/** Hocuspocus's sync message types (`MessageType.Sync`, `MessageType.SyncReply`). */
+const messageSync = 0;
+const messageSyncReply = 4;
 
 /** A Hocuspocus client on its own WebSocket, as a browser tab would open one. */
 export function connectPeer(options: PeerOptions): Peer {
@@ -79,25 +85,45 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, timeo
  * Rejects if the server closes the connection first.
  */
 export function roundTrip(peer: Peer): Promise<void> {
-  const { provider } = peer;
+  // One round trip at a time per provider: each waits for the step 2 answering its own step 1.
+  const previous = pendingRoundTrips.get(peer.provider) ?? Promise.resolve();
+  const next = previous.catch(() => {}).then(() => oneRoundTrip(peer.provider));
+  pendingRoundTrips.set(peer.provider, next);
+  return next;
+}
+
+const pendingRoundTrips = new WeakMap<HocuspocusProvider, Promise<void>>();
+
+function oneRoundTrip(provider: HocuspocusProvider): Promise<void> {
   return new Promise((resolve, reject) => {
     const done = () => {
-      provider.off('synced', onSynced);
+      provider.off('message', onMessage);
       provider.off('close', onClose);
     };
-    const onSynced = () => {
+    // The step 2 answering this step 1, not the `synced` flag: a sync status acknowledging an
+    // earlier message sets that too, before the server has read what was sent since.
+    const onMessage = ({ event }: { event: MessageEvent }) => {
+      if (!isSyncStep2(new Uint8Array(event.data as ArrayBuffer))) return;
       done();
+      // The provider applies the step 2 right after this event, before the promise's callbacks run.
       resolve();
     };
     const onClose = ({ event }: { event: { reason: string } }) => {
       done();
       reject(new Error(`The server closed the connection instead of answering: ${event.reason}`));
     };
-    provider.isSynced = false;
-    provider.on('synced', onSynced);
+    provider.on('message', onMessage);
     provider.on('close', onClose);
     provider.forceSync();
   });
+}
+
+/** Whether a frame the server sent is a sync step 2 (Hocuspocus sync message, y-protocols step 2). */
+function isSyncStep2(frame: Uint8Array): boolean {
+  const decoder = decoding.createDecoder(frame);
+  decoding.readVarString(decoder);
+  const type = decoding.readVarUint(decoder);
+  return (type === messageSync || type === messageSyncReply) && decoding.readVarUint(decoder) === messageYjsSyncStep2;
 }
 
 /**
