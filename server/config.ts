@@ -37,6 +37,8 @@ export interface ServerOptions {
   redisUrl: string | null;
   /** `https://…` where people reach this server (`PUBLIC_URL`), for links it makes such as invites; null: the request's own `Host`. */
   publicUrl: string | null;
+  /** HIST2: how long people may write before their text is kept as an automatic version (`TANDEM_VERSION_EVERY_MS`; 5 minutes). */
+  versionEveryMs: number;
   /** VER3: the oldest protocol version whose clients are served (shared/protocol/protocol-version.ts); tests raise it to stand in for a release that did. */
   oldestProtocol: number;
 }
@@ -51,9 +53,9 @@ export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
  * `LEASE_MS`, `TANDEM_AGENT`, and for `TANDEM_AGENT=openai` `OPENAI_BASE_URL`, `OPENAI_API_KEY`,
  * `TANDEM_MODEL`, for `TANDEM_AGENT=anthropic` `ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`,
  * `TANDEM_MODEL`, and for either the run limits of `runLimitsFromEnv`; `DATABASE_URL`, `REDIS_URL`;
- * `TANDEM_WORK_TASK_MS` for `limits.workTaskMs`; `PUBLIC_URL`), then the defaults. Paths come back absolute.
+ * `TANDEM_WORK_TASK_MS` for `limits.workTaskMs`; `PUBLIC_URL`; `TANDEM_VERSION_EVERY_MS`), then the defaults. Paths come back absolute.
  * Throws a RangeError for a malformed `PORT`, `LEASE_MS`, `TANDEM_WORK_TASK_MS`,
- * `DATABASE_URL`, `REDIS_URL` or `PUBLIC_URL`, `REDIS_URL` without `DATABASE_URL`, an unknown `TANDEM_AGENT`, and
+ * `DATABASE_URL`, `REDIS_URL`, `PUBLIC_URL` or `TANDEM_VERSION_EVERY_MS`, `REDIS_URL` without `DATABASE_URL`, an unknown `TANDEM_AGENT`, and
  * a model agent without `TANDEM_MODEL`.
  */
 export function resolveServerOptions(
@@ -82,6 +84,7 @@ export function resolveServerOptions(
     databaseUrl,
     redisUrl,
     oldestProtocol: given.oldestProtocol ?? oldestSupportedProtocol,
+    versionEveryMs: given.versionEveryMs ?? parseVersionEveryMs(env.TANDEM_VERSION_EVERY_MS),
     publicUrl: given.publicUrl !== undefined ? given.publicUrl : originOnly(parseUrl('PUBLIC_URL', env.PUBLIC_URL, ['http:', 'https:'])),
   };
 }
@@ -91,6 +94,15 @@ function parseLeaseMs(value: string | undefined): number {
   const ms = Number(value);
   if (!/^\d+$/.test(value) || ms < 50 || ms > 86_400_000) {
     throw new RangeError(`LEASE_MS must be a number of milliseconds from 50 to 86400000, not "${value}"`);
+  }
+  return ms;
+}
+
+function parseVersionEveryMs(value: string | undefined): number {
+  if (value === undefined || value === '') return 5 * 60_000;
+  const ms = Number(value);
+  if (!/^\d+$/.test(value) || ms < 100 || ms > 86_400_000) {
+    throw new RangeError(`TANDEM_VERSION_EVERY_MS must be a number of milliseconds from 100 to 86400000, not "${value}"`);
   }
   return ms;
 }

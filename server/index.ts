@@ -58,6 +58,9 @@ import { addAuditRoutes } from './http/audit-routes.ts';
 import { addInviteRoutes } from './http/invite-routes.ts';
 import { addSessionRoutes } from './http/session-routes.ts';
 import { createStaticHandler } from './http/static-files.ts';
+import { addVersionRoutes } from './http/version-routes.ts';
+import { VersionService } from './versions/versions.ts';
+import { AutoVersions } from './versions/auto-versions.ts';
 import { createRequestHandler } from './http/app.ts';
 import { attachCollabSocket } from './sync/collab-socket.ts';
 import { closeHocuspocus } from './shutdown.ts';
@@ -122,6 +125,8 @@ export async function startServer(
   } else {
     persistence = [new PromptBroadcast(), new Persistence({ log: store.updates, onError: log, fresh: freshSync })];
   }
+  const versionsLater = new LateBound<VersionService>('The version service');
+  const autoVersions = new AutoVersions({ recordIfChanged: (...args) => versionsLater.get().recordIfChanged(...args) }, options.versionEveryMs, log);
   const hocuspocus = new SafeUnloadHocuspocus({
     quiet: true,
     maxPendingDocuments: options.limits.pendingDocumentsPerSocket,
@@ -144,12 +149,15 @@ export async function startServer(
       new RunMirrorLoad(store.runs),
       new RunGc(scopes),
       writers,
+      autoVersions,
       new AgentStateless(agents, log),
       freshSync,
     ],
   });
   const runs = createRunServices({ store, hocuspocus, scopes, writers, owners, leaseMs: options.leaseMs, now: options.leaseClock, onError: log });
   agents.fill(runs.agents);
+  const versions = new VersionService({ store, hocuspocus, owners });
+  versionsLater.fill(versions);
   // Every committed change of a run is mirrored (RUN4) and wakes the agents' long polls (QUEUE1).
   const mirror = new RunMirror(hocuspocus, store.runs);
   store.runs.onRunChanged((_runId, docId) => mirror.refresh(docId));
@@ -172,7 +180,8 @@ export async function startServer(
   addAuthorshipRoutes(router, { store, hocuspocus });
   addAssetRoutes(router, { store });
   addAnnotationRoutes(router, { store, hocuspocus });
-  addRunRoutes(router, { store, hocuspocus, runs });
+  addRunRoutes(router, { store, hocuspocus, runs, versions });
+  addVersionRoutes(router, { store, versions });
   addAgentRoutes(router, runs.agents);
   addAsideRoutes(router, asides);
   addAuditRoutes(router, store);
@@ -228,6 +237,7 @@ export async function startServer(
     close() {
       closing ??= (async () => {
         sweeper.stop();
+        autoVersions.stop();
         await upkeep.stop();
         await agent?.stop();
         asides.close();

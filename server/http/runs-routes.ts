@@ -15,6 +15,9 @@ import { readableDoc } from './doc-access.ts';
 import { json } from './reply.ts';
 import { readCandidate } from '../pages/page-runs.ts';
 import type { Router } from './router.ts';
+import type { VersionService } from '../versions/versions.ts';
+import type { Claims } from '../../shared/protocol/claims.ts';
+import type { VersionReason } from '../../shared/wire/versions.ts';
 
 /**
  * Send (`POST /api/docs/:id/runs`), reading a run (`GET /api/runs/:runId`) and review
@@ -26,9 +29,11 @@ import type { Router } from './router.ts';
  */
 export function addRunRoutes(
   router: Router<RouteHandler>,
-  deps: { store: Store; hocuspocus: Hocuspocus; runs: Pick<RunServices, 'review' | 'revert' | 'cancel'> },
+  deps: { store: Store; hocuspocus: Hocuspocus; runs: Pick<RunServices, 'review' | 'revert' | 'cancel'>; versions: Pick<VersionService, 'record'> },
 ): void {
   const { store, runs } = deps;
+  // HIST1: every decision is kept as a version of the text it left.
+  const versionAt = (principal: Claims, docId: string, reason: VersionReason) => deps.versions.record(docId, reason, principal.name);
 
   router.add('POST', '/api/docs/:id/runs', async ({ principal, params }) => {
     const doc = await readableDoc(store, principal, params.id);
@@ -74,7 +79,10 @@ export function addRunRoutes(
   router.add('POST', '/api/runs/:runId/accept', async ({ principal, params }) => {
     const { state } = await runs.review.decide(principal, params.runId, 'accepted');
     const run = await store.runs.getRun(params.runId);
-    if (run) await recordAudit(store.audit, principal, 'run.accepted', run.docId, run.id);
+    if (run) {
+      await recordAudit(store.audit, principal, 'run.accepted', run.docId, run.id);
+      await versionAt(principal, run.docId, 'run-accepted');
+    }
     const answer: RunDecision = { state };
     return json(200, answer);
   });
@@ -88,6 +96,7 @@ export function addRunRoutes(
     const run = await store.runs.getRun(params.runId);
     if (!run) return json(200, { state });
     await recordAudit(store.audit, principal, 'run.discarded', run.docId, run.id);
+    await versionAt(principal, run.docId, 'run-discarded');
     if (reason === null) return json(200, { state });
     const draftIds = await pinDiscardReason(deps, run, reason, { id: principal.sub, name: principal.name }, new Set(decidedIds));
     const answer: RunDecision = { state, draftIds };
@@ -98,7 +107,10 @@ export function addRunRoutes(
   router.add('POST', '/api/runs/:runId/items/:instructionId/accept', async ({ principal, params }) => {
     const { state, item } = await runs.review.decideItem(principal, params.runId, params.instructionId, 'accepted');
     const run = await store.runs.getRun(params.runId);
-    if (run) await recordAudit(store.audit, principal, 'run.item-accepted', run.docId, run.id);
+    if (run) {
+      await recordAudit(store.audit, principal, 'run.item-accepted', run.docId, run.id);
+      await versionAt(principal, run.docId, 'run-accepted');
+    }
     const answer: ItemDecided = { state, item };
     return json(200, answer);
   });
@@ -111,6 +123,7 @@ export function addRunRoutes(
     const answer: ItemDecided = { state, item };
     if (!run) return json(200, answer);
     await recordAudit(store.audit, principal, 'run.item-discarded', run.docId, run.id);
+    await versionAt(principal, run.docId, 'run-discarded');
     if (reason === null) return json(200, answer);
     answer.draftIds = await pinDiscardReason(deps, run, reason, { id: principal.sub, name: principal.name }, new Set([item.instructionId]));
     return json(200, answer);
@@ -126,7 +139,10 @@ export function addRunRoutes(
   router.add('POST', '/api/runs/:runId/revert', async ({ principal, params }) => {
     const reverted = await runs.revert.revert(principal, params.runId);
     const run = await store.runs.getRun(params.runId);
-    if (run) await recordAudit(store.audit, principal, 'run.reverted', run.docId, run.id);
+    if (run) {
+      await recordAudit(store.audit, principal, 'run.reverted', run.docId, run.id);
+      await versionAt(principal, run.docId, 'run-reverted');
+    }
     return json(200, reverted);
   });
 

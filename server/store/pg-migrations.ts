@@ -1,4 +1,5 @@
 import { pgAuthorshipSchema } from './pg-authorship.ts';
+import { pgVersionsSchema } from './pg-versions.ts';
 import type pg from 'pg';
 import { transaction } from './pg-db.ts';
 
@@ -213,6 +214,8 @@ CREATE TABLE doc_people (
 `,
   // Step 10: the owner of each Yjs client id of a text document (WHO1, WHO2).
   pgAuthorshipSchema,
+  // Step 11: the versions of each document (HIST1).
+  pgVersionsSchema,
 ];
 
 /** An arbitrary key of the advisory lock that lets one instance at a time migrate. */

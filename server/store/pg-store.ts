@@ -1,5 +1,6 @@
 import { pgInviteBook } from './pg-invites.ts';
 import { pgAuthorshipBook } from './pg-authorship.ts';
+import { pgVersionBook } from './pg-versions.ts';
 import type { Store } from './store.ts';
 import { docRowToRecord, partNamesOf, type DocRow } from './doc-rows.ts';
 import { pgDocSearch } from './pg-doc-search.ts';
@@ -50,6 +51,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
     assets: pgAssetStore(pool),
     invites: pgInviteBook(pool),
     authorship: pgAuthorshipBook(pool),
+    versions: pgVersionBook(pool),
     async createDoc(record, states) {
       await transaction(pool, async (client) => {
         await client.query('INSERT INTO docs (id, title, kind, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)', [
@@ -103,6 +105,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
           await client.query('DELETE FROM invites WHERE doc_id = $1', [id]);
           await client.query('DELETE FROM doc_people WHERE doc_id = $1', [id]);
           await client.query('DELETE FROM text_authors WHERE doc_id = $1', [id]);
+          await client.query('DELETE FROM doc_versions WHERE doc_id = $1', [id]);
           await client.query('DELETE FROM docs WHERE id = $1', [id]);
         });
       }

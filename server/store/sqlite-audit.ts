@@ -35,6 +35,8 @@ export const auditActions = [
   'invite.revoked',
   'invite.joined',
   'person.removed',
+  'version.named',
+  'version.restored',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

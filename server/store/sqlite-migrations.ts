@@ -5,6 +5,7 @@ import { docSearchSchema } from './sqlite-doc-search.ts';
 import { assetsSchema } from './sqlite-assets.ts';
 import { invitesSchema } from './sqlite-invites.ts';
 import { authorshipSchema } from './sqlite-authorship.ts';
+import { versionsSchema } from './sqlite-versions.ts';
 
 /**
  * The changes to the schema of `tandem.sqlite` (rule DUR4) since its first version, in order. `PRAGMA
@@ -26,6 +27,8 @@ ${docSearchSchema}`,
   invitesSchema,
   // 6: the owner of each Yjs client id of a text document (WHO1, WHO2).
   authorshipSchema,
+  // 7: the versions of each document (HIST1).
+  versionsSchema,
 ];
 
 /** Brings `db` up to the latest schema, each step in its own transaction with its new version number. */

@@ -9,6 +9,7 @@ import { sqliteAnnotationDocIndex } from './sqlite-annotation-docs.ts';
 import { sqliteRevocationList } from './sqlite-revocations.ts';
 import { sqliteInviteBook } from './sqlite-invites.ts';
 import { sqliteAuthorshipBook } from './sqlite-authorship.ts';
+import { sqliteVersionBook } from './sqlite-versions.ts';
 import { sqliteAuditLog } from './sqlite-audit.ts';
 import { memoryAsideBoard } from './aside-board.ts';
 import { ensurePrivateFile, restrictFiles } from '../private-files.ts';
@@ -63,6 +64,7 @@ export function openSqliteStore(dataDir: string): SyncStore {
   const assets = sqliteAssetStore(db);
   const invites = sqliteInviteBook(db);
   const authorship = sqliteAuthorshipBook(db);
+  const versions = sqliteVersionBook(db);
 
   const insertDoc = db.prepare(
     'INSERT INTO docs (id, title, kind, created_at, updated_at) VALUES (@id, @title, @kind, @createdAt, @updatedAt)',
@@ -88,6 +90,7 @@ export function openSqliteStore(dataDir: string): SyncStore {
     db.prepare('DELETE FROM invites WHERE doc_id = ?').run(id);
     db.prepare('DELETE FROM doc_people WHERE doc_id = ?').run(id);
     db.prepare('DELETE FROM text_authors WHERE doc_id = ?').run(id);
+    db.prepare('DELETE FROM doc_versions WHERE doc_id = ?').run(id);
     db.prepare('DELETE FROM docs WHERE id = ?').run(id);
   });
   const updateDoc = db.prepare('UPDATE docs SET title = @title, updated_at = @updatedAt WHERE id = @id');
@@ -109,6 +112,7 @@ export function openSqliteStore(dataDir: string): SyncStore {
     assets,
     invites,
     authorship,
+    versions,
     // One process uses a SQLite store: its asides need no table.
     asides: memoryAsideBoard(),
     agentSightings: null,

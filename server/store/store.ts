@@ -1,4 +1,5 @@
 import type { AuthorshipBook } from './authorship-book.ts';
+import type { VersionBook } from './version-book.ts';
 import type { DocKind } from '../../shared/model/doc-layout.ts';
 import type { AnnotationDocIndex, RunStore } from './run-store.ts';
 import type { AsideBoard } from './aside-board.ts';
@@ -45,7 +46,7 @@ export interface Store {
   restoreDoc(id: string, since: number): Promise<boolean>;
   /**
    * CAT3: removes for good every document trashed before `before`: its catalogue entry, states,
-   * update logs, runs, annotation index, search entry and assets (its audit entries stay). Returns their ids.
+   * update logs, runs, annotation index, search entry, versions and assets (its audit entries stay). Returns their ids.
    */
   purgeTrash(before: number): Promise<string[]>;
   /** The images uploaded into documents (IMG3). */
@@ -68,6 +69,8 @@ export interface Store {
   readonly invites: InviteBook;
   /** Who wrote each client id's items of the text documents (WHO1). */
   readonly authorship: AuthorshipBook;
+  /** The versions of each document (HIST1). */
+  readonly versions: VersionBook;
   /** Who did what to which document. */
   readonly audit: AuditLog;
   /** The asides of claimed runs (ASIDE8): in memory for SQLite, in the database for PostgreSQL (SCALE5). */

@@ -46,6 +46,8 @@ export const extensionPriority = {
   runGc: 470,
   /** Counts the writers of a text document on `onChange`, after everything that could refuse the change. */
   textWriters: 460,
+  /** Starts an automatic version on a person's change (`onChange`), after everything that could refuse it (HIST2). */
+  autoVersions: 455,
   /** Alone on `onStateless`. */
   agentStateless: 450,
   /** The last with a `beforeHandleMessage` hook: it answers a substituted sync step 1 where Hocuspocus would, after every such hook (DUR6). */

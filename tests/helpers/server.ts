@@ -72,7 +72,7 @@ let principals = 0;
  * server's defaults (server/limits.ts).
  */
 export async function startTestServer(
-  opts: { dataDir?: string; port?: number; distDir?: string; leaseMs?: number; leaseClock?: () => number; agent?: AgentChoice; openai?: ServerOptions['openai']; anthropic?: ServerOptions['anthropic']; modelLimits?: ServerOptions['modelLimits']; limits?: Partial<Limits>; asideTimeoutMs?: number; databaseUrl?: string; redisUrl?: string; oldestProtocol?: number; publicUrl?: string } = {},
+  opts: { dataDir?: string; port?: number; distDir?: string; leaseMs?: number; leaseClock?: () => number; agent?: AgentChoice; openai?: ServerOptions['openai']; anthropic?: ServerOptions['anthropic']; modelLimits?: ServerOptions['modelLimits']; limits?: Partial<Limits>; asideTimeoutMs?: number; databaseUrl?: string; redisUrl?: string; oldestProtocol?: number; publicUrl?: string; versionEveryMs?: number } = {},
 ): Promise<TestServer> {
   const ownsDataDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'tandem-test-'));
@@ -80,7 +80,7 @@ export async function startTestServer(
   const databaseUrl = opts.databaseUrl ?? ownSchema?.url;
   let oldestProtocol = opts.oldestProtocol;
   const start = (port: number) =>
-    startServer({ oldestProtocol, port, host: '127.0.0.1', dataDir, distDir: opts.distDir, quiet: true, leaseMs: opts.leaseMs ?? 30_000, leaseClock: opts.leaseClock, agent: opts.agent ?? 'off', openai: opts.openai, anthropic: opts.anthropic, modelLimits: opts.modelLimits, limits: opts.limits, asideTimeoutMs: opts.asideTimeoutMs, databaseUrl, redisUrl: opts.redisUrl, publicUrl: opts.publicUrl ?? null });
+    startServer({ oldestProtocol, port, host: '127.0.0.1', dataDir, distDir: opts.distDir, quiet: true, leaseMs: opts.leaseMs ?? 30_000, leaseClock: opts.leaseClock, agent: opts.agent ?? 'off', openai: opts.openai, anthropic: opts.anthropic, modelLimits: opts.modelLimits, limits: opts.limits, asideTimeoutMs: opts.asideTimeoutMs, databaseUrl, redisUrl: opts.redisUrl, publicUrl: opts.publicUrl ?? null, versionEveryMs: opts.versionEveryMs });
   let server: TandemServer | null = await start(opts.port ?? 0);
   const first = server;
   const port = server.port;

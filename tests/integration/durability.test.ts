@@ -202,7 +202,7 @@ describe('schema migration', { timeout: 90_000 }, () => {
     expect(textOf(reader.ydoc)).toBe('kept from before and after');
     await server!.stop();
     const upgraded = new Database(join(dataDir!, 'tandem.sqlite'), { readonly: true });
-    expect(upgraded.pragma('user_version', { simple: true })).toBe(6);
+    expect(upgraded.pragma('user_version', { simple: true })).toBe(7);
     // Step 2: the table of what agents tell of their work on runs (MODEL8).
     expect(upgraded.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'run_activity'").get()).toEqual({ name: 'run_activity' });
     // Step 3: the trash and the search index (CAT2, CAT3); the document made before it is indexed at start.
@@ -214,6 +214,8 @@ describe('schema migration', { timeout: 90_000 }, () => {
     expect(upgraded.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN ('invites', 'doc_people')").get()).toEqual({ n: 2 });
     // Step 6: who wrote each client id of a text (WHO2): the edit made after the upgrade is claimed.
     expect(upgraded.prepare("SELECT count(*) AS n FROM text_authors WHERE doc_id = 'olddoc'").get()).toEqual({ n: 1 });
+    // Step 7: the versions of each document (HIST1).
+    expect(upgraded.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'doc_versions'").get()).toEqual({ name: 'doc_versions' });
     upgraded.close();
   });
 });
