@@ -13,7 +13,8 @@ CREATE TABLE doc_versions (
   created_at BIGINT NOT NULL,
   by_name TEXT NOT NULL,
   state BYTEA NOT NULL,
-  snapshot BYTEA NOT NULL
+  snapshot BYTEA NOT NULL,
+  markdown TEXT
 );
 CREATE INDEX doc_versions_by_doc ON doc_versions (doc_id, seq);
 `;
@@ -36,6 +37,13 @@ export function pgVersionBook(pool: pg.Pool): VersionBook {
     async state(docId, versionId) {
       const { rows } = await pool.query<{ state: Buffer }>('SELECT state FROM doc_versions WHERE doc_id = $1 AND id = $2', [docId, versionId]);
       return rows[0] ? unpackState(rows[0].state) : null;
+    },
+    async markdown(docId, versionId) {
+      const { rows } = await pool.query<{ markdown: string | null }>('SELECT markdown FROM doc_versions WHERE doc_id = $1 AND id = $2', [docId, versionId]);
+      return rows[0]?.markdown ?? null;
+    },
+    async keepMarkdown(docId, versionId, markdown) {
+      await pool.query('UPDATE doc_versions SET markdown = $3 WHERE doc_id = $1 AND id = $2', [docId, versionId, markdown]);
     },
     async latestSnapshot(docId) {
       const { rows } = await pool.query<{ snapshot: Buffer }>('SELECT snapshot FROM doc_versions WHERE doc_id = $1 ORDER BY seq DESC LIMIT 1', [docId]);

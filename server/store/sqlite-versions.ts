@@ -13,7 +13,8 @@ CREATE TABLE doc_versions (
   created_at INTEGER NOT NULL,
   by_name TEXT NOT NULL,
   state BLOB NOT NULL,
-  snapshot BLOB NOT NULL
+  snapshot BLOB NOT NULL,
+  markdown TEXT
 );
 CREATE INDEX doc_versions_by_doc ON doc_versions (doc_id, seq);
 `;
@@ -37,6 +38,8 @@ export function sqliteVersionBook(db: Database.Database): VersionBook {
   );
   const state = db.prepare<[string, string], { state: Buffer }>('SELECT state FROM doc_versions WHERE doc_id = ? AND id = ?');
   const latest = db.prepare<[string], { snapshot: Buffer }>('SELECT snapshot FROM doc_versions WHERE doc_id = ? ORDER BY seq DESC LIMIT 1');
+  const markdown = db.prepare<[string, string], { markdown: string | null }>('SELECT markdown FROM doc_versions WHERE doc_id = ? AND id = ?');
+  const keepMarkdown = db.prepare('UPDATE doc_versions SET markdown = ? WHERE doc_id = ? AND id = ?');
   const remove = db.prepare('DELETE FROM doc_versions WHERE doc_id = ? AND id IN (SELECT value FROM json_each(?))');
   return {
     async add(version) {
@@ -48,6 +51,12 @@ export function sqliteVersionBook(db: Database.Database): VersionBook {
     async state(docId, versionId) {
       const row = state.get(docId, versionId);
       return row ? unpackState(row.state) : null;
+    },
+    async markdown(docId, versionId) {
+      return markdown.get(docId, versionId)?.markdown ?? null;
+    },
+    async keepMarkdown(docId, versionId, text) {
+      keepMarkdown.run(text, docId, versionId);
     },
     async latestSnapshot(docId) {
       const row = latest.get(docId);

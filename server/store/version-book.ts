@@ -31,6 +31,10 @@ export interface VersionBook {
   list(docId: string): Promise<StoredVersion[]>;
   /** The Yjs state of one version, or null when `docId` has no such version. */
   state(docId: string, versionId: string): Promise<Uint8Array | null>;
+  /** The Markdown kept of a version once it was first read (HIST1), or null. */
+  markdown(docId: string, versionId: string): Promise<string | null>;
+  /** Keeps the Markdown of a version, which never changes, for its later reads. */
+  keepMarkdown(docId: string, versionId: string, markdown: string): Promise<void>;
   /** The snapshot of the newest version of `docId`, or null when it has none. */
   latestSnapshot(docId: string): Promise<Uint8Array | null>;
   /** Removes the versions `versionIds` of `docId` (HIST3's thinning). */

@@ -72,12 +72,16 @@ export class VersionService {
     return this.deps.store.versions.list(docId);
   }
 
-  /** The Markdown of a version, as `GET /api/docs/:id/markdown` reads the text (in the work pool); null for no such version. */
+  /** The Markdown of a version, as `GET /api/docs/:id/markdown` reads the text (in the work pool, once: it is kept); null for no such version. */
   async markdown(docId: string, kind: DocKind, versionId: string): Promise<string | null> {
-    const state = await this.deps.store.versions.state(docId, versionId);
+    const { versions } = this.deps.store;
+    const kept = await versions.markdown(docId, versionId);
+    if (kept !== null) return kept;
+    const state = await versions.state(docId, versionId);
     if (!state) return null;
-    if (kind === 'page') return withVersionDoc(state, (ydoc) => docMarkdown(kind, ydoc));
-    return (await workPool().run('textViews', { live: state })).markdown;
+    const markdown = kind === 'page' ? withVersionDoc(state, (ydoc) => docMarkdown(kind, ydoc)) : (await workPool().run('textViews', { live: state })).markdown;
+    await versions.keepMarkdown(docId, versionId, markdown);
+    return markdown;
   }
 
   /**
