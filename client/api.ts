@@ -24,6 +24,13 @@ export class ApiError extends Error {
   }
 }
 
+/** The error of an answer with status `status` (not 2xx) and JSON body `payload` (null when it had none). */
+export function apiErrorOf(status: number, payload: unknown): ApiError {
+  const envelope = readWire(ErrorEnvelope, payload);
+  if (envelope.ok) return new ApiError(envelope.value.error.code, envelope.value.error.message, status);
+  return new ApiError(`HTTP_${status}`, `The server answered ${status}.`, status);
+}
+
 /** One request of the JSON API, its answer read as `answer`; a null `token` sends none (joining by an invite). */
 export async function request<S extends v.GenericSchema>(
   answer: S,
@@ -46,11 +53,7 @@ export async function request<S extends v.GenericSchema>(
     throw new ApiError('OFFLINE', 'The server cannot be reached.');
   }
   const payload: unknown = await response.json().catch(() => null);
-  if (!response.ok) {
-    const envelope = readWire(ErrorEnvelope, payload);
-    if (envelope.ok) throw new ApiError(envelope.value.error.code, envelope.value.error.message, response.status);
-    throw new ApiError(`HTTP_${response.status}`, `The server answered ${response.status}.`, response.status);
-  }
+  if (!response.ok) throw apiErrorOf(response.status, payload);
   const read = readWire(answer, payload);
   if (!read.ok) throw new ApiError('BAD_ANSWER', 'The server answered something this app does not understand.', response.status);
   return read.value;
@@ -98,11 +101,7 @@ export async function fetchExport(token: string, docId: string, format: 'markdow
   } catch {
     throw new ApiError('OFFLINE', 'The server cannot be reached.');
   }
-  if (!response.ok) {
-    const envelope = readWire(ErrorEnvelope, await response.json().catch(() => null));
-    if (envelope.ok) throw new ApiError(envelope.value.error.code, envelope.value.error.message, response.status);
-    throw new ApiError(`HTTP_${response.status}`, `The server answered ${response.status}.`, response.status);
-  }
+  if (!response.ok) throw apiErrorOf(response.status, await response.json().catch(() => null));
   return response.blob();
 }
 
@@ -202,11 +201,7 @@ export async function uploadImage(token: string, docId: string, file: Blob): Pro
     throw new ApiError('OFFLINE', 'The image cannot be uploaded while the server cannot be reached.');
   }
   const payload: unknown = await response.json().catch(() => null);
-  if (!response.ok) {
-    const envelope = readWire(ErrorEnvelope, payload);
-    if (envelope.ok) throw new ApiError(envelope.value.error.code, envelope.value.error.message, response.status);
-    throw new ApiError(`HTTP_${response.status}`, `The server answered ${response.status}.`, response.status);
-  }
+  if (!response.ok) throw apiErrorOf(response.status, payload);
   const read = readWire(AssetUploaded, payload);
   if (!read.ok) throw new ApiError('BAD_ANSWER', 'The server answered something this app does not understand.', response.status);
   return read.value.url;
