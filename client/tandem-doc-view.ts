@@ -36,6 +36,7 @@ import './tandem-doc-menu.ts';
 
 const loadPageView = onDemand(() => import('./page/tandem-page-view.ts'));
 const loadShareDialog = onDemand(() => import('./tandem-share-dialog.ts'));
+const loadVersionHistory = onDemand(() => import('./tandem-version-history.ts'));
 /** One document: its title, connection state, who is here, the queue bar, and the editor. */
 export class TandemDocView extends LightElement {
   static properties = { docId: {}, asideNotice: { state: true } };
@@ -108,7 +109,7 @@ export class TandemDocView extends LightElement {
           .docTitle=${connection.title || connection.firstLine}
           .canImport=${!connection.readOnly && !isPage(connection)}
         ></tandem-doc-menu>
-        ${this.renderShare(connection)}
+        ${isPage(connection) ? '' : this.renderVersionHistory(connection)} ${this.renderShare(connection)}
       </header>
       ${this.renderQueueBar(connection)}
       <main class="doc-main">
@@ -134,6 +135,20 @@ export class TandemDocView extends LightElement {
     if (!this.sessionInfo?.may('share-doc')) return '';
     void loadShareDialog();
     return html`<tandem-share-dialog .docId=${connection.docId}></tandem-share-dialog>`;
+  }
+
+  /** `Version history` of a text document (HIST); its code loads when it is first shown. */
+  private renderVersionHistory(connection: DocConnection) {
+    void loadVersionHistory();
+    return html`<tandem-version-history
+      .docId=${connection.docId}
+      .canEdit=${!connection.readOnly}
+      .blocker=${connection.status === 'Offline'
+        ? 'Naming and restoring need a connection'
+        : connection.status === 'Syncing'
+          ? 'Saving to the server…'
+          : null}
+    ></tandem-version-history>`;
   }
 
   private renderText(connection: DocConnection) {
