@@ -137,7 +137,7 @@ export class TandemDocView extends LightElement {
     return html`<tandem-share-dialog .docId=${connection.docId}></tandem-share-dialog>`;
   }
 
-  /** `Version history` of a text document (HIST); its code loads when it is first shown. */
+  /** `Version history` of a text document (HIST6); its code loads when it is first shown. */
   private renderVersionHistory(connection: DocConnection) {
     void loadVersionHistory();
     return html`<tandem-version-history

@@ -22,7 +22,7 @@ interface ChosenVersion {
 }
 
 /**
- * `Version history` of a text document (HIST): a button opening a panel beside the text that
+ * HIST6: `Version history` of a text document, a button opening a panel beside the text that
  * lists the versions, newest first, names the current text as a version (editors), and shows a
  * chosen version read-only with what changed since the one before, its comparison with the
  * current text, and `Restore this version` (editors). A restore reaches the editor over Yjs; the

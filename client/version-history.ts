@@ -2,7 +2,7 @@ import type { TextAuthor } from '../shared/wire/authorship.ts';
 import type { VersionChange, VersionComparison, VersionReason, VersionView } from '../shared/wire/versions.ts';
 import { colorAmong } from './presence-colors.ts';
 
-/** HIST1: what the history says of a version nobody named: why it was recorded. */
+/** HIST6: what the history says of a version nobody named: why it was recorded (HIST1). */
 export const reasonWords: Record<VersionReason, string> = {
   named: 'Named',
   auto: 'Edited',
@@ -50,11 +50,12 @@ export function authorName(by: TextAuthor): string {
 }
 
 /**
- * HIST5: `comparison` grouped by block, each change coloured by its author. The colours follow
- * the rule of the people present (client/presence-colors.ts, PRES7) over the authors in the
- * order they first appear: each takes the colour their name prefers unless an author before
+ * HIST6: `comparison` (HIST5) grouped by block, each change coloured by its author. The colours
+ * follow the rule of the people present (client/presence-colors.ts, PRES7) over the authors in
+ * the order they first appear: each takes the colour their name prefers unless an author before
  * them holds it, so two authors of one comparison never share a colour and an author alone
- * keeps the same colour from one comparison to the next.
+ * keeps the same colour from one comparison to the next. A comparison names its writers only
+ * (WHO1), not their token's subject, so a person's colour here is not their cursor's.
  */
 export function comparisonView(comparison: VersionComparison): ComparisonView {
   const colors = new Map<string, string>();

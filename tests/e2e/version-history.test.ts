@@ -6,9 +6,9 @@ import { useTestServer } from '../helpers/use-test-server.ts';
 import { preferredColor } from '../../client/presence-colors.ts';
 
 /*
- * Version history in the app (HIST), as a person uses it: naming a version, choosing it from the
- * list with the keyboard, its text read-only and its changes, the comparison with the current
- * text, and a restore that every open editor of the document sees.
+ * Version history in the app (shared/PROTOCOL.md HIST6), as a person uses it: naming a version,
+ * choosing it from the list with the keyboard, its text read-only and its changes, the
+ * comparison with the current text, and a restore that every open editor of the document sees.
  */
 
 const server = useTestServer();
@@ -40,7 +40,7 @@ function rgb(hex: string): string {
 }
 
 describe('Version history', () => {
-  it('[HIST1] [HIST4] [HIST5] names a version, shows it read-only with its changes, compares it with the current text and restores it for everyone', async () => {
+  it('[HIST6] [HIST4] [HIST5] names a version, shows it read-only with its changes, compares it with the current text and restores it for everyone', async () => {
     const docId = await server.createDoc('Orchard', 'Apples');
     expect((await server.api(`/api/docs/${docId}/versions`, { method: 'POST', body: { name: 'Start' } })).status).toBe(201);
     const ana = await people.openDoc(docId, server.token('editor', { sub: 'ana', name: 'Ana' }));
@@ -100,7 +100,7 @@ describe('Version history', () => {
     expect(await panel(ana.page).getByRole('status').filter({ hasText: 'The text is back to “Draft one”.' }).count()).toBe(1);
   });
 
-  it('[HIST1] lets a viewer read the versions but neither name nor restore one', async () => {
+  it('[HIST6] lets a viewer read the versions but neither name nor restore one', async () => {
     const docId = await server.createDoc('Read only', 'Quinces');
     const named = await server.api(`/api/docs/${docId}/versions`, { method: 'POST', body: { name: 'Kept' } });
     expect(named.status).toBe(201);

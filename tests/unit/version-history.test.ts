@@ -15,12 +15,12 @@ function version(versionId: string, reason: VersionView['reason'], name = ''): V
 }
 
 describe('a version as the history lists it', () => {
-  it('[HIST1] is its name when a person named it', () => {
+  it('[HIST6] is its name when a person named it', () => {
     expect(versionTitle(version('v1', 'named', 'Draft one'))).toBe('Draft one');
     expect(versionTitle(version('v2', 'restore', 'Before the trip'))).toBe('Before the trip');
   });
 
-  it('[HIST1] says why it was recorded when nobody named it', () => {
+  it('[HIST6] says why it was recorded when nobody named it', () => {
     expect(versionTitle(version('v1', 'auto'))).toBe('Edited');
     expect(versionTitle(version('v2', 'run-accepted'))).toBe('Run accepted');
     expect(versionTitle(version('v3', 'run-discarded'))).toBe('Run discarded');
@@ -28,7 +28,7 @@ describe('a version as the history lists it', () => {
     expect(versionTitle(version('v5', 'restore'))).toBe('Restored');
   });
 
-  it('[HIST1] has words for every reason the wire allows', () => {
+  it('[HIST6] has words for every reason the wire allows', () => {
     expect(Object.keys(reasonWords).sort()).toEqual([...VersionReason.options].sort());
   });
 
@@ -42,7 +42,7 @@ describe('a version as the history lists it', () => {
 });
 
 describe('a comparison as the history shows it', () => {
-  it('[HIST5] groups the changes by block in their order, insertions and deletions apart', () => {
+  it('[HIST6] groups the changes by block in their order, insertions and deletions apart', () => {
     const view = comparisonView({
       changes: [
         { kind: 'delete', blockId: 'b1', text: 'old', by: ana },
@@ -57,7 +57,7 @@ describe('a comparison as the history shows it', () => {
     expect(view.blocks[0].pieces.map((piece) => piece.words)).toEqual(['Removed, written by Ana', 'Added by Bo']);
   });
 
-  it('[HIST5] colours each change by its author: one colour per author, none shared, listed once each', () => {
+  it('[HIST6] colours each change by its author: one colour per author, none shared, listed once each', () => {
     const view = comparisonView({
       changes: [
         { kind: 'insert', blockId: 'b1', text: 'a', by: ana },
@@ -76,7 +76,7 @@ describe('a comparison as the history shows it', () => {
     ]);
   });
 
-  it('[HIST5] gives an author the colour the presence rule gives them after the authors before them', () => {
+  it('[HIST6] gives an author the colour the presence rule gives them after the authors before them', () => {
     const view = comparisonView({
       changes: [
         { kind: 'insert', blockId: 'b1', text: 'a', by: ana },
