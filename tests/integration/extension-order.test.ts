@@ -45,6 +45,7 @@ const after = [
   'TandemRunMirrorLoad',
   'TandemRunGc',
   'TandemTextWriters',
+  'TandemAutoVersions',
   'TandemAgentStateless',
   'TandemFreshSync',
 ];
