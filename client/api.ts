@@ -95,14 +95,19 @@ export function importIntoDoc(token: string, docId: string, body: ImportBody): P
 
 /** CAT5: an export of the document (`markdown`, `html` or `docx`) as a file's contents. */
 export async function fetchExport(token: string, docId: string, format: 'markdown' | 'html' | 'docx'): Promise<Blob> {
+  return (await fetchAnswer(token, `/api/docs/${encodeURIComponent(docId)}/${format}`)).blob();
+}
+
+/** A GET of a route that answers something other than JSON (an export, a version's Markdown): its 2xx response, else its ApiError. */
+export async function fetchAnswer(token: string, path: string): Promise<Response> {
   let response: Response;
   try {
-    response = await fetch(`/api/docs/${encodeURIComponent(docId)}/${format}`, { headers: { Authorization: `Bearer ${token}` } });
+    response = await fetch(path, { headers: { Authorization: `Bearer ${token}` } });
   } catch {
     throw new ApiError('OFFLINE', 'The server cannot be reached.');
   }
   if (!response.ok) throw apiErrorOf(response.status, await response.json().catch(() => null));
-  return response.blob();
+  return response;
 }
 
 export function createDoc(token: string, title: string): Promise<CreatedDoc> {

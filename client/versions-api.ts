@@ -1,4 +1,4 @@
-import { ApiError, apiErrorOf, request } from './api.ts';
+import { fetchAnswer, request } from './api.ts';
 import { VersionComparison, VersionList, VersionRecorded, type NameVersionBody } from '../shared/wire/versions.ts';
 
 /** The API of a document's versions (HIST), as the `Version history` panel uses it. */
@@ -28,14 +28,5 @@ export function restoreVersion(token: string, docId: string, versionId: string):
 
 /** A version's text as Markdown (the route answers `text/markdown`, not JSON). */
 export async function fetchVersionMarkdown(token: string, docId: string, versionId: string): Promise<string> {
-  let response: Response;
-  try {
-    response = await fetch(`${docPath(docId)}/versions/${encodeURIComponent(versionId)}/markdown`, {
-      headers: { Authorization: `Bearer ${token}` },
-    });
-  } catch {
-    throw new ApiError('OFFLINE', 'The server cannot be reached.');
-  }
-  if (!response.ok) throw apiErrorOf(response.status, await response.json().catch(() => null));
-  return response.text();
+  return (await fetchAnswer(token, `${docPath(docId)}/versions/${encodeURIComponent(versionId)}/markdown`)).text();
 }

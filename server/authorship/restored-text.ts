@@ -13,7 +13,22 @@ const restoreSubject = 'server:restore';
  * `redone`), so that text brought back keeps its writer. `write` must be synchronous; the claim
  * follows it.
  */
-export async function writeRestoring<T>(owners: ClientOwners, ydoc: Y.Doc, docId: string, write: () => T): Promise<T> {
+export function writeRestoring<T>(owners: ClientOwners, ydoc: Y.Doc, docId: string, write: () => T): Promise<T> {
+  return writeCopies(owners, ydoc, docId, write, (client) => copiesUnder(ydoc, client));
+}
+
+/**
+ * Runs `write`, which writes copies of items, under a fresh client id of `ydoc`, then claims
+ * that id with `rangesOf(client, result)`: which item each of its items copies (WHO4; HIST4's
+ * restore says so itself). `write` must be synchronous; the claim follows it.
+ */
+export async function writeCopies<T>(
+  owners: ClientOwners,
+  ydoc: Y.Doc,
+  docId: string,
+  write: () => T,
+  rangesOf: (client: number, result: T) => RestoredRange[],
+): Promise<T> {
   let client: number;
   do client = freshClientId();
   while (ydoc.store.clients.has(client));
@@ -26,7 +41,7 @@ export async function writeRestoring<T>(owners: ClientOwners, ydoc: Y.Doc, docId
     ydoc.clientID = own;
   }
   if (ydoc.store.clients.has(client)) {
-    await owners.claim(docId, [{ client, subject: restoreSubject, author: { kind: 'restored', ranges: copiesUnder(ydoc, client) } }]);
+    await owners.claim(docId, [{ client, subject: restoreSubject, author: { kind: 'restored', ranges: rangesOf(client, result) } }]);
   }
   return result;
 }

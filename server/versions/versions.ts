@@ -4,10 +4,10 @@ import { docName, docParts, type DocKind } from '../../shared/model/doc-layout.t
 import { randomId } from '../../shared/model/ids.ts';
 import { versionOrigin } from '../../shared/model/origins.ts';
 import type { VersionChange, VersionReason } from '../../shared/wire/versions.ts';
-import { freshClientId } from '../authorship/agent-writers.ts';
 import { authorResolver } from '../authorship/author-resolver.ts';
 import type { ClientOwners } from '../authorship/client-owners.ts';
 import { textPieces } from '../authorship/text-spans.ts';
+import { writeCopies } from '../authorship/restored-text.ts';
 import { docMarkdown } from '../docs/doc-markdown.ts';
 import { readDocState } from '../docs/read-doc.ts';
 import { withDocument } from '../docs/with-document.ts';
@@ -17,9 +17,6 @@ import { workPool } from '../work/work-pool.ts';
 import { compareTexts } from './compare.ts';
 import { restoreContent } from './restore-content.ts';
 import { thinnedAway } from './retention.ts';
-
-/** The subject that owns the client ids of a restore's copies; no token is ever issued for it. */
-const restoreSubject = 'server:restore';
 
 export interface VersionServiceDeps {
   store: Store;
@@ -116,20 +113,9 @@ export class VersionService {
     const version = new Y.Doc();
     try {
       Y.applyUpdate(version, state);
-      await withDocument(hocuspocus, docName(docId), async (live) => {
-        let client: number;
-        do client = freshClientId();
-        while (live.store.clients.has(client));
-        const own = live.clientID;
-        live.clientID = client;
-        let ranges;
-        try {
-          ranges = live.transact(() => restoreContent(live, version), versionOrigin);
-        } finally {
-          live.clientID = own;
-        }
-        if (live.store.clients.has(client)) await owners.claim(docId, [{ client, subject: restoreSubject, author: { kind: 'restored', ranges } }]);
-      });
+      await withDocument(hocuspocus, docName(docId), (live) =>
+        writeCopies(owners, live, docId, () => live.transact(() => restoreContent(live, version), versionOrigin), (_client, ranges) => ranges),
+      );
     } finally {
       version.destroy();
     }

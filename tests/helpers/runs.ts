@@ -113,3 +113,29 @@ export async function heldPoll(agent: ReturnType<typeof agentApi>, query: string
     if (!refused) return { answer: poll };
   }
 }
+
+/**
+ * A run on the first block of `docId` answered by the agent Scribe with `markdown`, completed and
+ * in review; with `model`, the run reports it first (MODEL8). The run, its instruction and block.
+ */
+export async function agentRewroteFirstBlock(
+  server: Pick<TestServer, 'api' | 'createDoc' | 'token'>,
+  docId: string,
+  markdown: string,
+  options: { model?: string } = {},
+): Promise<{ runId: string; instructionId: string; blockId: string }> {
+  const [block] = await blocksOf(server, docId);
+  const instructionId = await instruct(server, docId, block.id, 'rewrite');
+  const sent = await server.api(`/api/docs/${docId}/runs`, { method: 'POST' });
+  expect(sent.status).toBe(201);
+  const runId: string = sent.body.runId;
+  const token = server.token('agent', { sub: 'scribe', name: 'Scribe' });
+  const bot = agentApi(server, token);
+  expect((await bot.claim(runId)).status).toBe(200);
+  if (options.model) {
+    expect((await server.api(`/api/agent/runs/${runId}/activity`, { method: 'POST', body: { model: options.model }, token })).status).toBe(200);
+  }
+  expect((await bot.ops(runId, 'k1', [replaceOp(block, markdown, instructionId)])).status).toBe(200);
+  expect((await bot.complete(runId)).status).toBe(200);
+  return { runId, instructionId, blockId: block.id };
+}

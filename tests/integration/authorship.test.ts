@@ -2,7 +2,7 @@ import * as Y from 'yjs';
 import { describe, expect, it } from 'vitest';
 import { appendToBlock } from '../helpers/doc-builder.ts';
 import { waitFor } from '../helpers/peer.ts';
-import { agentApi, blocksOf, instruct, markdownOf, replaceOp } from '../helpers/runs.ts';
+import { agentApi, agentRewroteFirstBlock, blocksOf, instruct, markdownOf, replaceOp } from '../helpers/runs.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { connectYjsPeer } from '../helpers/yjs-peer.ts';
 
@@ -35,22 +35,6 @@ async function twoPeopleTyped(docId: string) {
   return { ana, bo };
 }
 
-/** A run on block 0 answered by `agent` with `text`, completed and in review. */
-async function agentRewrote(docId: string, text: string) {
-  const [block] = await blocksOf(server, docId);
-  const instructionId = await instruct(server, docId, block.id, 'rewrite');
-  const sent = await post(`/api/docs/${docId}/runs`);
-  expect(sent.status).toBe(201);
-  const runId: string = sent.body.runId;
-  const token = server.token('agent', { sub: 'scribe', name: 'Scribe' });
-  const bot = agentApi(server, token);
-  expect((await bot.claim(runId)).status).toBe(200);
-  expect((await post(`/api/agent/runs/${runId}/activity`, { model: 'fake-model-1' }, token)).status).toBe(200);
-  expect((await bot.ops(runId, 'k1', [replaceOp(block, text, instructionId)])).status).toBe(200);
-  expect((await bot.complete(runId)).status).toBe(200);
-  return { runId, instructionId, blockId: block.id };
-}
-
 describe('GET /api/docs/:id/authorship', () => {
   it('[WHO1] [WHO6] names the creator of the imported text and each person who typed over a WebSocket', async () => {
     const docId = await server.createDoc('Two people', 'hello');
@@ -66,7 +50,7 @@ describe('GET /api/docs/:id/authorship', () => {
 
   it('[WHO3] keeps an accepted agent’s text as the agent’s, with its model, run, instruction and who accepted it', async () => {
     const docId = await server.createDoc('Agent', 'hello');
-    const { runId, instructionId } = await agentRewrote(docId, 'hello world');
+    const { runId, instructionId } = await agentRewroteFirstBlock(server, docId, 'hello world', { model: 'fake-model-1' });
     const inReview = await authorship(docId);
     expect(inReview[0].spans.at(-1)).toEqual({ text: ' world', by: { kind: 'agent', name: 'Scribe', runId, instructionId, model: 'fake-model-1' } });
 
@@ -83,12 +67,12 @@ describe('GET /api/docs/:id/authorship', () => {
 
   it('[WHO3] drops the agent’s text from the authorship when its run is discarded or reverted', async () => {
     const discarded = await server.createDoc('Discarded', 'hello');
-    const first = await agentRewrote(discarded, 'hello world');
+    const first = await agentRewroteFirstBlock(server, discarded, 'hello world', { model: 'fake-model-1' });
     expect((await post(`/api/runs/${first.runId}/discard`)).status).toBe(200);
     expect(texts((await authorship(discarded))[0].spans)).toEqual([['hello', 'Owner']]);
 
     const reverted = await server.createDoc('Reverted', 'hello');
-    const second = await agentRewrote(reverted, 'hello there');
+    const second = await agentRewroteFirstBlock(server, reverted, 'hello there', { model: 'fake-model-1' });
     expect((await post(`/api/runs/${second.runId}/accept`)).status).toBe(200);
     expect(texts((await authorship(reverted))[0].spans)).toEqual([['hello', 'Owner'], [' there', 'Scribe']]);
     expect((await post(`/api/runs/${second.runId}/revert`)).status).toBe(200);
@@ -99,14 +83,14 @@ describe('GET /api/docs/:id/authorship', () => {
     const people = [['hello', 'Owner'], [' from Ana', 'Ana'], [' and Bo', 'Bo']];
     const discarded = await server.createDoc('Overwritten, discarded', 'hello');
     const typed = await twoPeopleTyped(discarded);
-    const first = await agentRewrote(discarded, 'HELLO');
+    const first = await agentRewroteFirstBlock(server, discarded, 'HELLO', { model: 'fake-model-1' });
     expect(texts((await authorship(discarded))[0].spans)).toEqual([['HELLO', 'Scribe']]);
     expect((await post(`/api/runs/${first.runId}/discard`)).status).toBe(200);
     expect(texts((await authorship(discarded))[0].spans)).toEqual(people);
 
     const reverted = await server.createDoc('Overwritten, reverted', 'hello');
     await twoPeopleTyped(reverted);
-    const second = await agentRewrote(reverted, 'HELLO');
+    const second = await agentRewroteFirstBlock(server, reverted, 'HELLO', { model: 'fake-model-1' });
     expect((await post(`/api/runs/${second.runId}/accept`)).status).toBe(200);
     expect(texts((await authorship(reverted))[0].spans)).toEqual([['HELLO', 'Scribe']]);
     expect((await post(`/api/runs/${second.runId}/revert`)).status).toBe(200);

@@ -2,7 +2,7 @@ import * as Y from 'yjs';
 import { describe, expect, it } from 'vitest';
 import { appendParagraph, appendToBlock } from '../helpers/doc-builder.ts';
 import { roundTrip, waitFor } from '../helpers/peer.ts';
-import { agentApi, blocksOf, instruct, markdownOf, replaceOp } from '../helpers/runs.ts';
+import { agentRewroteFirstBlock, blocksOf, markdownOf } from '../helpers/runs.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { readBlocks } from '../../shared/model/doc-content.ts';
 
@@ -50,20 +50,6 @@ async function anaWrites(docId: string, append: string, paragraph?: string) {
   if (paragraph) appendParagraph(ana.ydoc, paragraph);
   await roundTrip(ana);
   return ana;
-}
-
-/** A run on block 0 answered with `text`, in review. */
-async function agentRewrote(docId: string, text: string) {
-  const [block] = await blocksOf(server, docId);
-  const instructionId = await instruct(server, docId, block.id, 'rewrite');
-  const sent = await post(`/api/docs/${docId}/runs`);
-  expect(sent.status).toBe(201);
-  const runId: string = sent.body.runId;
-  const bot = agentApi(server, server.token('agent', { sub: 'scribe', name: 'Scribe' }));
-  expect((await bot.claim(runId)).status).toBe(200);
-  expect((await bot.ops(runId, 'k1', [replaceOp(block, text, instructionId)])).status).toBe(200);
-  expect((await bot.complete(runId)).status).toBe(200);
-  return { runId, instructionId };
 }
 
 describe('naming and reading versions', () => {
@@ -114,10 +100,10 @@ describe('naming and reading versions', () => {
 describe('versions at run decisions', () => {
   it('[HIST1] keeps the text each accept, discard and revert left, by who decided', async () => {
     const docId = await server.createDoc('Decided', 'hello');
-    const accepted = await agentRewrote(docId, 'hello world');
+    const accepted = await agentRewroteFirstBlock(server, docId, 'hello world');
     expect((await post(`/api/runs/${accepted.runId}/accept`)).status).toBe(200);
     expect((await post(`/api/runs/${accepted.runId}/revert`)).status).toBe(200);
-    const discarded = await agentRewrote(docId, 'goodbye');
+    const discarded = await agentRewroteFirstBlock(server, docId, 'goodbye');
     expect((await post(`/api/runs/${discarded.runId}/discard`)).status).toBe(200);
 
     const listed = await versions(docId);
