@@ -62,8 +62,8 @@ export const harmlessConsoleErrors: readonly { pattern: RegExp; why: string }[] 
     why: 'Chromium logs every answered request with an error status; the app handles these answers (refusals the tests provoke)',
   },
   {
-    pattern: /^Failed to load resource: net::ERR_CONNECTION_REFUSED$/,
-    why: 'a request while the test has stopped the server; the app shows it is offline',
+    pattern: /^Failed to load resource: net::ERR_(CONNECTION_REFUSED|CONNECTION_RESET|CONNECTION_CLOSED|EMPTY_RESPONSE)$/,
+    why: 'a request refused or cut off while the test stops the server; the app shows it is offline',
   },
   {
     pattern: /^An unknown error occurred when fetching the script\.$/,
