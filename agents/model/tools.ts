@@ -95,6 +95,9 @@ const definitions: ToolDefinition[] = [
   },
 ];
 
+/** The op kinds a write tool sends as it is. */
+type BlockWriteOp = 'replace_block' | 'insert_after' | 'delete_block';
+
 /** The op kind each write tool sends; a tool is offered only when the token allows it. */
 const opOfTool: Partial<Record<ToolName, OpKind>> = {
   replace_block: 'replace_block',
@@ -157,7 +160,7 @@ export async function runTool(name: string, rawArguments: string, context: ToolC
     case 'rewrite_block':
       return rewrite(args, context);
     default:
-      return write(tool.name as OpKind, args, context);
+      return write(tool.name as BlockWriteOp, args, context);
   }
 }
 
@@ -201,7 +204,7 @@ function withoutFence(text: string): string {
   return fenced ? fenced[1] : text;
 }
 
-async function write(kind: OpKind, args: Record<string, string>, { client, state }: ToolContext): Promise<ToolAnswer> {
+async function write(kind: BlockWriteOp, args: Record<string, string>, { client, state }: ToolContext): Promise<ToolAnswer> {
   if (state.isRefused(args.instructionId)) return alreadyRefused(args.instructionId);
   const expectHash = state.hashOf(args.blockId);
   if (expectHash === undefined) {

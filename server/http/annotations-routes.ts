@@ -53,6 +53,7 @@ export function addAnnotationRoutes(router: Router<RouteHandler>, deps: { store:
           author: { id: principal.sub, name: principal.name },
           text: input.text,
           now: Date.now(),
+          ...(input.kind === 'instruction' && input.variants !== undefined ? { variants: input.variants } : {}),
         },
         serverOrigin,
       ),

@@ -9,7 +9,8 @@ import { toRunRecord } from '../store/run-store.ts';
 import type { Store } from '../store/store.ts';
 import { recordAudit, recordRead } from '../audit/record-audit.ts';
 import { forbidden, notFound } from './api-error.ts';
-import { runItemView, type ItemDecided, type RunDecision, type RunPreview, type SentRun } from '../../shared/wire/runs.ts';
+import { ChooseVariantBody, runItemView, type ItemDecided, type RunDecision, type RunPreview, type SentRun, type VariantChosen } from '../../shared/wire/runs.ts';
+import { readInput } from '../read-input.ts';
 import type { RouteHandler } from './api.ts';
 import { readableDoc } from './doc-access.ts';
 import { json } from './reply.ts';
@@ -126,6 +127,17 @@ export function addRunRoutes(
     await versionAt(principal, run.docId, 'run-discarded');
     if (reason === null) return json(200, answer);
     answer.draftIds = await pinDiscardReason(deps, run, reason, { id: principal.sub, name: principal.name }, new Set([item.instructionId]));
+    return json(200, answer);
+  });
+
+  // VAR2: the text shows another candidate of an item with variants, for everyone.
+  router.add('POST', '/api/runs/:runId/items/:instructionId/choose', async ({ principal, params, body }) => {
+    if (!may(principal.role, 'run.decide')) throw forbidden('Only editors may choose a variant.');
+    const { variant } = readInput(ChooseVariantBody, await body());
+    const item = await runs.review.chooseVariant(principal, params.runId, params.instructionId, variant);
+    const run = await store.runs.getRun(params.runId);
+    if (run) await recordAudit(store.audit, principal, 'run.variant-chosen', run.docId, run.id);
+    const answer: VariantChosen = { item };
     return json(200, answer);
   });
 

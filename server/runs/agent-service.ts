@@ -29,6 +29,17 @@ import { textBlocksJson } from '../docs/text-views.ts';
 import { rawBlocks } from '../raw-json.ts';
 import { assetUrl } from '../../shared/model/image-src.ts';
 
+/** A change of an applied batch: a block op's (with its blocks and, VAR1, its candidates) or a page op's. */
+type BatchChange = RunChange & { candidates?: string[]; blockIds?: string[] };
+
+/** The run change a batch's change is kept as; VAR1: a propose_variants keeps every candidate, the first shown. */
+function toRunChange(change: BatchChange): RunChange {
+  const { op, blockId, instructionId, before, after } = change;
+  const kept: RunChange = { op, blockId, instructionId, before, after };
+  if (change.candidates) kept.variants = { candidates: change.candidates, chosen: 0, blockIds: change.blockIds ?? [] };
+  return kept;
+}
+
 /** IMG4: the addresses of the images uploaded into a document, the only asset addresses its runs may write. */
 async function assetUrlsOf(store: RunServiceDeps['store'], docId: string): Promise<ReadonlySet<string>> {
   return new Set((await store.assets.ids(docId)).map((assetId) => assetUrl(docId, assetId)));
@@ -120,11 +131,11 @@ export class AgentService {
       if (replay !== undefined && current.claimedBy?.id === principal.sub) return replay as OpsAnswer;
       if (!holdsClaim(current, principal, this.deps.now())) throw notClaimed();
       const allowed = new Set<string>(principal.ops ?? [...opKinds, ...pageOpKinds]);
-      const record = (changes: readonly RunChange[], applied: number, scope: SavedRunScope) =>
+      const record = (changes: readonly BatchChange[], applied: number, scope: SavedRunScope) =>
         store.runs.recordBatch(run.id, principal.sub, this.deps.now(), {
           idempotencyKey: input.idempotencyKey,
           response: { applied },
-          changes: changes.map(({ op, blockId, instructionId, before, after }) => ({ op, blockId, instructionId, before, after })),
+          changes: changes.map(toRunChange),
           scope,
         });
       const result = page

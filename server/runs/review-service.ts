@@ -14,6 +14,8 @@ import type { RunServiceDeps } from './run-services.ts';
 import { notInReview, runNotFound } from './run-error.ts';
 import { keepRun, takeBack } from './run-text.ts';
 import { decidePageItems } from '../pages/page-runs.ts';
+import { assetUrl } from '../../shared/model/image-src.ts';
+import { chooseVariantText, type ChoiceRecord } from './variant-text.ts';
 
 export type Decision = ItemDecision;
 
@@ -100,6 +102,43 @@ export class ReviewService {
       if (decision === 'accepted') await store.authorship.accepted(run.docId, run.id, [instructionId], principal.name);
       const after = (await store.runs.getRun(run.id))?.items.find((candidate) => candidate.instructionId === instructionId);
       return { state, decidedIds: [instructionId], item: after ?? { ...item, decision } };
+    });
+  }
+
+  /**
+   * VAR2: item `instructionId` of a run in review, undecided, shows candidate `variant` of its
+   * variants in the text, for everyone (one transaction of the run's origin, variant-text.ts);
+   * choosing the candidate shown changes nothing. 422 `NO_SUCH_VARIANT` when the item has no
+   * such candidate, 409 `ALREADY_DECIDED` for a decided item.
+   */
+  async chooseVariant(principal: Claims, runId: string, instructionId: string, variant: number): Promise<RunItem> {
+    const run = await this.decidable(principal, runId);
+    const { store, locks } = this.deps;
+    return locks.run(run.id, async () => {
+      const current = (await store.runs.getRun(run.id)) ?? run;
+      if (!canTake('accept', current.state)) throw notInReview(current.state);
+      const item = current.items.find((candidate) => candidate.instructionId === instructionId);
+      if (!item) throw itemNotFound();
+      if (item.decision !== null) throw alreadyDecided(item.decision);
+      const change = current.changes.find((candidate) => candidate.instructionId === instructionId && candidate.variants !== undefined);
+      const variants = change?.variants;
+      if (!change || !variants || !Number.isInteger(variant) || variant < 0 || variant >= variants.candidates.length) {
+        const count = variants?.candidates.length ?? 0;
+        throw new Rejection(422, 'NO_SUCH_VARIANT', count === 0 ? 'This item has no variants to choose from.' : `This item has variants 0 to ${count - 1}; there is no variant ${variant}.`);
+      }
+      if (variants.chosen === variant) return item;
+      const assets = new Set((await store.assets.ids(run.docId)).map((assetId) => assetUrl(run.docId, assetId)));
+      const record: ChoiceRecord = (choice) => store.runs.chooseVariant(run.id, instructionId, Date.now(), choice);
+      const result = await chooseVariantText(this.deps, current, { ...change, variants }, variant, assets, record);
+      if (result.ok === false && 'error' in result) throw new Rejection(409, result.error.code, result.error.message, { blockId: result.error.blockId });
+      if (!result.ok) {
+        const now = await store.runs.getRun(run.id);
+        const decided = now?.items.find((candidate) => candidate.instructionId === instructionId)?.decision;
+        if (decided) throw alreadyDecided(decided);
+        throw notInReview(now?.state ?? 'gone');
+      }
+      const after = (await store.runs.getRun(run.id))?.items.find((candidate) => candidate.instructionId === instructionId);
+      return after ?? item;
     });
   }
 

@@ -66,6 +66,7 @@ export async function applyBatch(
       makeId: newBlockId,
       assets,
       writerFor,
+      answered: answeredInstructions(run),
     };
     // OP12: nested blocks a peer wrote without ids since the load get the ids the agent read.
     giveNestedIds(ydoc, serverOrigin);
@@ -84,6 +85,13 @@ export async function applyBatch(
     scopes.saved(run.docId, run.id, scope);
     return result;
   });
+}
+
+/** VAR1: the instructions the run's changes answer, each with whether by variants. */
+function answeredInstructions(run: StoredRun): Map<string, boolean> {
+  const answered = new Map<string, boolean>();
+  for (const change of run.changes) answered.set(change.instructionId, (answered.get(change.instructionId) ?? false) || change.variants !== undefined);
+  return answered;
 }
 
 /**

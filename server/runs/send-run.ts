@@ -72,6 +72,7 @@ export async function sendRun(
         quote: instruction.quote,
         currentText: currentQuote(pinned[index]),
         drifted: driftOf(instruction.quote, pinned[index]) !== null,
+        variantsWanted: instruction.variants ?? 1,
       })),
     });
     if (!created.ok) return { ok: false, code: 'RUN_OUTSTANDING' };

@@ -216,6 +216,11 @@ CREATE TABLE doc_people (
   pgAuthorshipSchema,
   // Step 11: the versions of each document (HIST1).
   pgVersionsSchema,
+  // Step 12: variants (VAR1): how many answers an instruction asked for, the candidates of a change.
+  `
+ALTER TABLE run_items ADD COLUMN variants_wanted INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE run_changes ADD COLUMN variants TEXT;
+`,
 ];
 
 /** An arbitrary key of the advisory lock that lets one instance at a time migrate. */

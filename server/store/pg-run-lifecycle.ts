@@ -5,10 +5,11 @@ import { claimedStates } from '../../shared/protocol/run-states.ts';
 import { leaves, reaches, stateIn } from './sqlite-run-states.ts';
 import { revertibleRuns, type RunStore } from './run-store.ts';
 import { isUniqueViolation, toBuffer, transaction } from './pg-db.ts';
+import { variantsColumn } from './run-rows.ts';
 
 type Lifecycle = Pick<
   RunStore,
-  'claimRun' | 'renewLease' | 'requeueRun' | 'findBatch' | 'recordBatch' | 'completeRun' | 'failRun' | 'cancelRun' | 'decideRun' | 'decideItem' | 'storeScope' | 'revertRun' | 'reopenRun' | 'unrevertRun' | 'loadScope' | 'openScopes'
+  'claimRun' | 'renewLease' | 'requeueRun' | 'findBatch' | 'recordBatch' | 'completeRun' | 'failRun' | 'cancelRun' | 'decideRun' | 'decideItem' | 'chooseVariant' | 'storeScope' | 'revertRun' | 'reopenRun' | 'unrevertRun' | 'loadScope' | 'openScopes'
 >;
 
 /**
@@ -110,8 +111,8 @@ export function pgRunLifecycle(pool: pg.Pool): Lifecycle {
         let position = (await client.query<{ n: number }>('SELECT COUNT(*) AS n FROM run_changes WHERE run_id = $1', [runId])).rows[0].n;
         for (const change of batch.changes) {
           await client.query(
-            `INSERT INTO run_changes (run_id, position, block_id, instruction_id, op, before, after) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-            [runId, position++, change.blockId, change.instructionId, change.op, change.before, change.after],
+            `INSERT INTO run_changes (run_id, position, block_id, instruction_id, op, before, after, variants) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+            [runId, position++, change.blockId, change.instructionId, change.op, change.before, change.after, variantsColumn(change)],
           );
           await client.query(`UPDATE run_items SET outcome = 'changed' WHERE run_id = $1 AND instruction_id = $2`, [runId, change.instructionId]);
         }
@@ -179,6 +180,20 @@ export function pgRunLifecycle(pool: pg.Pool): Lifecycle {
         if (result.rowCount === 0) return false;
         await noteChanges(client, id, notes);
         return settleRun(client, id, now, by);
+      }),
+    chooseVariant: (id, instructionId, now, choice) =>
+      transaction(pool, async (client) => {
+        if (!(await lockInReview(client, id))) return false;
+        const undecided = await client.query('SELECT position FROM run_items WHERE run_id = $1 AND instruction_id = $2 AND decision IS NULL', [id, instructionId]);
+        if (undecided.rowCount === 0) return false;
+        const chosen = await client.query(
+          'UPDATE run_changes SET after = $3, variants = $4 WHERE run_id = $1 AND instruction_id = $2 AND variants IS NOT NULL',
+          [id, instructionId, choice.after, JSON.stringify(choice.variants)],
+        );
+        if (chosen.rowCount === 0) return false;
+        await upsertScope(client, id, choice.scope);
+        await client.query('UPDATE runs SET updated_at = $2 WHERE id = $1', [id, now]);
+        return true;
       }),
     storeScope: (runId, scope) =>
       transaction(pool, async (client) => {

@@ -44,9 +44,9 @@ export function pgRunStore(pool: pg.Pool): RunStore {
           );
           for (const [position, item] of run.items.entries()) {
             await client.query(
-              `INSERT INTO run_items (run_id, position, instruction_id, block_id, instruction_text, quote, current_text, drifted)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-              [run.id, position, item.instructionId, item.blockId, item.instruction, item.quote, item.currentText ?? null, item.drifted ?? false],
+              `INSERT INTO run_items (run_id, position, instruction_id, block_id, instruction_text, quote, current_text, drifted, variants_wanted)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+              [run.id, position, item.instructionId, item.blockId, item.instruction, item.quote, item.currentText ?? null, item.drifted ?? false, item.variantsWanted ?? 1],
             );
           }
         });

@@ -15,6 +15,7 @@ const runWrites = [
   'cancelRun',
   'decideRun',
   'decideItem',
+  'chooseVariant',
   'storeScope',
   'revertRun',
   'reopenRun',

@@ -1,4 +1,4 @@
-import { isRunState, type ItemOutcome, type NotReverted, type RunChange, type RunItem, type RunState } from '../../shared/protocol/run-record.ts';
+import { isRunState, parseChangeVariants, type ItemOutcome, type ChangeVariants, type NotReverted, type RunChange, type RunItem, type RunState } from '../../shared/protocol/run-record.ts';
 import type { OpKind } from '../../shared/applier/op-kinds.ts';
 import type { StoredRun } from './run-store.ts';
 
@@ -38,6 +38,8 @@ export interface ItemRow {
   reason: string | null;
   /** Absent in rows of stores older than REV12. */
   decision?: string | null;
+  /** VAR1; absent in rows of stores older than variants. */
+  variants_wanted?: number | null;
 }
 
 export interface ChangeRow {
@@ -47,6 +49,8 @@ export interface ChangeRow {
   before: string | null;
   after: string | null;
   note: string | null;
+  /** VAR1: the JSON of the change's `variants`, or null; absent in stores older than variants. */
+  variants?: string | null;
 }
 
 export function toStoredRun(row: RunRow, items: ItemRow[], changes: ChangeRow[]): StoredRun {
@@ -71,14 +75,29 @@ export function toStoredRun(row: RunRow, items: ItemRow[], changes: ChangeRow[])
     summary: row.summary,
     error: row.error,
     contextMarkdown: row.context_markdown,
-    items: items.map(toItem),
-    changes: changes.map(toChange),
+    ...withVariants(items.map(toItem), changes.map(toChange)),
   };
 }
 
 function toState(state: string): RunState {
   if (!isRunState(state)) throw new RangeError(`Unknown run state in the store: ${state}`);
   return state;
+}
+
+/** VAR1: each item shows the candidates of its change with variants, and the one chosen. */
+function withVariants(items: RunItem[], changes: RunChange[]): { items: RunItem[]; changes: RunChange[] } {
+  for (const change of changes) {
+    const item = change.variants && items.find((candidate) => candidate.instructionId === change.instructionId);
+    if (!item || !change.variants) continue;
+    item.variants = change.variants.candidates.map((markdown, index) => ({ index, markdown }));
+    item.chosen = change.variants.chosen;
+  }
+  return { items, changes };
+}
+
+/** The column of a change's variants, as both stores keep it. */
+export function variantsColumn(change: RunChange): string | null {
+  return change.variants ? JSON.stringify(change.variants) : null;
 }
 
 function toItem(row: ItemRow): RunItem {
@@ -92,6 +111,9 @@ function toItem(row: ItemRow): RunItem {
     outcome: row.outcome as ItemOutcome,
     reason: row.reason,
     decision: row.decision === 'accepted' || row.decision === 'discarded' ? row.decision : null,
+    variantsWanted: row.variants_wanted ?? 1,
+    variants: [],
+    chosen: null,
   };
 }
 
@@ -103,5 +125,13 @@ function toChange(row: ChangeRow): RunChange {
     before: row.before,
     after: row.after,
     ...(row.note === null ? {} : { note: row.note }),
+    ...variantsOf(row),
   };
+}
+
+function variantsOf(row: ChangeRow): { variants?: ChangeVariants } {
+  if (row.variants === undefined || row.variants === null) return {};
+  const variants = parseChangeVariants(JSON.parse(row.variants));
+  if (variants === null) throw new RangeError('A run change in the store holds variants in no known form');
+  return { variants };
 }

@@ -1,5 +1,5 @@
 import type { Author } from '../../shared/notes/annotations.ts';
-import type { ItemDecision, NotReverted, RunChange, RunItem, RunRecord, RunState } from '../../shared/protocol/run-record.ts';
+import type { ChangeVariants, ItemDecision, NotReverted, RunChange, RunItem, RunRecord, RunState } from '../../shared/protocol/run-record.ts';
 import type { SavedRunScope } from '../../shared/applier/run-scope.ts';
 import type { RunChangeListener } from './run-changes.ts';
 import type { TokenUsage } from '../../shared/wire/activity.ts';
@@ -16,7 +16,7 @@ export interface NewRun {
   /** The whole document as Markdown at send time: the agent's context. */
   contextMarkdown: string;
   /** `currentText` and `drifted` (RUN5) default to null and false. */
-  items: { instructionId: string; blockId: string; instruction: string; quote: string; currentText?: string | null; drifted?: boolean }[];
+  items: { instructionId: string; blockId: string; instruction: string; quote: string; currentText?: string | null; drifted?: boolean; variantsWanted?: number }[];
 }
 
 /** A run as the store keeps it: the public record's fields plus the bookkeeping of its lifecycle. */
@@ -163,6 +163,13 @@ export interface RunStore {
     by: Author,
     notes?: ReadonlyMap<number, string>,
   ): Promise<'review' | 'accepted' | 'discarded' | false>;
+  /**
+   * VAR2: the text of a run in review now shows `variants.chosen` for undecided item
+   * `instructionId`: its change with variants becomes `after` and `variants`, and the run's
+   * scope `scope`, in one step; false, changing nothing, when the run is not in review, the item
+   * is decided or has no change with variants.
+   */
+  chooseVariant(id: string, instructionId: string, now: number, choice: { after: string; variants: ChangeVariants; scope: SavedRunScope }): Promise<boolean>;
   /** Replaces the stored scope of a run in review or accepted (and not reverted); false otherwise. */
   storeScope(runId: string, scope: SavedRunScope): Promise<boolean>;
   /**

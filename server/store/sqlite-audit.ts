@@ -29,6 +29,7 @@ export const auditActions = [
   'run.revert-undone',
   'run.item-accepted',
   'run.item-discarded',
+  'run.variant-chosen',
   'run.lease-expired',
   'token.revoked',
   'invite.created',

@@ -1,14 +1,15 @@
 import type Database from 'better-sqlite3';
 import type { Author } from '../../shared/notes/annotations.ts';
 import type { SavedRunScope } from '../../shared/applier/run-scope.ts';
-import type { NotReverted } from '../../shared/protocol/run-record.ts';
+import type { ChangeVariants, NotReverted } from '../../shared/protocol/run-record.ts';
+import { variantsColumn } from './run-rows.ts';
 import { claimedStates } from '../../shared/protocol/run-states.ts';
 import { leaves, reaches, stateIn } from './sqlite-run-states.ts';
 import { revertibleRuns, type AppliedBatch, type Completion, type RunStore } from './run-store.ts';
 
 type Lifecycle = Pick<
   RunStore,
-  'claimRun' | 'renewLease' | 'requeueRun' | 'findBatch' | 'recordBatch' | 'completeRun' | 'failRun' | 'cancelRun' | 'decideRun' | 'decideItem' | 'storeScope' | 'revertRun' | 'reopenRun' | 'unrevertRun' | 'loadScope' | 'openScopes'
+  'claimRun' | 'renewLease' | 'requeueRun' | 'findBatch' | 'recordBatch' | 'completeRun' | 'failRun' | 'cancelRun' | 'decideRun' | 'decideItem' | 'chooseVariant' | 'storeScope' | 'revertRun' | 'reopenRun' | 'unrevertRun' | 'loadScope' | 'openScopes'
 >;
 
 /**
@@ -93,8 +94,8 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
   const deleteChanges = db.prepare('DELETE FROM run_changes WHERE run_id = ?');
   const countChanges = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM run_changes WHERE run_id = ?');
   const insertChange = db.prepare(
-    `INSERT INTO run_changes (run_id, position, block_id, instruction_id, op, before, after)
-     VALUES (@runId, @position, @blockId, @instructionId, @op, @before, @after)`,
+    `INSERT INTO run_changes (run_id, position, block_id, instruction_id, op, before, after, variants)
+     VALUES (@runId, @position, @blockId, @instructionId, @op, @before, @after, @variants)`,
   );
   const deleteBatches = db.prepare('DELETE FROM run_batches WHERE run_id = ?');
   const noteChange = db.prepare('UPDATE run_changes SET note = @note WHERE run_id = @runId AND position = @position');
@@ -134,7 +135,7 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
     insertBatch.run(runId, batch.idempotencyKey, JSON.stringify(batch.response));
     let position = countChanges.get(runId)!.n;
     for (const change of batch.changes) {
-      insertChange.run({ runId, position: position++, ...change });
+      insertChange.run({ runId, position: position++, blockId: change.blockId, instructionId: change.instructionId, op: change.op, before: change.before, after: change.after, variants: variantsColumn(change) });
       markChanged.run(runId, change.instructionId);
     }
     upsertScope.run({ runId, insertions: toBuffer(batch.scope.insertions), deletions: toBuffer(batch.scope.deletions) });
@@ -192,6 +193,24 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
     },
   );
 
+  const undecidedItem = db.prepare<{ id: string; instructionId: string }, { position: number }>(
+    'SELECT position FROM run_items WHERE run_id = @id AND instruction_id = @instructionId AND decision IS NULL',
+  );
+  const chooseChange = db.prepare(
+    'UPDATE run_changes SET after = @after, variants = @variants WHERE run_id = @id AND instruction_id = @instructionId AND variants IS NOT NULL',
+  );
+  const touchRun = db.prepare('UPDATE runs SET updated_at = @now WHERE id = @id');
+  const chooseVariant = db.transaction(
+    (id: string, instructionId: string, now: number, choice: { after: string; variants: ChangeVariants; scope: SavedRunScope }) => {
+      if (!inReview.get(id) || !undecidedItem.get({ id, instructionId })) return false;
+      const params = { id, instructionId, after: choice.after, variants: JSON.stringify(choice.variants) };
+      if (chooseChange.run(params).changes === 0) return false;
+      upsertScope.run({ runId: id, insertions: toBuffer(choice.scope.insertions), deletions: toBuffer(choice.scope.deletions) });
+      touchRun.run({ id, now });
+      return true;
+    },
+  );
+
   const revertRun = db.transaction((id: string, now: number, by: Author, notReverted: readonly NotReverted[]) => {
     const params = { id, now, byId: by.id, byName: by.name, notReverted: JSON.stringify(notReverted) };
     if (revert.run(params).changes === 0) return false;
@@ -230,6 +249,9 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
     },
     async decideItem(id, instructionId, decision, now, by, notes = new Map()) {
       return decideItem(id, instructionId, decision, now, by, notes);
+    },
+    async chooseVariant(id, instructionId, now, choice) {
+      return chooseVariant(id, instructionId, now, choice);
     },
     async storeScope(runId, scope) {
       return db.transaction(() => {

@@ -78,8 +78,13 @@ const addedColumns: Record<string, Record<string, string>> = {
     reverted_by_name: 'TEXT',
     not_reverted: 'TEXT',
   },
-  run_items: { current_text: 'TEXT', drifted: 'INTEGER NOT NULL DEFAULT 0', decision: "TEXT CHECK (decision IN ('accepted', 'discarded'))" },
-  run_changes: { note: 'TEXT' },
+  run_items: {
+    current_text: 'TEXT',
+    drifted: 'INTEGER NOT NULL DEFAULT 0',
+    decision: "TEXT CHECK (decision IN ('accepted', 'discarded'))",
+    variants_wanted: 'INTEGER NOT NULL DEFAULT 1',
+  },
+  run_changes: { note: 'TEXT', variants: 'TEXT' },
 };
 
 /**

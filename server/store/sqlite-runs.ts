@@ -18,8 +18,8 @@ export function sqliteRunStore(db: Database.Database): RunStore {
      VALUES (@id, @docId, '${runTransitions.send.to}', @createdById, @createdByName, @createdAt, @createdAt, @contextMarkdown)`,
   );
   const insertItem = db.prepare(
-    `INSERT INTO run_items (run_id, position, instruction_id, block_id, instruction_text, quote, current_text, drifted)
-     VALUES (@runId, @position, @instructionId, @blockId, @instruction, @quote, @currentText, @drifted)`,
+    `INSERT INTO run_items (run_id, position, instruction_id, block_id, instruction_text, quote, current_text, drifted, variants_wanted)
+     VALUES (@runId, @position, @instructionId, @blockId, @instruction, @quote, @currentText, @drifted, @variantsWanted)`,
   );
   const selectRun = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
   const selectDocOfRun = db.prepare<[string], { doc_id: string }>('SELECT doc_id FROM runs WHERE id = ?');
@@ -45,7 +45,7 @@ export function sqliteRunStore(db: Database.Database): RunStore {
       contextMarkdown: run.contextMarkdown,
     });
     run.items.forEach((item, position) =>
-      insertItem.run({ runId: run.id, position, ...item, currentText: item.currentText ?? null, drifted: item.drifted ? 1 : 0 }),
+      insertItem.run({ runId: run.id, position, ...item, currentText: item.currentText ?? null, drifted: item.drifted ? 1 : 0, variantsWanted: item.variantsWanted ?? 1 }),
     );
   });
 

@@ -11,7 +11,7 @@ import { writeHoldingBlock, writtenChildByChild } from './applier-nested-write.t
 import { markPendingDelete, pendingDeleteOf } from './pending-delete.ts';
 import { plainParagraph } from '../model/plain-markdown.ts';
 import { readPlainParagraph, unmarkedParagraphText, writePlainParagraph } from './plain-block.ts';
-import { parseOps, type Op } from './ops.ts';
+import { markdownsOf, parseOps, type Op } from './ops.ts';
 import type { OpKind } from './op-kinds.ts';
 import type { Origin } from '../model/origins.ts';
 
@@ -40,13 +40,16 @@ import type { Origin } from '../model/origins.ts';
  *                      cannot build (it is left as it is), or its hash is no longer `expectHash`
  *                      (with a duplicated id, not yet renewed by an editor, the first block
  *                      carrying it is the one meant);
- *   5. INVALID_OP      the Markdown holds no block the schema can keep;
+ *   5. INVALID_OP      the Markdown (or one candidate of a propose_variants) holds no block the
+ *                      schema can keep;
  *   6. INVALID_OP      a second replace or delete of one block, or an insert after a block the
  *                      batch deletes (reported at the later of the two ops);
  *   7. INVALID_OP      an op on a block inside a block the batch replaces or deletes, or a
  *                      replace or delete of a block inside which the batch changes a block
  *                      (OP12, at the later op);
- *   8. UNKNOWN_ASSET   the Markdown holds an image whose address is that of an asset
+ *   7b. INVALID_OP     a propose_variants for an instruction another op (of the batch or of an
+ *                      earlier one) answers, or an op for an instruction answered with variants;
+ *   8. UNKNOWN_ASSET   the Markdown (of any candidate) holds an image whose address is that of an asset
  *                      (`/api/docs/ID/assets/HASH`) not among `run.assets`: one of another
  *                      document, or one never uploaded (IMG4). An agent may not invent one.
  *
@@ -59,6 +62,9 @@ import type { Origin } from '../model/origins.ts';
  *   the new blocks follow it. Further blocks get ids from `makeId`.
  * - insert_after: the blocks of its Markdown follow the block (after all of its replacement
  *   blocks); several inserts after one block keep their batch order.
+ * - propose_variants (VAR1): checked as a replace_block of each candidate, written as the
+ *   replace_block of the first; its change is a `replace_block` whose `variants` keep every
+ *   candidate's Markdown (choose-variant.ts shows another).
  * - delete_block: the block is marked for deletion on Accept (OP7); until the run is decided
  *   it stays in the text, and ops treat it (and every block inside it) as gone.
  * - a block that holds blocks (a list, an item, a quote) replaced by one of its type is written
@@ -85,6 +91,12 @@ export interface ApplierRun {
   makeId: () => string;
   /** IMG4: the addresses of the assets uploaded into this document; none when absent. */
   assets?: ReadonlySet<string>;
+  /**
+   * VAR1: the instructions earlier batches of the run answered, each with whether it was by a
+   * propose_variants. An instruction answered with variants takes no other op, and a
+   * propose_variants answers an instruction nothing else answers. None when absent.
+   */
+  answered?: ReadonlyMap<string, boolean>;
   /** WHO3: the client id to write instruction `instructionId`'s items under (Yjs reads `ydoc.clientID` per item); the doc's own when absent. */
   writerFor?: (instructionId: string) => number;
 }
@@ -112,6 +124,8 @@ export interface Change {
   after: string | null;
   /** The ids of the blocks now holding `after`, in order (empty for a delete). */
   blockIds: string[];
+  /** VAR1: for a propose_variants, every candidate's Markdown (as `after` writes it); absent otherwise. */
+  candidates?: string[];
 }
 
 export type ApplyResult = { ok: true; applied: number; changes: Change[] } | { ok: false; error: ApplyError };
@@ -127,6 +141,8 @@ interface PlannedOp {
   read: ReadBlock | null;
   /** Whether the block is a list item: its Markdown is an item's content (OP12). */
   inItem: boolean;
+  /** VAR1: every candidate's Markdown, for a propose_variants; else null. */
+  candidates: string[] | null;
 }
 
 /** A live block read once per batch: its type, its Markdown and its hash (`blockHash`). */
@@ -151,6 +167,18 @@ export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origi
   const { regions, changes } = assignIds(live, planned, run);
   write(ydoc, live, regions, run, origin);
   return { ok: true, applied: planned.length, changes };
+}
+
+/**
+ * The live block carrying `id` as ops find it (at any depth, not a pending delete, the first of
+ * a repeated id), with its hash as an op's `expectHash` reads it (null when the schema cannot
+ * build it); undefined when none carries it.
+ */
+export function liveBlock(ydoc: Y.Doc, id: string): { yblock: Y.XmlElement; hash: string | null } | undefined {
+  const live = scanBlocks(ydoc, new Set([id]));
+  const found = live.found.get(id);
+  if (found === undefined) return undefined;
+  return { yblock: found.yblock, hash: live.read(id)?.hash ?? null };
 }
 
 /** The blocks of the live document, at any depth, found by id without reading their content. */
@@ -348,6 +376,7 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
   const deleted = new Map<string, number>();
   const insertedAfter = new Map<string, number>();
   const named: { index: number; blockId: string; ancestors: readonly string[] }[] = [];
+  const variantsFor = new Map<string, boolean>();
   const planned: PlannedOp[] = [];
 
   for (let index = 0; index < ops.length; index++) {
@@ -377,18 +406,18 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
     if (op.op !== 'insert_after' && block !== undefined && block.hash !== op.expectHash) {
       return refusal('STALE_BLOCK', index, op, `Block "${op.blockId}" has changed since it was read (its hash is no longer ${op.expectHash}); read it again.`);
     }
-    let blocks: Node[] = [];
-    let markdown: string | null = null;
-    if (op.op !== 'delete_block') {
-      // A plain paragraph is its own Markdown, and valid as built.
-      const plain = plainParagraph(op.markdown);
-      const parsedBlocks = plain === null ? parseBlocks(op.markdown) : [plain];
-      if (parsedBlocks === null) {
-        return refusal('INVALID_OP', index, op, `The Markdown of the op at index ${index} holds no block the document can keep.`);
-      }
-      blocks = parsedBlocks;
-      if (plain !== null) markdown = op.markdown;
+    // A plain paragraph is its own Markdown, and valid as built.
+    const written = markdownsOf(op).map((text) => {
+      const plain = plainParagraph(text);
+      return { blocks: plain === null ? parseBlocks(text) : [plain], markdown: plain === null ? null : text };
+    });
+    const unkeepable = written.findIndex((candidate) => candidate.blocks === null);
+    if (unkeepable >= 0) {
+      const what = op.op === 'propose_variants' ? `Candidate ${unkeepable} of the op at index ${index}` : `The Markdown of the op at index ${index}`;
+      return refusal('INVALID_OP', index, op, `${what} holds no block the document can keep.`);
     }
+    const blocks: Node[] = written[0]?.blocks ?? [];
+    const markdown = written[0]?.markdown ?? null;
     const earlier = rewritten.get(op.blockId);
     if (op.op !== 'insert_after' && earlier !== undefined) {
       return refusal('INVALID_OP', index, op, `The op at index ${index} changes block "${op.blockId}" again; the op at index ${earlier} already replaces or deletes it.`);
@@ -411,7 +440,12 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
     if (inner !== undefined) {
       return refusal('INVALID_OP', index, op, `The op at index ${index} replaces or deletes block "${op.blockId}", inside which the op at index ${inner.index} changes block "${inner.blockId}".`);
     }
-    const invented = unknownAssetIn(blocks, run.assets);
+    const answeredWithVariants = variantsFor.get(op.instructionId) ?? run.answered?.get(op.instructionId);
+    if (op.op === 'propose_variants' ? answeredWithVariants !== undefined : answeredWithVariants === true) {
+      return refusal('INVALID_OP', index, op, `The op at index ${index} answers "${op.instructionId}", which ${op.op === 'propose_variants' ? 'another op' : 'a propose_variants'} answers already; variants are the one answer of their instruction.`);
+    }
+    variantsFor.set(op.instructionId, op.op === 'propose_variants');
+    const invented = written.map((candidate) => unknownAssetIn(candidate.blocks ?? [], run.assets)).find((address) => address !== null) ?? null;
     if (invented !== null) {
       return refusal('UNKNOWN_ASSET', index, op, `The image at ${invented} in the op at index ${index} is no image uploaded into this document; an image of the document keeps its address, a new one needs an https address.`);
     }
@@ -422,7 +456,8 @@ function validate(live: LiveBlocks, ops: readonly Op[], run: ApplierRun): Planne
       rewritten.set(op.blockId, index);
       if (op.op === 'delete_block') deleted.set(op.blockId, index);
     }
-    planned.push({ op, blocks, markdown, read: block ?? null, inItem: found.yblock.nodeName === 'list_item' });
+    const candidates = op.op === 'propose_variants' ? written.map((candidate) => candidate.markdown ?? (candidate.blocks ?? []).map(blockToMarkdown).join('\n\n')) : null;
+    planned.push({ op, blocks, markdown, read: block ?? null, inItem: found.yblock.nodeName === 'list_item', candidates });
   }
   return planned;
 }
@@ -470,8 +505,8 @@ function assignIds(live: LiveBlocks, planned: readonly PlannedOp[], run: Applier
   };
   const regions = new Map<string, Region>();
   const changes: Change[] = [];
-  for (const { op, blocks: parsed, markdown, read, inItem } of planned) {
-    const replacing = op.op === 'replace_block';
+  for (const { op, blocks: parsed, markdown, read, inItem, candidates } of planned) {
+    const replacing = op.op === 'replace_block' || op.op === 'propose_variants';
     const old = replacing ? (read?.node ?? null) : null;
     const blocks = inItem && op.op !== 'delete_block'
       ? [withIds(schema.nodes.list_item.create(null, parsed), replacing ? op.blockId : freshId(), old, freshId)]
@@ -489,10 +524,11 @@ function assignIds(live: LiveBlocks, planned: readonly PlannedOp[], run: Applier
     changes.push({
       blockId: op.blockId,
       instructionId: op.instructionId,
-      op: op.op,
+      op: op.op === 'propose_variants' ? 'replace_block' : op.op,
       before: read?.markdown ?? null,
-      after: op.op === 'delete_block' ? null : (markdown ?? parsed.map(blockToMarkdown).join('\n\n')),
+      after: op.op === 'delete_block' ? null : (candidates?.[0] ?? markdown ?? parsed.map(blockToMarkdown).join('\n\n')),
       blockIds: blocks.map((block) => block.attrs.id as string),
+      ...(candidates === null ? {} : { candidates }),
     });
   }
   return { regions: [...regions.values()], changes };

@@ -1,5 +1,5 @@
 /** The kinds of op an agent may send to the applier; an agent token may allow a subset. */
-export const opKinds = ['replace_block', 'insert_after', 'delete_block'] as const;
+export const opKinds = ['replace_block', 'insert_after', 'delete_block', 'propose_variants'] as const;
 export type OpKind = (typeof opKinds)[number];
 
 export function isOpKind(value: unknown): value is OpKind {

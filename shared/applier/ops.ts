@@ -31,7 +31,30 @@ export interface DeleteBlockOp {
   instructionId: string;
 }
 
-export type Op = ReplaceBlockOp | InsertAfterOp | DeleteBlockOp;
+/**
+ * VAR1: 2–4 alternative replacements of one block, for an instruction that asked for variants.
+ * Each candidate is validated as a `replace_block`'s Markdown; the first is written.
+ */
+export interface ProposeVariantsOp {
+  op: 'propose_variants';
+  blockId: string;
+  expectHash: string;
+  instructionId: string;
+  candidates: string[];
+}
+
+export type Op = ReplaceBlockOp | InsertAfterOp | DeleteBlockOp | ProposeVariantsOp;
+
+/** The Markdown an op writes: its one text, its candidates, or none (a delete). */
+export function markdownsOf(op: Op): readonly string[] {
+  if (op.op === 'delete_block') return [];
+  if (op.op === 'propose_variants') return op.candidates;
+  return [op.markdown];
+}
+
+/** VAR1: an instruction asks for 1 to 4 answers; a `propose_variants` op carries 2 to 4. */
+export const minVariants = 2;
+export const maxVariants = 4;
 
 /** At most this many ops in one batch. */
 export const maxOpsPerBatch = 200;
@@ -61,6 +84,7 @@ const fieldsOf: Record<OpKind, readonly string[]> = {
   replace_block: ['op', 'blockId', 'markdown', 'expectHash', 'instructionId'],
   insert_after: ['op', 'blockId', 'markdown', 'instructionId'],
   delete_block: ['op', 'blockId', 'expectHash', 'instructionId'],
+  propose_variants: ['op', 'blockId', 'expectHash', 'instructionId', 'candidates'],
 };
 
 /**
@@ -82,7 +106,7 @@ export function parseOps(value: unknown): ParseOpsResult {
     ops.push(copyOp(value[index] as Op));
   }
   let lines = 0;
-  for (const op of ops) if (op.op !== 'delete_block') lines += lineCount(op.markdown);
+  for (const op of ops) for (const markdown of markdownsOf(op)) lines += lineCount(markdown);
   if (lines > maxBatchMarkdownLines) {
     return invalid(-1, `A batch writes at most ${maxBatchMarkdownLines.toLocaleString('en-US')} lines of Markdown; this one has ${lines.toLocaleString('en-US')}.`);
   }
@@ -103,17 +127,36 @@ function checkOp(value: unknown): string | null {
   if (unknown !== undefined) return `has a field that ${kind} does not take: "${unknown.slice(0, 40)}".`;
   for (const field of fields) {
     if (field === 'op') continue;
+    if (field === 'candidates') {
+      const problem = checkCandidates(record.candidates);
+      if (problem !== null) return `(${kind}) ${problem}`;
+      continue;
+    }
     const problem = checkField(field, record[field], field === 'markdown' ? maxOpMarkdownLength : maxOpIdLength);
     if (problem !== null) return `(${kind}) ${problem}`;
   }
   return null;
 }
 
+/** VAR1: 2 to 4 strings of Markdown, each as long as an op's Markdown may be. */
+function checkCandidates(value: unknown): string | null {
+  if (value === undefined) return 'lacks "candidates".';
+  if (!Array.isArray(value)) return 'has a field "candidates" that is not a list.';
+  if (value.length < minVariants || value.length > maxVariants) {
+    return `has ${value.length} candidates; propose ${minVariants} to ${maxVariants}.`;
+  }
+  for (const [index, candidate] of value.entries()) {
+    const problem = checkField(`candidates[${index}]`, candidate, maxOpMarkdownLength, true);
+    if (problem !== null) return problem;
+  }
+  return null;
+}
+
 /** Ids and hashes must be non-empty; Markdown may be empty here (the applier refuses it). */
-function checkField(field: string, value: unknown, maxLength: number): string | null {
+function checkField(field: string, value: unknown, maxLength: number, markdown = field === 'markdown'): string | null {
   if (value === undefined) return `lacks "${field}".`;
   if (typeof value !== 'string') return `has a field "${field}" that is not a string.`;
-  if (value === '' && field !== 'markdown') return `has an empty field "${field}".`;
+  if (value === '' && !markdown) return `has an empty field "${field}".`;
   if (value.length > maxLength) {
     return `has a field "${field}" longer than ${maxLength.toLocaleString('en-US')} characters.`;
   }
@@ -129,6 +172,8 @@ function copyOp(op: Op): Op {
       return { op: op.op, blockId: op.blockId, markdown: op.markdown, instructionId: op.instructionId };
     case 'delete_block':
       return { op: op.op, blockId: op.blockId, expectHash: op.expectHash, instructionId: op.instructionId };
+    case 'propose_variants':
+      return { op: op.op, blockId: op.blockId, expectHash: op.expectHash, instructionId: op.instructionId, candidates: [...op.candidates] };
   }
 }
 

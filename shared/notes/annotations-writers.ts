@@ -3,6 +3,7 @@ import { notesParts } from '../model/doc-layout.ts';
 import { randomId } from '../model/ids.ts';
 import type { Origin } from '../model/origins.ts';
 import type { Anchor } from '../model/anchors.ts';
+import { maxVariants } from '../applier/ops.ts';
 import {
   checkAnchor,
   checkAuthor,
@@ -63,6 +64,8 @@ export interface NewAnnotation {
   fromCommentId?: string | null;
   /** Instructions only: the change a discarded run proposed here (see `Instruction`). */
   discardedChange?: string;
+  /** Instructions only: how many answers to ask for (VAR1), 1 to 4; one unless given. */
+  variants?: number;
 }
 
 /** Adds a record; returns its id. */
@@ -87,6 +90,7 @@ export function createAnnotation(notesYdoc: Y.Doc, input: NewAnnotation, origin:
     record.set('runId', null);
     record.set('fromCommentId', input.fromCommentId ?? null);
     if (input.discardedChange !== undefined) record.set('discardedChange', input.discardedChange);
+    if (input.variants !== undefined && input.variants > 1) record.set('variants', input.variants);
   }
   notesYdoc.transact(() => notesParts(notesYdoc).annotations.set(id, record), origin);
   return { ok: true, id };
@@ -292,6 +296,9 @@ function refuseNew(notesYdoc: Y.Doc, id: string, input: NewAnnotation): { ok: fa
     return error('INVALID_QUOTE', `The quote must be a string of at most ${maxQuoteLength} characters.`);
   }
   if (input.fromCommentId != null && !isRecordId(input.fromCommentId)) return error('INVALID_ID', 'fromCommentId is malformed.');
+  if (input.variants !== undefined && (input.kind !== 'instruction' || !Number.isInteger(input.variants) || input.variants < 1 || input.variants > maxVariants)) {
+    throw new RangeError(`Only an instruction asks for variants, 1 to ${maxVariants}`);
+  }
   if (input.discardedChange !== undefined) {
     if (input.kind !== 'instruction') throw new RangeError('Only an instruction records a discarded change');
     if (typeof input.discardedChange !== 'string' || input.discardedChange.length > maxTextLength) {

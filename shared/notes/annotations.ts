@@ -3,6 +3,7 @@ import { notesParts } from '../model/doc-layout.ts';
 import { readKeyedRecords } from '../model/keyed-records.ts';
 import { migrateRecord } from '../model/schema-versions.ts';
 import { maxQuoteLength } from '../protocol/limits.ts';
+import { maxVariants } from '../applier/ops.ts';
 import type { Anchor, RelativePositionJSON } from '../model/anchors.ts';
 
 /**
@@ -16,6 +17,7 @@ import type { Anchor, RelativePositionJSON } from '../model/anchors.ts';
  *     id, kind, anchor: {from, to}, blockId, quote, author: {id, name}, createdAt, resolved,
  *     turns: Y.Array<Y.Map {author: {id, name}, text, at}>,
  *     state, runId, fromCommentId            (instructions only)
+ *     variants                               (instructions asking for 2 to 4 answers only, VAR1)
  *     discardedChange                        (instructions made by Discard run with a reason only)
  *   }>
  *
@@ -65,6 +67,8 @@ export interface Instruction extends AnnotationBase {
   state: InstructionState;
   runId: string | null;
   fromCommentId: string | null;
+  /** VAR1: how many answers the instruction asks for, 2 to 4; absent for one. */
+  variants?: number;
   /**
    * On an instruction that Discard run made from the discarder's reason: the change the
    * discarded run had proposed for this text (the agent's Markdown; empty when it proposed
@@ -171,6 +175,10 @@ export function parseAnnotation(value: unknown): ParseResult {
   if (discarded !== undefined && (typeof discarded !== 'string' || discarded.length > maxTextLength)) {
     return fail(`discardedChange must be a string of at most ${maxTextLength} characters`);
   }
+  const variants = record.variants;
+  if (variants !== undefined && !(Number.isInteger(variants) && (variants as number) >= 1 && (variants as number) <= maxVariants)) {
+    return fail(`variants must be a whole number from 1 to ${maxVariants}`);
+  }
   const instruction: Instruction = {
     ...base,
     kind,
@@ -179,6 +187,7 @@ export function parseAnnotation(value: unknown): ParseResult {
     fromCommentId: record.fromCommentId,
   };
   if (discarded !== undefined) instruction.discardedChange = discarded;
+  if (typeof variants === 'number' && variants > 1) instruction.variants = variants;
   return { ok: true, annotation: instruction };
 }
 

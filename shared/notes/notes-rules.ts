@@ -16,7 +16,7 @@ import { schemaVersions, statedVersion, versionField } from '../model/schema-ver
  * - [NOTES2] Every record added or changed parses (`parseAnnotation`), is stored under its own id
  *   as a Y.Map whose turns are a Y.Array of Y.Maps (the form the writers change) and whose other
  *   values, like a turn's, are plain (no shared type), and carries no field the parser does not know.
- * - [NOTES3] A record's id, kind, author, createdAt, quote, fromCommentId and discardedChange
+ * - [NOTES3] A record's id, kind, author, createdAt, quote, fromCommentId, discardedChange and variants
  *   never change.
  * - [NOTES4] Records and turns are added in the writer's own name: their `author.id` is the
  *   writer's id (the token's `sub`).
@@ -217,9 +217,10 @@ function checkChange(id: string, a: Annotation, now: NotesEntry, writer: NotesWr
       x.quote,
       x.kind === 'instruction' ? x.fromCommentId : null,
       x.kind === 'instruction' ? (x.discardedChange ?? null) : null,
+      x.kind === 'instruction' ? (x.variants ?? 1) : 1,
     ]);
   if (fixed(a) !== fixed(b)) {
-    return refuse('NOTES3', id, 'The id, kind, author, time, quote, origin and discarded change of an annotation never change.');
+    return refuse('NOTES3', id, 'The id, kind, author, time, quote, origin, discarded change and number of variants of an annotation never change.');
   }
   const turnsRefusal = checkTurns(id, a, b, writer, clock);
   if (turnsRefusal) return turnsRefusal;

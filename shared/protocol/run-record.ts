@@ -6,6 +6,7 @@ import { isOpKind, type OpKind } from '../applier/op-kinds.ts';
 import { isPageOpKind, type PageOpKind } from '../page/page-ops.ts';
 import { runStates, type RunState } from './run-state-names.ts';
 import { migrateRecord } from '../model/schema-versions.ts';
+import { maxVariants } from '../applier/ops.ts';
 
 /**
  * Run records: what `GET /api/runs/:runId` answers and what the server mirrors, as the same
@@ -13,8 +14,9 @@ import { migrateRecord } from '../model/schema-versions.ts';
  * `<id>/runs` Y.Doc. Only the server writes them; every reader goes through `parseRunRecord`.
  *
  *   {runId, docId, state,
- *    items: [{instructionId, blockId, instruction, quote, currentText, drifted, outcome, reason, decision}],
- *    changes: [{op, blockId, instructionId, before, after, note?}], createdAt, createdBy: {id, name},
+ *    items: [{instructionId, blockId, instruction, quote, currentText, drifted, outcome, reason, decision,
+ *             variantsWanted, variants: [{index, markdown}], chosen}],
+ *    changes: [{op, blockId, instructionId, before, after, note?, variants?}], createdAt, createdBy: {id, name},
  *    updatedAt, summary, error, claimedBy: {id, name} | null, lease: {expiresAt} | null,
  *    decidedBy: {id, name} | null, agent: {name, model} | null, activity: [{at, text}],
  *    usage: {inputTokens, outputTokens, cachedInputTokens} | null}
@@ -24,7 +26,7 @@ import { migrateRecord } from '../model/schema-versions.ts';
  * only while the run is claimed. `decidedBy` names the editor who accepted or discarded it.
  * `agent`, `activity` and `usage` are what the agent holding the claim told of its work (MODEL8).
  * Records written before these fields existed read as null (`drifted` as false, `activity` as [],
- * an item's `decision` as null).
+ * an item's `decision` and `chosen` as null, `variantsWanted` as 1, `variants` as []).
  */
 
 export { runStates, outstandingRunStates, type RunState } from './run-state-names.ts';
@@ -59,6 +61,26 @@ export interface RunItem {
   reason: string | null;
   /** REV12: accepted or discarded on its own or with its run; null while undecided. */
   decision: ItemDecision | null;
+  /** VAR1: how many answers the instruction asked for (1 to 4). */
+  variantsWanted: number;
+  /** VAR1: the candidates the agent proposed for it (none without a `propose_variants`). */
+  variants: Variant[];
+  /** VAR2: the index of the candidate the text shows; null without candidates. */
+  chosen: number | null;
+}
+
+/** One candidate answer of an item (VAR1), its Markdown as the applier wrote or would write it. */
+export interface Variant {
+  index: number;
+  markdown: string;
+}
+
+/** What a replacement with variants keeps (VAR1): every candidate, the one shown, and the blocks holding it. */
+export interface ChangeVariants {
+  candidates: string[];
+  chosen: number;
+  /** The ids of the blocks now holding the candidate shown, in order. */
+  blockIds: string[];
 }
 
 /** One change the applier made for a run, in order; `before`/`after` are block Markdown. */
@@ -74,6 +96,8 @@ export interface RunChange {
    * of a block that people changed meanwhile, which is kept (REV6). Absent otherwise.
    */
   note?: string;
+  /** VAR1: on the replacement a `propose_variants` made (`after` is the candidate shown). Absent otherwise. */
+  variants?: ChangeVariants;
 }
 
 /** A change of a reverted run that the revert left as it is (REV8), and why. */
@@ -238,6 +262,14 @@ function parseItem(item: unknown): RunItem | string {
   if (!isNullableString(item.reason)) return 'reason must be a string or null';
   const decision = item.decision ?? null;
   if (decision !== null && !(itemDecisions as readonly unknown[]).includes(decision)) return `decision must be null or one of ${itemDecisions.join(', ')}`;
+  const variantsWanted = item.variantsWanted ?? 1;
+  if (!Number.isInteger(variantsWanted) || (variantsWanted as number) < 1 || (variantsWanted as number) > maxVariants) return `variantsWanted must be an integer from 1 to ${maxVariants}`;
+  const variants = item.variants ?? [];
+  if (!Array.isArray(variants) || !variants.every((variant, index) => isObject(variant) && variant.index === index && typeof variant.markdown === 'string')) {
+    return 'variants must be a list of {index, markdown} in order';
+  }
+  const chosen = item.chosen ?? null;
+  if (chosen !== null && !(Number.isInteger(chosen) && (chosen as number) >= 0 && (chosen as number) < variants.length)) return 'chosen must be null or the index of a variant';
   return {
     instructionId: item.instructionId,
     blockId: item.blockId,
@@ -248,6 +280,9 @@ function parseItem(item: unknown): RunItem | string {
     outcome: item.outcome as ItemOutcome,
     reason: item.reason,
     decision: decision as ItemDecision | null,
+    variantsWanted: variantsWanted as number,
+    variants: (variants as Variant[]).map((variant) => ({ index: variant.index, markdown: variant.markdown })),
+    chosen: chosen as number | null,
   };
 }
 
@@ -261,7 +296,22 @@ function parseChange(change: unknown): RunChange | string {
   if (change.note !== undefined && typeof change.note !== 'string') return 'note must be a string when present';
   const parsed: RunChange = { op: change.op, blockId: change.blockId, instructionId: change.instructionId, before: change.before, after: change.after };
   if (typeof change.note === 'string') parsed.note = change.note;
+  if (change.variants !== undefined) {
+    const variants = parseChangeVariants(change.variants);
+    if (variants === null) return 'variants must be {candidates, chosen, blockIds} when present';
+    parsed.variants = variants;
+  }
   return parsed;
+}
+
+/** A change's variants (VAR1) from untrusted JSON (the mirror, the store's column), or null. */
+export function parseChangeVariants(value: unknown): ChangeVariants | null {
+  if (!isObject(value)) return null;
+  const { candidates, chosen, blockIds } = value;
+  if (!Array.isArray(candidates) || candidates.length < 2 || candidates.length > maxVariants || !candidates.every((text) => typeof text === 'string')) return null;
+  if (!Number.isInteger(chosen) || (chosen as number) < 0 || (chosen as number) >= candidates.length) return null;
+  if (!Array.isArray(blockIds) || !blockIds.every((id) => typeof id === 'string')) return null;
+  return { candidates: [...(candidates as string[])], chosen: chosen as number, blockIds: [...(blockIds as string[])] };
 }
 
 function parseReverted(value: unknown): RunRecord['reverted'] | string {

@@ -1,9 +1,11 @@
 import * as v from 'valibot';
 import { checkText } from '../notes/annotations.ts';
 import { jsonObject } from './parse.ts';
+import { maxVariants } from '../applier/ops.ts';
 
 /**
- * `POST /api/docs/:id/annotations`: `{kind: "comment" | "instruction", blockId, text}`. A
+ * `POST /api/docs/:id/annotations`: `{kind: "comment" | "instruction", blockId, text, variants?}`
+ * (`variants`, instructions only: how many answers, 1 to 4, VAR1). A
  * problem with `text` is the server's `INVALID_TEXT`, any other `INVALID_BODY`.
  */
 export const NewAnnotationBody = jsonObject(
@@ -13,6 +15,9 @@ export const NewAnnotationBody = jsonObject(
     text: v.custom<string>(
       (text) => checkText(text) === null,
       (issue) => `text ${checkText(issue.input)}.`,
+    ),
+    variants: v.optional(
+      v.pipe(v.number('variants must be a whole number from 1 to 4.'), v.integer('variants must be a whole number from 1 to 4.'), v.minValue(1, 'variants must be a whole number from 1 to 4.'), v.maxValue(maxVariants, 'variants must be a whole number from 1 to 4.')),
     ),
   }),
   'The body must be a JSON object {kind, blockId, text}.',
@@ -27,6 +32,9 @@ export const NewPageAnnotationBody = jsonObject(
     text: v.custom<string>(
       (text) => checkText(text) === null,
       (issue) => `text ${checkText(issue.input)}.`,
+    ),
+    variants: v.optional(
+      v.pipe(v.number('variants must be a whole number from 1 to 4.'), v.integer('variants must be a whole number from 1 to 4.'), v.minValue(1, 'variants must be a whole number from 1 to 4.'), v.maxValue(maxVariants, 'variants must be a whole number from 1 to 4.')),
     ),
   }),
   'The body must be a JSON object {kind, elementId, text}.',

@@ -17,12 +17,14 @@ export const RunItemView = v.object({
   currentText: v.nullable(v.string()),
   /** The target text changed between pinning and Send. */
   drifted: v.boolean(),
+  /** VAR1: how many answers the instruction asks for (1 to 4); more than one asks for a `propose_variants`. */
+  variantsWanted: v.number(),
 });
 export type RunItemView = v.InferOutput<typeof RunItemView>;
 
 /** What an item of a stored run shows of itself on the wire: exactly the fields of RunItemView. */
-export function runItemView({ instructionId, blockId, instruction, quote, currentText, drifted }: RunItemView): RunItemView {
-  return { instructionId, blockId, instruction, quote, currentText, drifted };
+export function runItemView({ instructionId, blockId, instruction, quote, currentText, drifted, variantsWanted }: RunItemView): RunItemView {
+  return { instructionId, blockId, instruction, quote, currentText, drifted, variantsWanted };
 }
 
 /** The answer of `POST /api/docs/:id/runs`. */
@@ -61,7 +63,23 @@ export const RunItemRecord = v.object({
   outcome: v.picklist(['pending', 'changed', 'refused', 'unchanged']),
   reason: v.nullable(v.string()),
   decision: v.nullable(v.picklist(['accepted', 'discarded'])),
+  /** VAR1: the candidates the agent proposed, and the index of the one the text shows (null without). */
+  variants: v.array(v.object({ index: v.number(), markdown: v.string() })),
+  chosen: v.nullable(v.number()),
 });
+
+/** `POST /api/runs/:runId/items/:instructionId/choose`: `{variant}`, the index of a candidate (VAR2). */
+export const ChooseVariantBody = jsonObject(
+  v.object({
+    variant: v.pipe(v.number('variant must be the index of a candidate: 0, 1, 2 or 3.'), v.integer('variant must be the index of a candidate: 0, 1, 2 or 3.')),
+  }),
+  'The body must be a JSON object {variant}.',
+);
+export type ChooseVariantBody = v.InferOutput<typeof ChooseVariantBody>;
+
+/** The answer of choose (VAR2): the item, showing the candidate chosen. */
+export const VariantChosen = v.object({ item: RunItemRecord });
+export type VariantChosen = v.InferOutput<typeof VariantChosen>;
 
 /**
  * The answer of `POST /api/runs/:runId/items/:instructionId/accept` and `/discard` (REV12): the

@@ -293,7 +293,7 @@ describe('applier properties (fast-check)', () => {
           });
           for (const [k, change] of result.changes.entries()) {
             const op = batch.ops[k];
-            if (op.op === 'delete_block') continue;
+            if (op.op === 'delete_block' || op.op === 'propose_variants') continue;
             const written = markdownToBlocks(op.markdown);
             change.blockIds.forEach((id, i) => {
               const block = mergedById.get(id);

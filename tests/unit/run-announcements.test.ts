@@ -27,7 +27,7 @@ function run(runId: string, state: RunState, extra: Partial<RunRecord> = {}): Ru
   };
 }
 
-const item = { instructionId: 'i1', blockId: 'b1', instruction: 'x', quote: 'q', currentText: 'q', drifted: false, outcome: 'changed' as const, reason: null, decision: null };
+const item = { instructionId: 'i1', blockId: 'b1', instruction: 'x', quote: 'q', currentText: 'q', drifted: false, outcome: 'changed' as const, reason: null, decision: null, variantsWanted: 1, variants: [], chosen: null };
 
 describe('runAnnouncements', () => {
   it('tells that a known run arrived for review, with the agent and the number of instructions', () => {

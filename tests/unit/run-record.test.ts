@@ -8,7 +8,7 @@ const record: RunRecord = {
   docId: 'doc1',
   state: 'review',
   items: [
-    { instructionId: 'i1', blockId: 'b1', instruction: 'uppercase', quote: 'text', currentText: 'text', drifted: false, outcome: 'changed', reason: null, decision: null },
+    { instructionId: 'i1', blockId: 'b1', instruction: 'uppercase', quote: 'text', currentText: 'text', drifted: false, outcome: 'changed', reason: null, decision: null, variantsWanted: 1, variants: [], chosen: null },
     {
       instructionId: 'i2',
       blockId: 'b2',
@@ -19,6 +19,9 @@ const record: RunRecord = {
       outcome: 'refused',
       reason: 'I did not understand.',
       decision: null,
+      variantsWanted: 1,
+      variants: [],
+      chosen: null,
     },
   ],
   changes: [{ op: 'replace_block', blockId: 'b1', instructionId: 'i1', before: 'text', after: 'TEXT' }],
