@@ -22,6 +22,7 @@ const postgresPass = [
   'runs-send',
   'send-run',
   'token-lifecycle',
+  'variants',
   'versions',
 ];
 
