@@ -41,7 +41,7 @@ describe('parseOps', () => {
     expect(refusal([insert, insert, [insert]])).toMatchObject({ code: 'INVALID_OP', index: 2 });
     expect(refusal([null])).toMatchObject({ index: 0 });
     expect(refusal([{ ...insert, op: 'move_block' }]).message).toBe(
-      'The op at index 0 has "move_block"; "op" must be one of replace_block, insert_after, delete_block.',
+      'The op at index 0 has "move_block"; "op" must be one of replace_block, insert_after, delete_block, propose_variants.',
     );
     expect(refusal([{ blockId: 'b1' }]).message).toMatch(/has no kind/);
   });
