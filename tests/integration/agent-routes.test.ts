@@ -41,7 +41,7 @@ describe('GET /api/agent/runs?state=queued', () => {
       {
         runId: first.runId,
         docId: first.docId,
-        items: [{ instructionId: first.instructionIds[0], blockId: first.blocks[0].id, instruction: 'uppercase', quote: 'alpha one', currentText: 'alpha one', drifted: false }],
+        items: [{ instructionId: first.instructionIds[0], blockId: first.blocks[0].id, instruction: 'uppercase', quote: 'alpha one', currentText: 'alpha one', drifted: false, variantsWanted: 1 }],
         createdAt: expect.stringMatching(/^\d{4}-/),
       },
       expect.objectContaining({ runId: second.runId, items: [expect.objectContaining({ instruction: 'delete' }), expect.objectContaining({ instruction: 'lowercase' })] }),

@@ -261,7 +261,7 @@ describe('the run tables of an earlier SQLite version', () => {
         run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, position INTEGER NOT NULL, block_id TEXT NOT NULL,
         instruction_id TEXT NOT NULL, op TEXT NOT NULL CHECK (op IN ('replace_block', 'insert_after', 'delete_block')),
         before TEXT, after TEXT, note TEXT, PRIMARY KEY (run_id, position));
-      INSERT INTO run_changes SELECT * FROM run_changes_new;
+      INSERT INTO run_changes SELECT run_id, position, block_id, instruction_id, op, before, after, note FROM run_changes_new;
       DROP TABLE run_changes_new;
     `);
     db.close();

@@ -53,8 +53,8 @@ describe.each(storeBackends)('the run store in $name', (backend) => {
       contextMarkdown: '# Title\n\ntext\n',
       activity: null,
       items: [
-        { instructionId: 'i1', blockId: 'b1', instruction: 'uppercase', quote: 'text', currentText: null, drifted: false, outcome: 'pending', reason: null, decision: null },
-        { instructionId: 'i2', blockId: 'b2', instruction: 'delete', quote: 'more', currentText: null, drifted: false, outcome: 'pending', reason: null, decision: null },
+        { instructionId: 'i1', blockId: 'b1', instruction: 'uppercase', quote: 'text', currentText: null, drifted: false, outcome: 'pending', reason: null, decision: null, variantsWanted: 1, variants: [], chosen: null },
+        { instructionId: 'i2', blockId: 'b2', instruction: 'delete', quote: 'more', currentText: null, drifted: false, outcome: 'pending', reason: null, decision: null, variantsWanted: 1, variants: [], chosen: null },
       ],
       changes: [],
     });
