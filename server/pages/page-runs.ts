@@ -11,6 +11,7 @@ import { withDocument } from '../docs/with-document.ts';
 import type { StoredRun } from '../store/run-store.ts';
 import type { RunTextDeps } from '../runs/run-text.ts';
 import { serverPageTools } from './page-tools.ts';
+import { answeredInstructions } from '../runs/answered.ts';
 import { applyPageOpsOff, pageCandidateOf, pageViewOf, refuseShape, revertedPage } from './page-work.ts';
 
 /**
@@ -22,8 +23,8 @@ import { applyPageOpsOff, pageCandidateOf, pageViewOf, refuseShape, revertedPage
  * changes with the run's state, as for text; run-text.ts's takeBack finds an empty scope).
  */
 
-/** The scope a page run records with each batch: it never writes the page before Accept. */
-function emptyScope(): SavedRunScope {
+/** The scope a page run records with each batch (and choice, VAR2): it never writes the page before Accept. */
+export function emptyScope(): SavedRunScope {
   const ydoc = new Y.Doc();
   try {
     return saveRunScope(runUndoManager(ydoc, serverOrigin));
@@ -68,6 +69,7 @@ export async function applyPageBatch(
     fence: new Set(run.items.map((item) => item.blockId)),
     instructions: new Set(run.items.map((item) => item.instructionId)),
     allowedOps,
+    answered: answeredInstructions(run),
   };
   refuseOpsShape(ops);
   return withDocument(deps.hocuspocus, docName(run.docId), async (ydoc) => {
@@ -77,7 +79,14 @@ export async function applyPageBatch(
       (source) => applyPageOps(serverPageTools(), source, pageChangesOf(run), ops, { ...applier, makeId: newElementId }),
     );
     if (!result.ok) return result;
-    const changes = result.changes.map(({ op, elementId, instructionId, before, after }) => ({ op, blockId: elementId, instructionId, before, after }));
+    const changes = result.changes.map(({ op, elementId, instructionId, before, after, candidates }): RunChange => ({
+      op,
+      blockId: elementId,
+      instructionId,
+      before,
+      after,
+      ...(candidates ? { variants: { candidates, chosen: 0, blockIds: [] } } : {}),
+    }));
     return (await record(changes, result.applied, emptyScope())) ? result : { ok: 'unrecorded' };
   });
 }

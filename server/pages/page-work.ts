@@ -58,6 +58,7 @@ export function applyPageOpsOff(source: string, earlier: PageChange[], ops: unkn
     fence: [...run.fence],
     instructions: [...run.instructions],
     allowedOps: [...run.allowedOps],
+    answered: [...(run.answered ?? [])],
   });
 }
 

@@ -36,7 +36,8 @@ type BatchChange = RunChange & { candidates?: string[]; blockIds?: string[] };
 function toRunChange(change: BatchChange): RunChange {
   const { op, blockId, instructionId, before, after } = change;
   const kept: RunChange = { op, blockId, instructionId, before, after };
-  if (change.candidates) kept.variants = { candidates: change.candidates, chosen: 0, blockIds: change.blockIds ?? [] };
+  if (change.variants) kept.variants = change.variants;
+  else if (change.candidates) kept.variants = { candidates: change.candidates, chosen: 0, blockIds: change.blockIds ?? [] };
   return kept;
 }
 

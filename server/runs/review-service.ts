@@ -13,7 +13,7 @@ import { decideItemsText, type ItemsTransition } from './run-item-text.ts';
 import type { RunServiceDeps } from './run-services.ts';
 import { notInReview, runNotFound } from './run-error.ts';
 import { keepRun, takeBack } from './run-text.ts';
-import { decidePageItems } from '../pages/page-runs.ts';
+import { decidePageItems, emptyScope } from '../pages/page-runs.ts';
 import { assetUrl } from '../../shared/model/image-src.ts';
 import { chooseVariantText, type ChoiceRecord } from './variant-text.ts';
 
@@ -129,9 +129,16 @@ export class ReviewService {
       if (variants.chosen === variant) return item;
       const assets = new Set((await store.assets.ids(run.docId)).map((assetId) => assetUrl(run.docId, assetId)));
       const record: ChoiceRecord = (choice) => store.runs.chooseVariant(run.id, instructionId, Date.now(), choice);
-      const result = await chooseVariantText(this.deps, current, { ...change, variants }, variant, assets, record);
-      if (result.ok === false && 'error' in result) throw new Rejection(409, result.error.code, result.error.message, { blockId: result.error.blockId });
-      if (!result.ok) {
+      // A page run stages its candidates (PAGE7): the choice is the store's alone, shown by the run's preview.
+      let recorded: boolean;
+      if ((await store.getDoc(run.docId))?.kind === 'page') {
+        recorded = await record({ after: variants.candidates[variant], variants: { ...variants, chosen: variant }, scope: emptyScope() });
+      } else {
+        const result = await chooseVariantText(this.deps, current, { ...change, variants }, variant, assets, record);
+        if ('error' in result) throw new Rejection(409, result.error.code, result.error.message, { blockId: result.error.blockId });
+        recorded = result.ok;
+      }
+      if (!recorded) {
         const now = await store.runs.getRun(run.id);
         const decided = now?.items.find((candidate) => candidate.instructionId === instructionId)?.decision;
         if (decided) throw alreadyDecided(decided);

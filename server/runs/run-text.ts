@@ -19,6 +19,7 @@ import type { TextWriters } from '../extensions/text-writers.ts';
 import type { ClientOwners } from '../authorship/client-owners.ts';
 import { agentWriters } from '../authorship/agent-writers.ts';
 import { writeRestoring } from '../authorship/restored-text.ts';
+import { answeredInstructions } from './answered.ts';
 
 /**
  * What a run does to the live documents: apply a batch, take the run back (Discard, a failed
@@ -85,13 +86,6 @@ export async function applyBatch(
     scopes.saved(run.docId, run.id, scope);
     return result;
   });
-}
-
-/** VAR1: the instructions the run's changes answer, each with whether by variants. */
-function answeredInstructions(run: StoredRun): Map<string, boolean> {
-  const answered = new Map<string, boolean>();
-  for (const change of run.changes) answered.set(change.instructionId, (answered.get(change.instructionId) ?? false) || change.variants !== undefined);
-  return answered;
 }
 
 /**

@@ -31,12 +31,29 @@ export const workTasks = {
   /** PAGE7: a page run's candidate. */
   pageCandidate: ({ source, changes }: { source: string; changes: PageChange[] }) => candidateOf(serverPageTools(), source, changes),
   /** PAGE5–PAGE7: a batch of page ops validated and applied to the candidate. */
-  applyPageOps: ({ source, earlier, ops, fence, instructions, allowedOps }: { source: string; earlier: PageChange[]; ops: unknown; fence: string[]; instructions: string[]; allowedOps: string[] }) =>
+  applyPageOps: ({
+    source,
+    earlier,
+    ops,
+    fence,
+    instructions,
+    allowedOps,
+    answered,
+  }: {
+    source: string;
+    earlier: PageChange[];
+    ops: unknown;
+    fence: string[];
+    instructions: string[];
+    allowedOps: string[];
+    answered: [string, boolean][];
+  }) =>
     applyPageOps(serverPageTools(), source, earlier, ops, {
       fence: new Set(fence),
       instructions: new Set(instructions),
       allowedOps: new Set(allowedOps),
       makeId: newElementId,
+      answered: new Map(answered),
     }),
   /** PAGE13: a page's source with a run's changes taken back. */
   revertPage: ({ source, changes }: { source: string; changes: PageChange[] }) => revertPageChanges(serverPageTools(), source, changes),

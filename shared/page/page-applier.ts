@@ -17,8 +17,12 @@ import type { RunChange } from '../protocol/run-record.ts';
  *   4. STALE_ELEMENT   the element is not in the source, or its hash in the source is no longer
  *                      `expectHash`, or the run's earlier changes removed it from the candidate;
  *   5. INVALID_OP      set_attribute of an attribute other than class, href, alt, title, or an
- *                      href that is not an absolute http(s) URL; replace_element whose HTML,
- *                      sanitized, is not exactly one element.
+ *                      href that is not an absolute http(s) URL; replace_element whose HTML (or
+ *                      a propose_variants one of whose candidates), sanitized, is not exactly
+ *                      one element; a propose_variants for an instruction another op answers
+ *                      (in the batch or earlier), or an op for one answered with variants (VAR1).
+ * A propose_variants stages its first candidate as a replace_element would; its change is that
+ * replace_element, keeping every candidate as sanitized (`candidates`).
  * `expectHash` is checked against the source (what `GET /api/docs/:id` shows during the run):
  * staleness means people changed the element since the agent read it. The op applies to the
  * candidate as the run's earlier changes and the batch's earlier ops left it.
@@ -29,6 +33,8 @@ export interface PageApplierRun {
   instructions: ReadonlySet<string>;
   allowedOps: ReadonlySet<string>;
   makeId: () => string;
+  /** VAR1: the instructions the run's earlier changes answer, each with whether by variants. */
+  answered?: ReadonlyMap<string, boolean>;
 }
 
 export type PageApplyErrorCode = 'INVALID_OP' | 'OP_NOT_ALLOWED' | 'OUTSIDE_FENCE' | 'STALE_ELEMENT';
@@ -47,6 +53,8 @@ export interface PageChange {
   instructionId: string;
   before: string;
   after: string;
+  /** VAR1: every candidate of a propose_variants as staged (`after` is the one shown); absent otherwise. */
+  candidates?: string[];
 }
 
 export type PageApplyResult = { ok: true; applied: number; changes: PageChange[] } | { ok: false; error: PageApplyError };
@@ -63,8 +71,9 @@ export function applyPageOps(
   const original = parsePage(tools, source);
   const candidate = replay(tools, parsePage(tools, source), earlier);
   const changes: PageChange[] = [];
+  const answered = new Map(run.answered ?? []);
   for (const [index, op] of parsed.ops.entries()) {
-    const refusal = check(op, run, original, candidate);
+    const refusal = check(op, run, original, candidate) ?? variantsRefusal(op, answered);
     if (refusal !== null) return { ok: false, error: { ...refusal, index, message: `The op at index ${index} ${refusal.message}` } };
     const target = candidate.byId.get(op.elementId)!;
     const change = applyOne(tools, op, target, candidate, run.makeId);
@@ -103,6 +112,15 @@ function replay(tools: PageTools, page: ParsedPage, changes: readonly PageChange
   return page;
 }
 
+/** VAR1: variants are the one answer of their instruction. */
+function variantsRefusal(op: PageOp, answered: Map<string, boolean>): Omit<PageApplyError, 'index'> | null {
+  const earlier = answered.get(op.instructionId);
+  answered.set(op.instructionId, (earlier ?? false) || op.op === 'propose_variants');
+  if (op.op === 'propose_variants' ? earlier === undefined : earlier !== true) return null;
+  const other = op.op === 'propose_variants' ? 'another op' : 'a propose_variants';
+  return { code: 'INVALID_OP', elementId: op.elementId, message: `answers "${op.instructionId}", which ${other} answers already; variants are the one answer of their instruction.` };
+}
+
 function check(op: PageOp, run: PageApplierRun, original: ParsedPage, candidate: ParsedPage): Omit<PageApplyError, 'index'> | null {
   const elementId = op.elementId;
   if (!run.allowedOps.has(op.op)) return { code: 'OP_NOT_ALLOWED', elementId, message: `is a ${op.op}, which this agent may not send.` };
@@ -133,15 +151,22 @@ function applyOne(tools: PageTools, op: PageOp, target: Element, candidate: Pars
       break;
     }
     case 'replace_element': {
-      const parsed = parseOneElement(tools, op.html);
+      const parsed = replacementOf(tools, op.html, op.elementId, target, candidate, makeId);
       if (parsed === null) return 'has html that, sanitized, is not exactly one element.';
       replacement = parsed;
-      // Descendants keep only ids they had inside the replaced element; the root keeps its id.
-      const inside = new Set([target, ...Array.from(target.querySelectorAll('*'))].map((el) => el.getAttribute(elementIdAttribute)));
-      const taken = new Set([...candidate.byId.keys()].filter((id) => !inside.has(id)));
-      replacement.setAttribute(elementIdAttribute, op.elementId);
-      giveIds(replacement, taken, makeId, (id) => id === op.elementId || inside.has(id));
       break;
+    }
+    case 'propose_variants': {
+      const afters: string[] = [];
+      for (const [index, html] of op.candidates.entries()) {
+        const parsed = replacementOf(tools, html, op.elementId, target, candidate, makeId);
+        const after = parsed && parseOneElement(tools, parsed.outerHTML);
+        if (!after || after.getAttribute(elementIdAttribute) !== op.elementId) return `has a candidate ${index} whose html, sanitized, is not exactly one element.`;
+        afters.push(after.outerHTML);
+      }
+      const shown = parseOneElement(tools, afters[0]) as Element;
+      swap(candidate, target, shown);
+      return { op: 'replace_element', elementId: op.elementId, instructionId: op.instructionId, before, after: afters[0], candidates: afters };
     }
   }
   // What is stored is what a replay parses back: sanitize the element as it is now.
@@ -149,6 +174,21 @@ function applyOne(tools: PageTools, op: PageOp, target: Element, candidate: Pars
   if (after === null || after.getAttribute(elementIdAttribute) !== op.elementId) return 'would give an element that does not survive sanitizing.';
   swap(candidate, target, after);
   return { op: op.op, elementId: op.elementId, instructionId: op.instructionId, before, after: after.outerHTML };
+}
+
+/**
+ * `html` sanitized as the replacement of `target`, or null when it is not exactly one element:
+ * the root takes `elementId`, descendants keep only ids they had inside the replaced element,
+ * the others get fresh ones.
+ */
+function replacementOf(tools: PageTools, html: string, elementId: string, target: Element, candidate: ParsedPage, makeId: () => string): Element | null {
+  const replacement = parseOneElement(tools, html);
+  if (replacement === null) return null;
+  const inside = new Set([target, ...Array.from(target.querySelectorAll('*'))].map((el) => el.getAttribute(elementIdAttribute)));
+  const taken = new Set([...candidate.byId.keys()].filter((id) => !inside.has(id)));
+  replacement.setAttribute(elementIdAttribute, elementId);
+  giveIds(replacement, taken, makeId, (id) => id === elementId || inside.has(id));
+  return replacement;
 }
 
 /** PAGE6: why `name="value"` may not be set, or null. */

@@ -1,3 +1,4 @@
+import { maxVariants, minVariants } from '../applier/ops.ts';
 /**
  * The ops an agent sends to change a page (PAGE5), and their one parser. Like block ops
  * (shared/applier/ops.ts) each names the instruction it answers and proves with `expectHash`
@@ -37,7 +38,23 @@ export interface ReplaceElementOp {
   instructionId: string;
 }
 
-export type PageOp = SetTextOp | SetAttributeOp | ReplaceElementOp;
+/**
+ * VAR1 on a page: 2–4 alternative replacements of one element, each checked as the HTML of a
+ * `replace_element`; the first is staged. Its change is a `replace_element` keeping them all.
+ */
+export interface ProposeElementVariantsOp {
+  op: 'propose_variants';
+  elementId: string;
+  expectHash: string;
+  instructionId: string;
+  candidates: string[];
+}
+
+export type PageOp = SetTextOp | SetAttributeOp | ReplaceElementOp | ProposeElementVariantsOp;
+
+/** The kinds of op a page takes: its own, and variants (shared with text, VAR1). */
+type PageBatchOpKind = PageOp['op'];
+const pageBatchOpKinds: readonly PageBatchOpKind[] = [...pageOpKinds, 'propose_variants'];
 
 /** PAGE6: the attributes `set_attribute` may set. */
 export const settableAttributes = ['class', 'href', 'alt', 'title'] as const;
@@ -52,7 +69,8 @@ export interface InvalidPageOp {
   message: string;
 }
 
-const fieldsOf: Record<PageOpKind, readonly string[]> = {
+const fieldsOf: Record<PageBatchOpKind, readonly string[]> = {
+  propose_variants: ['op', 'elementId', 'expectHash', 'instructionId', 'candidates'],
   set_text: ['op', 'elementId', 'text', 'expectHash', 'instructionId'],
   set_attribute: ['op', 'elementId', 'name', 'value', 'expectHash', 'instructionId'],
   replace_element: ['op', 'elementId', 'html', 'expectHash', 'instructionId'],
@@ -70,8 +88,9 @@ export function parsePageOps(value: unknown): { ok: true; ops: PageOp[] } | { ok
   for (let index = 0; index < value.length; index++) {
     const problem = checkOp(value[index]);
     if (problem !== null) return invalid(index, `The op at index ${index} ${problem}`);
-    const record = value[index] as Record<string, string>;
-    ops.push(Object.fromEntries(fieldsOf[record.op as PageOpKind].map((field) => [field, record[field]])) as unknown as PageOp);
+    const record = value[index] as Record<string, unknown>;
+    const fields = fieldsOf[record.op as PageBatchOpKind];
+    ops.push(Object.fromEntries(fields.map((field) => [field, Array.isArray(record[field]) ? [...(record[field] as string[])] : record[field]])) as unknown as PageOp);
   }
   return { ok: true, ops };
 }
@@ -79,21 +98,35 @@ export function parsePageOps(value: unknown): { ok: true; ops: PageOp[] } | { ok
 function checkOp(value: unknown): string | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'is not an object.';
   const record = value as Record<string, unknown>;
-  if (!isPageOpKind(record.op)) {
+  if (!isPageOpKind(record.op) && record.op !== 'propose_variants') {
     const named = typeof record.op === 'string' ? `"${record.op.slice(0, 40)}"` : 'no kind';
-    return `has ${named}; "op" must be one of ${pageOpKinds.join(', ')} on a page.`;
+    return `has ${named}; "op" must be one of ${pageBatchOpKinds.join(', ')} on a page.`;
   }
-  const fields = fieldsOf[record.op];
+  const fields = fieldsOf[record.op as PageBatchOpKind];
   const unknown = Object.keys(record).find((key) => !fields.includes(key));
   if (unknown !== undefined) return `has a field that ${record.op} does not take: "${unknown.slice(0, 40)}".`;
   for (const field of fields) {
     const value = record[field];
+    if (field === 'candidates') {
+      const problem = candidatesProblem(value);
+      if (problem !== null) return `(${record.op}) ${problem}`;
+      continue;
+    }
     if (value === undefined) return `(${record.op}) lacks "${field}".`;
     if (typeof value !== 'string') return `(${record.op}) has a field "${field}" that is not a string.`;
     if (value === '' && !mayBeEmpty.has(field)) return `(${record.op}) has an empty field "${field}".`;
     const max = mayBeEmpty.has(field) ? maxPageOpText : maxIdLength;
     if (value.length > max) return `(${record.op}) has a field "${field}" longer than ${max.toLocaleString('en-US')} characters.`;
   }
+  return null;
+}
+
+/** VAR1: 2 to 4 strings of HTML, each as long as a `replace_element`'s may be. */
+function candidatesProblem(value: unknown): string | null {
+  if (!Array.isArray(value)) return value === undefined ? 'lacks "candidates".' : 'has a field "candidates" that is not a list.';
+  if (value.length < minVariants || value.length > maxVariants) return `has ${value.length} candidates; propose ${minVariants} to ${maxVariants}.`;
+  const bad = value.findIndex((candidate) => typeof candidate !== 'string' || candidate.length > maxPageOpText);
+  if (bad >= 0) return `has a candidate ${bad} that is not a string of at most ${maxPageOpText.toLocaleString('en-US')} characters.`;
   return null;
 }
 
