@@ -30,8 +30,10 @@ export class AnnotationActions {
     private readonly now: () => number = Date.now,
   ) {}
 
-  create(kind: AnnotationKind, pin: PinnedRange, text: string): WriteResult<{ id: string }> {
-    return createAnnotation(this.notes, { kind, ...pin, author: this.author, text: text.trim(), now: this.now() });
+  /** `variants`: how many answers an instruction asks for (VAR1), 1 to 4; one unless given. */
+  create(kind: AnnotationKind, pin: PinnedRange, text: string, variants = 1): WriteResult<{ id: string }> {
+    const asked = kind === 'instruction' && variants > 1 ? { variants } : {};
+    return createAnnotation(this.notes, { kind, ...pin, author: this.author, text: text.trim(), now: this.now(), ...asked });
   }
 
   /** Carries out a card's request other than `select`. */

@@ -6,7 +6,7 @@ import { readWire } from '../shared/wire/parse.ts';
 import { AsideAnswer, type AsideBody } from '../shared/wire/asides.ts';
 import { SessionView } from '../shared/wire/session.ts';
 import { AssetUploaded } from '../shared/wire/assets.ts';
-import { DiscardUndone, ItemDecided, RevertUndone, RunCancelled, RunDecision as RunDecisionAnswer, RunReverted, SentRun, type DiscardBody } from '../shared/wire/runs.ts';
+import { DiscardUndone, ItemDecided, RevertUndone, RunCancelled, RunDecision as RunDecisionAnswer, RunReverted, SentRun, VariantChosen, type ChooseVariantBody, type DiscardBody } from '../shared/wire/runs.ts';
 
 export type { CreatedDoc, DocSummary, SentRun };
 
@@ -149,6 +149,16 @@ export function decideItem(token: string, runId: string, instructionId: string, 
   const body: DiscardBody = decision === 'discard' && reason?.trim() ? { reason: reason.trim() } : {};
   const path = `/api/runs/${encodeURIComponent(runId)}/items/${encodeURIComponent(instructionId)}/${decision}`;
   return request(ItemDecided, token, 'POST', path, body);
+}
+
+/**
+ * VAR2: item `instructionId` of a run in review shows candidate `variant` in the text, for
+ * everyone. Fails with `NO_SUCH_VARIANT` (422), `ALREADY_DECIDED` or `NOT_IN_REVIEW` (409).
+ */
+export function chooseVariant(token: string, runId: string, instructionId: string, variant: number): Promise<VariantChosen> {
+  const body: ChooseVariantBody = { variant };
+  const path = `/api/runs/${encodeURIComponent(runId)}/items/${encodeURIComponent(instructionId)}/choose`;
+  return request(VariantChosen, token, 'POST', path, body);
 }
 
 /**

@@ -14,6 +14,7 @@ import { consumeAnnotationRights } from './session-context.ts';
 import type { RunRecord } from '../shared/protocol/run-record.ts';
 import { selectChange } from './review-plugin.ts';
 import type { ReviewSelectDetail } from './tandem-review-panel.ts';
+import type { DraftSave } from './tandem-selection-actions.ts';
 import './tandem-toolbar.ts';
 import './tandem-link-popover.ts';
 import { FindController } from './find-controller.ts';
@@ -202,7 +203,7 @@ export class TandemEditor extends LightElement {
       .position=${this.positionBelow(at)}
       .error=${this.draftError}
       @draft-open=${(event: CustomEvent<AnnotationKind>) => this.openDraft(event.detail)}
-      @draft-save=${(event: CustomEvent<string>) => this.saveDraft(event.detail)}
+      @draft-save=${(event: CustomEvent<DraftSave>) => this.saveDraft(event.detail)}
       @draft-cancel=${() => this.endDraft(true)}
       @draft-dismiss=${() => this.focusText()}
     ></tandem-selection-actions>`;
@@ -291,12 +292,12 @@ export class TandemEditor extends LightElement {
     this.editor.apply(openDraft(kind, this.editor.pin));
   }
 
-  private saveDraft(text: string) {
+  private saveDraft({ text, variants }: DraftSave) {
     const state = this.editor.state;
     const draft = state ? annotationsKey.getState(state)?.draft : null;
     const actions = this.actions;
     if (!draft || !actions) return;
-    const result = actions.create(draft.kind, draft.pin, text);
+    const result = actions.create(draft.kind, draft.pin, text, variants);
     if (!result.ok) {
       this.draftError = result.error.message;
       return;

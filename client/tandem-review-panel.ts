@@ -4,7 +4,8 @@ import { ContextConsumer } from '@lit/context';
 import { sessionContext } from './session-context.ts';
 import type { ItemOutcome, RunChange, RunItem, RunRecord } from '../shared/protocol/run-record.ts';
 import { RunDecider } from './run-decider.ts';
-import { ApiError, decideItem, type RunDecision } from './api.ts';
+import { ApiError, chooseVariant, decideItem, type RunDecision } from './api.ts';
+import { variantStep } from './variant-choice.ts';
 import { textDiff, type TextDiffPart } from '../shared/applier/text-diff.ts';
 import { notAppliedNote } from '../shared/applier/pending-delete-attr.ts';
 import { isPageOpKind } from '../shared/page/page-ops.ts';
@@ -48,6 +49,9 @@ export interface ReviewSelectDetail {
  * editors `Accept run` and `Discard run` with a textbox `Reason for discarding (optional)`.
  * Each item is a group `Change N` with, for editors, `Accept change` and `Discard change`
  * (REV12), on a page run too; `reviewKeys` move between the groups and decide the focused one.
+ * An item with variants (VAR2) says `Variant K of N` and has, for editors while it is undecided,
+ * `Previous variant` and `Next variant` (they wrap around; Alt+ArrowLeft and Alt+ArrowRight do the
+ * same in the focused group), which show another candidate in the text for everyone.
  * Others see the same, read-only. Fires `review-select` (ReviewSelectDetail),
  * and `review-closed` when the run this person decided on has left review (the buttons that
  * held the focus are gone; the owner puts it somewhere useful).
@@ -73,9 +77,9 @@ export class TandemReviewPanel extends LightElement {
   private readonly decider = new RunDecider(this);
   /** What this person typed as the reason for discarding, and the run it is for. */
   private reason = { runId: '', text: '' };
-  /** The item whose decision is out (`"<runId> <instructionId>"`), or null. */
-  declare itemBusy: string | null;
-  /** Why the last item decision was refused, and for which item. */
+  /** The item whose decision or choice of variant is out (`"<runId> <instructionId>"`), and what it says meanwhile; or null. */
+  declare itemBusy: { key: string; label: string } | null;
+  /** Why the last item decision or choice of variant was refused, and for which item. */
   declare itemProblem: { key: string; text: string } | null;
   private readonly onKey = (event: KeyboardEvent) => this.handleKey(event);
   /** The `updatedAt` of the run when this person last decided it. */
@@ -136,6 +140,7 @@ export class TandemReviewPanel extends LightElement {
       aria-label="Change ${number}"
       tabindex="-1"
       data-instruction-id=${item.instructionId}
+      @keydown=${(event: KeyboardEvent) => this.onItemKey(event, run, item)}
     >
       <div class="review-item-head">
         <span class="review-number" aria-hidden="true">${number}</span>
@@ -158,7 +163,7 @@ export class TandemReviewPanel extends LightElement {
             })}
           </ul>`
         : ''}
-      ${this.renderItemDecision(run, item, changes.length > 0)}
+      ${this.renderVariants(run, item)} ${this.renderItemDecision(run, item, changes.length > 0)}
       ${changes.some((change) => change.after)
         ? html`<button type="button" class="link-button review-show" @click=${() => this.select(run.runId, item.instructionId)}>
             Show in text<span class="visually-hidden"> (instruction ${number})</span>
@@ -173,27 +178,82 @@ export class TandemReviewPanel extends LightElement {
       return html`<p class="review-decision decision-${item.decision}">${item.decision === 'accepted' ? 'Accepted' : 'Discarded'}</p>`;
     }
     if (!changed || !this.canDecide) return '';
-    const key = `${run.runId} ${item.instructionId}`;
-    const disabled = this.itemBusy !== null || this.decider.busy !== null || this.decider.decided === run.runId || this.blocker !== null;
+    const key = itemKey(run, item);
+    const disabled = this.itemBusy !== null || this.decidingBlocked(run);
     const problem = this.itemProblem?.key === key ? this.itemProblem.text : null;
     return html`<div class="review-item-buttons">
         <button type="button" ?disabled=${disabled} @click=${() => this.decideItem(run, item, 'accept')}>Accept change</button>
         <button type="button" ?disabled=${disabled} @click=${() => this.decideItem(run, item, 'discard')}>Discard change</button>
-        ${this.itemBusy === key ? html`<span class="review-busy muted">Deciding…</span>` : ''}
+        ${this.itemBusy?.key === key ? html`<span class="review-busy muted">${this.itemBusy.label}</span>` : ''}
       </div>
       ${problem ? html`<p class="message error" role="alert">${problem}</p>` : ''}`;
   }
 
+  /** Whether every item's buttons are off: the whole run's decision is out or made, or deciding cannot happen now. */
+  private decidingBlocked(run: RunRecord): boolean {
+    return this.decider.busy !== null || this.decider.decided === run.runId || this.blocker !== null;
+  }
+
+  /**
+   * VAR2: which candidate the text shows, and for editors while the item is undecided the buttons
+   * to show another. They stay enabled while a choice is out (a press meanwhile does nothing), so
+   * that the focus stays on the one pressed.
+   */
+  private renderVariants(run: RunRecord, item: RunItem) {
+    const step = variantStep(item);
+    if (!step) return '';
+    const choosable = item.decision === null && this.canDecide;
+    const disabled = this.decidingBlocked(run);
+    return html`<div class="review-variants">
+      <span class="review-variant-label" aria-live="polite">${step.label}</span>
+      ${choosable
+        ? html`<button type="button" ?disabled=${disabled} aria-keyshortcuts="Alt+ArrowLeft" @click=${() => this.choose(run, item, step.previous)}>
+              Previous variant
+            </button>
+            <button type="button" ?disabled=${disabled} aria-keyshortcuts="Alt+ArrowRight" @click=${() => this.choose(run, item, step.next)}>
+              Next variant
+            </button>`
+        : ''}
+    </div>`;
+  }
+
+  /** Alt+ArrowLeft / Alt+ArrowRight in an item's group: its previous or next variant. */
+  private onItemKey(event: KeyboardEvent, run: RunRecord, item: RunItem) {
+    if (!event.altKey || event.shiftKey || event.ctrlKey || event.metaKey) return;
+    if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
+    const step = variantStep(item);
+    if (!step || item.decision !== null || !this.canDecide || this.decidingBlocked(run)) return;
+    event.preventDefault();
+    void this.choose(run, item, event.key === 'ArrowLeft' ? step.previous : step.next);
+  }
+
   private async decideItem(run: RunRecord, item: RunItem, decision: RunDecision) {
-    if (this.itemBusy !== null) return;
-    const key = `${run.runId} ${item.instructionId}`;
     const reason = decision === 'discard' && this.reason.runId === run.runId ? this.reason.text : undefined;
-    this.itemBusy = key;
+    await this.askForItem(run, item, 'Deciding…', 'The change could not be decided', () =>
+      decideItem(this.token, run.runId, item.instructionId, decision, reason),
+    );
+  }
+
+  private async choose(run: RunRecord, item: RunItem, variant: number) {
+    await this.askForItem(run, item, 'Showing the variant…', 'The variant could not be shown', () =>
+      chooseVariant(this.token, run.runId, item.instructionId, variant),
+    );
+  }
+
+  /**
+   * One request for an item, while no other is out: `busyLabel` meanwhile, and a refusal in the
+   * server's words under the item's buttons (`failure` with why, when the server cannot be reached).
+   * What it changes reaches the panel through the runs mirror.
+   */
+  private async askForItem(run: RunRecord, item: RunItem, busyLabel: string, failure: string, ask: () => Promise<unknown>) {
+    if (this.itemBusy !== null) return;
+    const key = itemKey(run, item);
+    this.itemBusy = { key, label: busyLabel };
     this.itemProblem = null;
     try {
-      await decideItem(this.token, run.runId, item.instructionId, decision, reason);
+      await ask();
     } catch (error) {
-      const text = error instanceof ApiError && error.code !== 'OFFLINE' ? error.message : 'The change could not be decided: the server cannot be reached.';
+      const text = error instanceof ApiError && error.code !== 'OFFLINE' ? error.message : `${failure}: the server cannot be reached.`;
       this.itemProblem = { key, text };
     } finally {
       this.itemBusy = null;
@@ -277,6 +337,8 @@ export class TandemReviewPanel extends LightElement {
     this.dispatchEvent(new CustomEvent<ReviewSelectDetail>('review-select', { detail: { runId, instructionId }, bubbles: true }));
   }
 }
+
+const itemKey = (run: RunRecord, item: RunItem) => `${run.runId} ${item.instructionId}`;
 
 function countOutcomes(items: readonly RunItem[]): string {
   const parts: string[] = [];

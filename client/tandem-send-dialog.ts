@@ -4,10 +4,12 @@ import type * as Y from 'yjs';
 import type { Instruction } from '../shared/notes/annotations.ts';
 import { detectDrift, type Drift } from '../shared/notes/drift.ts';
 import { kindIcon } from './annotation-icons.ts';
+import { variantsAskedLabel } from './variant-choice.ts';
 
 /**
  * The send dialog: a modal `dialog` listing exactly the instructions that will go (text and
- * quoted target), with `Send` and `Cancel`. An instruction whose text changed since it was
+ * quoted target, and `3 variants` for one asking for more than one answer, VAR1), with `Send`
+ * and `Cancel`. An instruction whose text changed since it was
  * pinned (RUN5) says what it was and what it is now, read from `textYdoc` when the dialog opens
  * or its list changes. Focus stays inside while it is open; Escape closes it. Fires
  * `send-confirm` and `dialog-close`.
@@ -78,9 +80,11 @@ export class TandemSendDialog extends LightElement {
       <ol class="send-list" aria-label="Instructions to send">
         ${this.instructions.map((instruction) => {
           const gone = this.orphaned.has(instruction.id);
+          const variants = variantsAskedLabel(instruction.variants);
           return html`<li class="send-item">
             ${kindIcon('instruction')}
             <span class="send-text">${instruction.turns[0].text}</span>
+            ${variants ? html`<span class="send-variants">${variants}</span>` : ''}
             <span class="send-target">on “${instruction.quote}”${gone ? html` <span class="orphan-note">original text deleted</span>` : ''}</span>
             ${renderDrift(this.drifts.get(instruction.id))}
           </li>`;
