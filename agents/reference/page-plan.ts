@@ -15,8 +15,11 @@ export type PagePlan = { kind: 'ops'; ops: PlannedPageOp[] } | { kind: 'refusal'
 export function planPageInstruction(instructionId: string, instruction: string, element: ElementView | undefined): PagePlan {
   const action = parseInstruction(instruction);
   if (!action || action.kind === 'delete' || action.kind === 'insert_after') {
-    const understood = [...understoodInstructions.filter((phrase) => phrase !== 'delete' && !phrase.startsWith('insert')), 'set text "T"'];
+    const understood = [...understoodInstructions.filter((phrase) => phrase !== 'delete' && !phrase.startsWith('insert') && !phrase.includes('one of')), 'set text "T"'];
     return { kind: 'refusal', reason: `I did not understand this instruction for a page element. I understand: ${understood.join(' · ')}.` };
+  }
+  if (action.kind === 'replace_variants') {
+    return { kind: 'refusal', reason: 'I propose variants in text documents only; on a page, ask for one replacement: replace "A" with "B".' };
   }
   if (!element) return { kind: 'refusal', reason: 'The element this instruction points at no longer exists.' };
   if (element.text.length >= maxElementText && action.kind !== 'set_text') {

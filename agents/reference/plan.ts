@@ -8,7 +8,8 @@ import { changeRange, pinnedRange, type Pin } from './pinned-range.ts';
 export type PlannedOp =
   | { op: 'replace_block'; blockId: string; markdown: string; expectHash: string; instructionId: string }
   | { op: 'insert_after'; blockId: string; markdown: string; instructionId: string }
-  | { op: 'delete_block'; blockId: string; expectHash: string; instructionId: string };
+  | { op: 'delete_block'; blockId: string; expectHash: string; instructionId: string }
+  | { op: 'propose_variants'; blockId: string; expectHash: string; instructionId: string; candidates: string[] };
 
 export type Plan = { kind: 'ops'; ops: PlannedOp[] } | { kind: 'refusal'; reason: string };
 
@@ -37,6 +38,17 @@ export function planInstruction(instructionId: string, instruction: string, bloc
     case 'insert_after': {
       const paragraph = schema.nodes.paragraph.create(null, schema.text(action.text));
       return { kind: 'ops', ops: [{ op: 'insert_after', ...target, markdown: blockToMarkdown(paragraph) }] };
+    }
+    case 'replace_variants': {
+      // VAR4: one candidate per alternative, each changed as a replace would change the block.
+      const before = markdownToBlocks(block.markdown);
+      const range = pin ? pinnedRange(before, pin) : 'whole';
+      if (range === null) return { kind: 'refusal', reason: 'The text this instruction was pinned to is no longer in its block.' };
+      const candidates = action.replacements.map((replacement) =>
+        changeRange(before, range, (text) => text.split(action.find).join(replacement)).map(blockToMarkdown).join('\n\n'),
+      );
+      if (candidates.every((markdown) => markdown === block.markdown)) return { kind: 'refusal', reason: `"${action.find}" does not occur in this text.` };
+      return { kind: 'ops', ops: [{ op: 'propose_variants', ...target, candidates, expectHash: block.hash }] };
     }
     case 'replace':
     case 'uppercase':

@@ -17,11 +17,14 @@ describe('the reference agent’s instruction language', () => {
     ['lowercase.', { kind: 'lowercase' }],
     ['delete', { kind: 'delete' }],
     ['insert "A new line" after', { kind: 'insert_after', text: 'A new line' }],
+    ['replace "cat" with one of "dog", "fox", "owl"', { kind: 'replace_variants', find: 'cat', replacements: ['dog', 'fox', 'owl'] }],
+    ['Replace “cat” with one of “dog” or “fox”.', { kind: 'replace_variants', find: 'cat', replacements: ['dog', 'fox'] }],
+    ['replace "cat" with one of "a", "b", "c", "d"', { kind: 'replace_variants', find: 'cat', replacements: ['a', 'b', 'c', 'd'] }],
   ])('understands %j', (text, action) => {
     expect(parseInstruction(text)).toEqual(action);
   });
 
-  it.each(['make it better', 'replace cat with dog', 'replace "" with "x"', 'insert "" after', 'delete everything', ''])(
+  it.each(['make it better', 'replace "cat" with one of "dog"', 'replace "cat" with one of "a", "b", "c", "d", "e"', 'replace cat with dog', 'replace "" with "x"', 'insert "" after', 'delete everything', ''])(
     'does not understand %j',
     (text) => {
       expect(parseInstruction(text)).toBeNull();
@@ -30,6 +33,24 @@ describe('the reference agent’s instruction language', () => {
 });
 
 describe('the reference agent’s plan for one instruction', () => {
+  it('[VAR4] proposes one candidate per alternative, each replacing every occurrence, with the hash it read', () => {
+    const target = block('The **cat** sat; the cat ran.');
+    const plan = planInstruction('i1', 'replace "cat" with one of "dog", "fox", "owl"', target);
+    expect(plan).toEqual({
+      kind: 'ops',
+      ops: [
+        {
+          op: 'propose_variants',
+          blockId: target.id,
+          instructionId: 'i1',
+          expectHash: target.hash,
+          candidates: ['The **dog** sat; the dog ran.', 'The **fox** sat; the fox ran.', 'The **owl** sat; the owl ran.'],
+        },
+      ],
+    });
+    expect(planInstruction('i1', 'replace "emu" with one of "dog", "fox"', target)).toEqual({ kind: 'refusal', reason: '"emu" does not occur in this text.' });
+  });
+
   it('replaces every occurrence inside the block, keeping marks, with the hash it read', () => {
     const target = block('The **cat** sat; the cat ran.');
     const plan = planInstruction('i1', 'replace "cat" with "dog"', target);

@@ -3,7 +3,8 @@ import { readProseMirrorDoc } from '../../shared/model/doc-content.ts';
 import { docParts } from '../../shared/model/doc-layout.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
 import { waitFor } from '../helpers/peer.ts';
-import { agentApi, blocksOf, createDoc, getRun, markdownOf } from '../helpers/runs.ts';
+import { agentApi, blocksOf, createDoc, getRun, markdownOf, waitForState } from '../helpers/runs.ts';
+import { startTestReferenceAgent } from '../helpers/agents.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
 /*
@@ -142,5 +143,27 @@ describe('variants', () => {
     const shown = (await blocksOf(server, docId)).find((block) => block.id === op.blockId);
     const again = await bot.ops(runId, 'b', [{ op: 'replace_block', blockId: op.blockId, markdown: 'Other', expectHash: shown?.hash, instructionId: op.instructionId }]);
     expect([again.status, again.body.error.code, again.body.error.message]).toEqual([422, 'INVALID_OP', expect.stringMatching(/variants are the one answer/)]);
+  });
+});
+
+describe('variants from the reference agent', () => {
+  it('[VAR4] answers replace "A" with one of "B", "C", "D" with three candidates; a choice and Accept keep the one shown', async () => {
+    const agent = startTestReferenceAgent(server);
+    try {
+      const doc = await createDoc(server, markdown);
+      const made = await server.api(`/api/docs/${doc.id}/annotations`, {
+        method: 'POST',
+        body: { kind: 'instruction', blockId: doc.blocks[0].id, text: 'replace "cat" with one of "dog", "fox", "owl"', variants: 3 },
+      });
+      const sent = await server.api(`/api/docs/${doc.id}/runs`, { method: 'POST' });
+      const run = await waitForState(server, sent.body.runId, 'review', 10_000);
+      expect(run.items[0]).toMatchObject({ outcome: 'changed', chosen: 0, variants: ['dog', 'fox', 'owl'].map((animal, index) => ({ index, markdown: `The ${animal} sat on the mat.` })) });
+      expect(await markdownOf(server, doc.id)).toBe(markdown.replace('cat', 'dog'));
+      expect((await choose(run.runId, made.body.id, { variant: 2 })).status).toBe(200);
+      expect((await server.api(`/api/runs/${run.runId}/accept`, { method: 'POST' })).status).toBe(200);
+      expect(await markdownOf(server, doc.id)).toBe(markdown.replace('cat', 'owl'));
+    } finally {
+      await agent.stop();
+    }
   });
 });
