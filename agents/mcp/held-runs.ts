@@ -1,5 +1,5 @@
 import type { AgentApiClient, ClaimedRun } from '../agent-api-client.ts';
-import { RunState } from '../model/run-state.ts';
+import { RunState, variantsWantedOf } from '../model/run-state.ts';
 import { keepLeaseAlive } from './lease-keeper.ts';
 
 /** A run this MCP server claimed and has neither completed nor failed: what the model tools read and write. */
@@ -26,7 +26,7 @@ export class HeldRuns {
   hold(claimed: ClaimedRun): HeldRun {
     this.release(claimed.runId);
     this.lost.delete(claimed.runId);
-    const state = new RunState(claimed.runId, claimed.docId, new Set(claimed.items.map((item) => item.instructionId)));
+    const state = new RunState(claimed.runId, claimed.docId, new Set(claimed.items.map((item) => item.instructionId)), variantsWantedOf(claimed));
     const lease = keepLeaseAlive(this.client, claimed, (message) => {
       this.release(claimed.runId);
       this.lost.set(claimed.runId, message);

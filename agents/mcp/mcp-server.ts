@@ -17,6 +17,9 @@ export interface McpAgentOptions {
 }
 
 /** The message a run is failed with when the MCP session ends while it is claimed [MCP5]. */
+/** The tools that need the client's model (MCP sampling, MCP6). */
+const samplingTools: ReadonlySet<string> = new Set(['rewrite_block', 'rewrite_variants']);
+
 export const sessionEndedMessage = 'The MCP client disconnected before it completed the run.';
 
 /**
@@ -34,8 +37,8 @@ export async function runMcpAgent(options: McpAgentOptions): Promise<void> {
   );
   const server = new Server({ name: 'tandem', version: '0.1.0' }, { capabilities: { tools: {} } });
   const opsTools = offeredTools(decodeClaims(options.token)?.ops);
-  // rewrite_block needs the client's model (MCP sampling); without it, it is not offered [MCP6].
-  const modelTools = (): ToolDefinition[] => opsTools.filter((tool) => (tool.name as string) !== 'rewrite_block' || clientCanSample(server));
+  // rewrite_block and rewrite_variants need the client's model (MCP sampling); without it, they are not offered [MCP6].
+  const modelTools = (): ToolDefinition[] => opsTools.filter((tool) => !samplingTools.has(tool.name) || clientCanSample(server));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: mcpTools(modelTools()) }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {

@@ -23,6 +23,9 @@ export function describeToolCall(call: ToolCall, run: ClaimedRun): string {
       return `changing ${block}${forInstruction}`;
     case 'rewrite_block':
       return `rewriting ${block}${forInstruction}`;
+    case 'rewrite_variants':
+    case 'propose_variants':
+      return `proposing variants of ${block}${forInstruction}`;
     case 'insert_after':
       return `adding text after ${block}${forInstruction}`;
     case 'delete_block':

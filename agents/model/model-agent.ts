@@ -3,7 +3,7 @@ import { describeError as describe, runPeerLoop, type RunningAgent } from '../pe
 import { Rejection } from '../../shared/protocol/rejection.ts';
 import { showPresence } from '../reference/presence.ts';
 import { decodeClaims } from '../../shared/protocol/claims.ts';
-import { RunState } from './run-state.ts';
+import { RunState, variantsWantedOf } from './run-state.ts';
 import { firstMessage, systemPrompt } from './prompt.ts';
 import { RunConversation, runToolLoop, type ModelProvider } from './tool-loop.ts';
 import { listenForAsides } from '../aside-listener.ts';
@@ -88,13 +88,15 @@ async function work(
   options: ModelAgentOptions & { tools: ReturnType<typeof offeredTools>; log: (message: string) => void },
   stopping: AbortSignal,
 ): Promise<void> {
-  const { log, tools } = options;
+  const { log } = options;
+  // VAR4: the variant tools only for a run with an instruction that asks for several answers.
+  const tools = run.items.some((item) => item.variantsWanted > 1) ? options.tools : options.tools.filter((tool) => tool.name !== 'rewrite_variants' && tool.name !== 'propose_variants');
   const limits = { ...defaultRunLimits, ...options.limits };
   const runAbort = new AbortController();
   const onStop = () => runAbort.abort(new Error('The agent was stopped.'));
   stopping.addEventListener('abort', onStop);
   const heartbeat = keepLeaseAlive(client, run, runAbort, log);
-  const state = new RunState(run.runId, run.docId, new Set(run.items.map((item) => item.instructionId)));
+  const state = new RunState(run.runId, run.docId, new Set(run.items.map((item) => item.instructionId)), variantsWantedOf(run));
   const activity = new ActivityReporter(client, run.runId, log);
   const provider = meteredModel(options.provider, limits, { onUsage: (usage) => activity.send({ usage }), onRetry: (line) => activity.line(line) });
   if (provider.model) activity.send({ model: provider.model });

@@ -6,6 +6,11 @@ import type { Refusal } from '../agent-api-client.ts';
  * model never sees a hash: a write names a block, and the hash it is sent with is the one read
  * here [MODEL2]. An instruction is either changed or refused, never both [MODEL3].
  */
+/** VAR1: how many answers each item of a claimed run asks for, by instruction id. */
+export function variantsWantedOf(run: { items: readonly { instructionId: string; variantsWanted?: number }[] }): Map<string, number> {
+  return new Map(run.items.map((item) => [item.instructionId, item.variantsWanted ?? 1]));
+}
+
 export class RunState {
   private readonly hashes = new Map<string, string>();
   private readonly refused = new Map<string, string>();
@@ -17,7 +22,14 @@ export class RunState {
     readonly docId: string,
     /** The instructions of the run, by id. */
     readonly instructionIds: ReadonlySet<string>,
+    /** VAR1: how many answers each instruction asks for, by id; one when absent. */
+    private readonly variantsWanted: ReadonlyMap<string, number> = new Map(),
   ) {}
+
+  /** How many answers instruction `instructionId` asks for (VAR1). */
+  variantsOf(instructionId: string): number {
+    return this.variantsWanted.get(instructionId) ?? 1;
+  }
 
   remember(blockId: string, hash: string): void {
     this.hashes.set(blockId, hash);

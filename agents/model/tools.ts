@@ -6,6 +6,9 @@ import { alreadyChanged, alreadyRefused, type RunState } from './run-state.ts';
 import type { PageOpKind } from '../../shared/page/page-ops.ts';
 import { isPageTool, runPageTool } from './page-tools.ts';
 import { LeaseLost } from './lease-lost.ts';
+import { maxVariants, minVariants } from '../../shared/applier/ops.ts';
+import type { BlockView } from '../../shared/wire/docs.ts';
+import { proposeVariants, rewriteVariants } from './variant-tools.ts';
 
 /**
  * The tools the model agent offers a model, in no provider's format: a name, what it does, and
@@ -22,12 +25,21 @@ export interface ToolDefinition {
 
 interface JsonSchemaObject {
   type: 'object';
-  properties: Record<string, { type: 'string'; description: string }>;
+  properties: Record<string, { type: 'string'; description: string } | JsonSchemaList>;
   required: string[];
   additionalProperties: false;
 }
 
-export type ToolName = 'read_document' | 'read_block' | OpKind | 'rewrite_block' | 'refuse' | 'read_page' | PageOpKind;
+/** A list of strings (the candidates of propose_variants). */
+interface JsonSchemaList {
+  type: 'array';
+  items: { type: 'string' };
+  minItems: number;
+  maxItems: number;
+  description: string;
+}
+
+export type ToolName = 'read_document' | 'read_block' | OpKind | 'rewrite_block' | 'rewrite_variants' | 'refuse' | 'read_page' | PageOpKind;
 
 /**
  * Writes a block anew from its Markdown and a person's instruction, by a model asked without
@@ -35,7 +47,15 @@ export type ToolName = 'read_document' | 'read_block' | OpKind | 'rewrite_block'
  * the server, never from the model that calls it. The model agent implements it with the run's
  * provider (agents/model/model-agent.ts); another host may plug in its own (MCP sampling).
  */
-export type RegenerateBlock = (request: { blockType: string; markdown: string; instruction: string }, signal: AbortSignal) => Promise<string>;
+export type RegenerateBlock = (request: RegenerateRequest, signal: AbortSignal) => Promise<string>;
+
+export interface RegenerateRequest {
+  blockType: string;
+  markdown: string;
+  instruction: string;
+  /** VAR4: which of several alternatives this one is (`index` from 0), when several are asked for. */
+  variant?: { index: number; count: number };
+}
 
 /**
  * Block types `rewrite_block` refuses (CANNOT_REWRITE): their content is not prose to rewrite
@@ -89,6 +109,27 @@ const definitions: ToolDefinition[] = [
     parameters: schema({ instructionId, blockId, instruction: text('What to do with the block, in plain words.') }),
   },
   {
+    name: 'rewrite_variants',
+    description:
+      'Answer an instruction whose variantsWanted is more than 1 (it asks for that many alternatives): the block you have read in this run, as the document holds it, is rewritten once per variant following an instruction in plain words, and the person chooses between the answers. Call it once for that instruction; do not also replace the block.',
+    parameters: schema({ instructionId, blockId, instruction: text('What to do with the block, in plain words.') }),
+  },
+  {
+    name: 'propose_variants',
+    description:
+      'Answer an instruction whose variantsWanted is more than 1 with alternatives you write: 2 to 4 candidates of new Markdown for a block you have read in this run; the person chooses between them.',
+    parameters: {
+      type: 'object',
+      properties: {
+        instructionId,
+        blockId,
+        candidates: { type: 'array', items: { type: 'string' }, minItems: minVariants, maxItems: maxVariants, description: 'The alternatives, each the new text of the block as Markdown.' },
+      },
+      required: ['instructionId', 'blockId', 'candidates'],
+      additionalProperties: false,
+    },
+  },
+  {
     name: 'refuse',
     description: 'Decline an instruction, with a reason the person who wrote it will read.',
     parameters: schema({ instructionId, reason: text('Why, in a sentence or two.') }),
@@ -104,6 +145,8 @@ const opOfTool: Partial<Record<ToolName, OpKind>> = {
   insert_after: 'insert_after',
   delete_block: 'delete_block',
   rewrite_block: 'replace_block',
+  rewrite_variants: 'propose_variants',
+  propose_variants: 'propose_variants',
 };
 
 /** The tools offered to an agent whose token allows `ops` (every op kind when absent). */
@@ -132,9 +175,10 @@ export interface ToolContext {
  */
 export async function runTool(name: string, rawArguments: string, context: ToolContext): Promise<ToolAnswer> {
   const tool = context.tools.find((offered) => offered.name === name);
-  if (!tool) return error('UNKNOWN_TOOL', `There is no tool "${name}". Use one of: ${context.tools.map((t) => t.name).join(', ')}.`);
-  const args = readArguments(rawArguments, tool);
-  if (typeof args === 'string') return error('BAD_ARGUMENTS', args);
+  if (!tool) return toolError('UNKNOWN_TOOL', `There is no tool "${name}". Use one of: ${context.tools.map((t) => t.name).join(', ')}.`);
+  const read = readArguments(rawArguments, tool);
+  if (typeof read === 'string') return toolError('BAD_ARGUMENTS', read);
+  const { args, lists } = read;
   if (isPageTool(tool.name)) return runPageTool(tool.name, args, context);
   const { client, state } = context;
   switch (tool.name) {
@@ -146,19 +190,23 @@ export async function runTool(name: string, rawArguments: string, context: ToolC
     case 'read_block': {
       const { blocks } = await client.document(state.docId);
       const block = blocks.find((candidate) => candidate.id === args.blockId);
-      if (!block) return error('NO_SUCH_BLOCK', `The document has no block "${args.blockId}" (now). Call read_document to see its blocks.`);
+      if (!block) return toolError('NO_SUCH_BLOCK', `The document has no block "${args.blockId}" (now). Call read_document to see its blocks.`);
       state.remember(block.id, block.hash);
       return { id: block.id, type: block.type, markdown: block.markdown };
     }
     case 'refuse': {
       if (!state.instructionIds.has(args.instructionId)) return noSuchInstruction(args.instructionId);
-      if (args.reason.trim() === '') return error('BAD_ARGUMENTS', 'Give a reason.');
+      if (args.reason.trim() === '') return toolError('BAD_ARGUMENTS', 'Give a reason.');
       if (state.hasChanged(args.instructionId)) return alreadyChanged(args.instructionId);
       state.refuse(args.instructionId, args.reason.trim().slice(0, 2000));
       return { ok: true };
     }
     case 'rewrite_block':
       return rewrite(args, context);
+    case 'rewrite_variants':
+      return rewriteVariants(args, context);
+    case 'propose_variants':
+      return proposeVariants(args, lists.candidates ?? [], context);
     default:
       return write(tool.name as BlockWriteOp, args, context);
   }
@@ -171,35 +219,52 @@ export async function runTool(name: string, rawArguments: string, context: ToolC
  * and STALE_BLOCK hold as they do for it.
  */
 async function rewrite(args: Record<string, string>, context: ToolContext): Promise<ToolAnswer> {
+  const read = await blockToRewrite(args, context);
+  if (!read.ok) return read.answer;
+  const { block } = read;
+  const answer = await (context.regenerate as RegenerateBlock)({ blockType: block.type, markdown: block.markdown, instruction: args.instruction }, context.signal ?? new AbortController().signal);
+  const markdown = withoutFence(answer).trim();
+  if (markdown === '') return toolError('EMPTY_REWRITE', 'The rewrite came back empty; nothing was changed.');
+  return sendOp({ op: 'replace_block', blockId: block.id, markdown, expectHash: block.hash, instructionId: args.instructionId }, context);
+}
+
+/**
+ * The block a rewrite (rewrite_block, rewrite_variants) works on, as the server holds it now,
+ * after the checks the model's mistakes fail: an instruction of the run not refused, the block
+ * read in this run and unchanged since, prose, and a model to rewrite with; else the error.
+ */
+export async function blockToRewrite(args: Record<string, string>, context: ToolContext): Promise<{ ok: true; block: BlockView } | { ok: false; answer: ToolAnswer }> {
+  const answer = await rewriteRefusal(args, context);
+  return 'hash' in answer ? { ok: true, block: answer as BlockView } : { ok: false, answer };
+}
+
+async function rewriteRefusal(args: Record<string, string>, context: ToolContext): Promise<ToolAnswer | BlockView> {
   const { client, state } = context;
   if (!state.instructionIds.has(args.instructionId)) return noSuchInstruction(args.instructionId);
   if (state.isRefused(args.instructionId)) return alreadyRefused(args.instructionId);
   const readHash = state.hashOf(args.blockId);
   if (readHash === undefined) {
-    return error('READ_FIRST', `Read block "${args.blockId}" (read_block or read_document) in this run before you change it.`);
+    return toolError('READ_FIRST', `Read block "${args.blockId}" (read_block or read_document) in this run before you change it.`);
   }
-  if (args.instruction.trim() === '') return error('BAD_ARGUMENTS', 'Say what to do with the block in "instruction".');
+  if (args.instruction.trim() === '') return toolError('BAD_ARGUMENTS', 'Say what to do with the block in "instruction".');
   const block = (await client.document(state.docId)).blocks.find((candidate) => candidate.id === args.blockId);
-  if (!block) return error('NO_SUCH_BLOCK', `The document has no block "${args.blockId}" (now). Call read_document to see its blocks.`);
+  if (!block) return toolError('NO_SUCH_BLOCK', `The document has no block "${args.blockId}" (now). Call read_document to see its blocks.`);
   if (block.hash !== readHash) {
     state.forget(args.blockId);
-    return error('STALE_BLOCK', `Block "${args.blockId}" changed since you read it: read it again.`);
+    return toolError('STALE_BLOCK', `Block "${args.blockId}" changed since you read it: read it again.`);
   }
   if (unrewritableBlockTypes.has(block.type) || !context.regenerate) {
     const why = context.regenerate ? `a ${block.type.replace('_', ' ')} is not prose` : 'this agent has no model to rewrite with';
-    return error('CANNOT_REWRITE', `Block "${block.id}" cannot be rewritten: ${why}. Use replace_block with the new Markdown, or refuse the instruction.`);
+    return toolError('CANNOT_REWRITE', `Block "${block.id}" cannot be rewritten: ${why}. Use replace_block with the new Markdown, or refuse the instruction.`);
   }
-  const answer = await context.regenerate({ blockType: block.type, markdown: block.markdown, instruction: args.instruction }, context.signal ?? new AbortController().signal);
-  const markdown = withoutFence(answer).trim();
-  if (markdown === '') return error('EMPTY_REWRITE', 'The rewrite came back empty; nothing was changed.');
-  return send({ op: 'replace_block', blockId: block.id, markdown, expectHash: block.hash, instructionId: args.instructionId }, context);
+  return block;
 }
 
 /**
  * An answer wrapped whole in one fence marked as Markdown (or not marked), as models tend to
  * write, without the fence; a fence naming another language is a code block the person asked for.
  */
-function withoutFence(text: string): string {
+export function withoutFence(text: string): string {
   const fenced = /^\s*```(?:markdown|md)?[ \t]*\n([\s\S]*?)\n```\s*$/i.exec(text);
   return fenced ? fenced[1] : text;
 }
@@ -208,7 +273,7 @@ async function write(kind: BlockWriteOp, args: Record<string, string>, { client,
   if (state.isRefused(args.instructionId)) return alreadyRefused(args.instructionId);
   const expectHash = state.hashOf(args.blockId);
   if (expectHash === undefined) {
-    return error('READ_FIRST', `Read block "${args.blockId}" (read_block or read_document) in this run before you change it.`);
+    return toolError('READ_FIRST', `Read block "${args.blockId}" (read_block or read_document) in this run before you change it.`);
   }
   const op: PlannedOp =
     kind === 'replace_block'
@@ -216,11 +281,11 @@ async function write(kind: BlockWriteOp, args: Record<string, string>, { client,
       : kind === 'insert_after'
         ? { op: kind, blockId: args.blockId, markdown: args.markdown, instructionId: args.instructionId }
         : { op: kind, blockId: args.blockId, expectHash, instructionId: args.instructionId };
-  return send(op, { client, state });
+  return sendOp(op, { client, state });
 }
 
 /** Sends one op as its own batch; the server's refusal comes back as the model's `{error}`. */
-async function send(op: PlannedOp, { client, state }: Pick<ToolContext, 'client' | 'state'>): Promise<ToolAnswer> {
+export async function sendOp(op: PlannedOp, { client, state }: Pick<ToolContext, 'client' | 'state'>): Promise<ToolAnswer> {
   try {
     await client.sendOps(state.runId, state.nextBatchKey(), [op]);
   } catch (failure) {
@@ -228,10 +293,10 @@ async function send(op: PlannedOp, { client, state }: Pick<ToolContext, 'client'
     if (failure.code === 'NOT_CLAIMED') throw new LeaseLost(failure.message);
     if (failure.code === 'STALE_BLOCK') {
       state.forget(op.blockId);
-      return error('STALE_BLOCK', `Block "${op.blockId}" changed since you read it: read it again.`);
+      return toolError('STALE_BLOCK', `Block "${op.blockId}" changed since you read it: read it again.`);
     }
     if (failure.status >= 500) throw failure;
-    return error(failure.code, failure.message);
+    return toolError(failure.code, failure.message);
   }
   state.markChanged(op.instructionId);
   // A replaced or deleted block is not what was read any more; the block an insert follows is.
@@ -239,8 +304,8 @@ async function send(op: PlannedOp, { client, state }: Pick<ToolContext, 'client'
   return { ok: true };
 }
 
-/** The arguments as strings by name, or what is wrong with them. */
-function readArguments(raw: string, tool: ToolDefinition): Record<string, string> | string {
+/** The arguments by name (strings; lists of strings apart), or what is wrong with them. */
+function readArguments(raw: string, tool: ToolDefinition): { args: Record<string, string>; lists: Record<string, string[]> } | string {
   let value: unknown;
   try {
     value = raw.trim() === '' ? {} : JSON.parse(raw);
@@ -249,18 +314,24 @@ function readArguments(raw: string, tool: ToolDefinition): Record<string, string
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'The arguments must be a JSON object.';
   const args: Record<string, string> = {};
+  const lists: Record<string, string[]> = {};
   for (const name of tool.parameters.required) {
     const given = (value as Record<string, unknown>)[name];
+    if (tool.parameters.properties[name]?.type === 'array') {
+      if (!Array.isArray(given) || !given.every((entry) => typeof entry === 'string')) return `"${name}" must be a list of strings.`;
+      lists[name] = given as string[];
+      continue;
+    }
     if (typeof given !== 'string') return `"${name}" must be a string.`;
     args[name] = given;
   }
-  return args;
+  return { args, lists };
 }
 
-function noSuchInstruction(id: string): ToolAnswer {
-  return error('NO_SUCH_INSTRUCTION', `"${id}" is not an instruction of this run.`);
+export function noSuchInstruction(id: string): ToolAnswer {
+  return toolError('NO_SUCH_INSTRUCTION', `"${id}" is not an instruction of this run.`);
 }
 
-function error(code: string, message: string): ToolAnswer {
+export function toolError(code: string, message: string): ToolAnswer {
   return { error: { code, message } };
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectMcp, type McpSession } from '../helpers/mcp.ts';
-import { agentApi, getRun, markdownOf, sentRun, waitForState } from '../helpers/runs.ts';
+import { agentApi, createDoc, getRun, markdownOf, sentRun, waitForState } from '../helpers/runs.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { waitFor } from '../helpers/peer.ts';
 
@@ -38,6 +38,7 @@ describe('tandem mcp', () => {
       'replace_block',
       'insert_after',
       'delete_block',
+      'propose_variants',
       'refuse',
       'read_asides',
       'answer_aside',
@@ -46,6 +47,10 @@ describe('tandem mcp', () => {
     ]);
     const replace = tools.find((tool) => tool.name === 'replace_block')!;
     expect(replace.inputSchema.required).toEqual(['runId', 'instructionId', 'blockId', 'markdown']);
+    // VAR4: the op as a tool, its candidates a list of 2 to 4 strings.
+    const variants = tools.find((tool) => tool.name === 'propose_variants')!;
+    expect(variants.inputSchema.required).toEqual(['runId', 'instructionId', 'blockId', 'candidates']);
+    expect(variants.inputSchema.properties?.candidates).toMatchObject({ type: 'array', items: { type: 'string' }, minItems: 2, maxItems: 4 });
   });
 
   it('[MCP1] answers the server’s refusal when the token is not an agent’s', async () => {
@@ -106,6 +111,24 @@ describe('tandem mcp', () => {
     expect(prompts[0]).toContain('alpha');
     expect(prompts[0]).toContain('make it formal');
     expect(await markdownOf(server, run.docId)).toBe('Alpha, formally.\n\nbeta');
+  });
+
+  it('[VAR4] proposes variants the client wrote, for an instruction asking for them, and ONE_ANSWER for one that does not', async () => {
+    const doc = await createDoc(server, 'The cat sat.\n\nbeta');
+    const asked = await server.api(`/api/docs/${doc.id}/annotations`, { method: 'POST', body: { kind: 'instruction', blockId: doc.blocks[0].id, text: 'animals', variants: 2 } });
+    const single = await server.api(`/api/docs/${doc.id}/annotations`, { method: 'POST', body: { kind: 'instruction', blockId: doc.blocks[1].id, text: 'louder' } });
+    const sent = await server.api(`/api/docs/${doc.id}/runs`, { method: 'POST' });
+    const session = await mcp();
+    const claimed = await session.call('claim_run', { runId: sent.body.runId });
+    expect(claimed.answer.items.map((item: { variantsWanted: number }) => item.variantsWanted)).toEqual([2, 1]);
+    await session.call('read_document', { runId: sent.body.runId });
+    const one = await session.call('propose_variants', { runId: sent.body.runId, instructionId: single.body.id, blockId: doc.blocks[1].id, candidates: ['BETA', 'Beta!'] });
+    expect(one.answer.error.code).toBe('ONE_ANSWER');
+    const proposed = await session.call('propose_variants', { runId: sent.body.runId, instructionId: asked.body.id, blockId: doc.blocks[0].id, candidates: ['The dog sat.', 'The owl sat.'] });
+    expect(proposed.answer).toEqual({ ok: true });
+    const run = await getRun(server, sent.body.runId);
+    expect(run.items[0].variants.map((variant) => variant.markdown)).toEqual(['The dog sat.', 'The owl sat.']);
+    expect(await markdownOf(server, doc.id)).toBe('The dog sat.\n\nbeta');
   });
 
   it('[MCP3] answers READ_FIRST to a write before a read, and changes nothing', async () => {
