@@ -116,6 +116,21 @@ describe('variants', () => {
     expect(await markdownOf(server, discarded.docId)).toBe('The cat sat on the mat.\n\nBob wrote this.\n\nThe end. Really.');
   });
 
+  it('[VAR3] Revert of an accepted run takes back the candidate shown, and the item’s Discard takes back the one shown', async () => {
+    const reverted = await proposed();
+    expect((await choose(reverted.runId, reverted.instructionId, { variant: 2 })).status).toBe(200);
+    expect((await server.api(`/api/runs/${reverted.runId}/items/${reverted.instructionId}/accept`, { method: 'POST' })).status).toBe(200);
+    expect(await markdownOf(server, reverted.docId)).toBe(`${candidates[2]}\n\nBob wrote this.\n\nThe end.`);
+    const revert = await server.api(`/api/runs/${reverted.runId}/revert`, { method: 'POST' });
+    expect(revert.body).toEqual({ state: 'accepted', notReverted: [] });
+    expect(await markdownOf(server, reverted.docId)).toBe(markdown);
+
+    const discarded = await proposed();
+    expect((await choose(discarded.runId, discarded.instructionId, { variant: 1 })).status).toBe(200);
+    expect((await server.api(`/api/runs/${discarded.runId}/items/${discarded.instructionId}/discard`, { method: 'POST' })).status).toBe(200);
+    expect(await markdownOf(server, discarded.docId)).toBe(markdown);
+  });
+
   it('[VAR2] holds the choice across a restart, and swaps again after it', async () => {
     const { docId, runId, instructionId } = await proposed();
     expect((await choose(runId, instructionId, { variant: 2 })).status).toBe(200);
