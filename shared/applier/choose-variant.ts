@@ -7,7 +7,7 @@ import { pendingDeletes } from './pending-delete.ts';
 /**
  * VAR2: shows another candidate of an item with variants, as one transaction with the run's
  * origin (so the run's undo scope holds it, and Discard, Accept and Revert act on whichever
- * candidate is shown). The block the change names takes the chosen candidate exactly as a
+ * candidate is shown, VAR3). The block the change names takes the chosen candidate exactly as a
  * `replace_block` of the run would write it (applier.ts: in place when its type is kept, the
  * first block keeping the id); the further blocks of the candidate shown before, which the run
  * itself wrote, are removed, as is the block the run wrote for it when the chosen candidate
