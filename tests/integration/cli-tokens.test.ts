@@ -57,7 +57,7 @@ describe('tandem token and tandem revoke against a running server', { timeout: 1
 
   it('[PAGE5] makes agent tokens that allow page ops: all op kinds by default, exactly those of --ops', async () => {
     const [standard, pageOnly] = await Promise.all([tandem('token', '--role', 'agent'), tandem('token', '--role', 'agent', '--ops', 'set_text,replace_block')]);
-    expect(decodeClaims(standard)!.ops).toEqual(['replace_block', 'insert_after', 'delete_block', 'set_text', 'set_attribute', 'replace_element']);
+    expect(decodeClaims(standard)!.ops).toEqual(['replace_block', 'insert_after', 'delete_block', 'propose_variants', 'set_text', 'set_attribute', 'replace_element']);
     expect(decodeClaims(pageOnly)!.ops).toEqual(['set_text', 'replace_block']);
     await expect(tandem('token', '--role', 'agent', '--ops', 'set_html')).rejects.toThrow(/Unknown op kind "set_html"/);
   });

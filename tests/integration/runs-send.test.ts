@@ -52,7 +52,7 @@ describe('POST /api/docs/:id/runs', () => {
     expect(response.body).toEqual({
       runId: expect.stringMatching(/^r[a-z0-9]{11}$/),
       items: [
-        { instructionId: first, blockId: doc.blocks[2], instruction: 'uppercase', quote: 'gamma three', currentText: 'gamma three', drifted: false },
+        { instructionId: first, blockId: doc.blocks[2], instruction: 'uppercase', quote: 'gamma three', currentText: 'gamma three', drifted: false, variantsWanted: 1 },
         {
           instructionId: second,
           blockId: doc.blocks[0],
@@ -60,6 +60,7 @@ describe('POST /api/docs/:id/runs', () => {
           quote: 'alpha one',
           currentText: 'alpha one',
           drifted: false,
+          variantsWanted: 1,
         },
       ],
     });
@@ -70,8 +71,8 @@ describe('POST /api/docs/:id/runs', () => {
       docId: doc.id,
       state: 'queued',
       items: [
-        { ...response.body.items[0], outcome: 'pending', reason: null, decision: null },
-        { ...response.body.items[1], outcome: 'pending', reason: null, decision: null },
+        { ...response.body.items[0], outcome: 'pending', reason: null, decision: null, variants: [], chosen: null },
+        { ...response.body.items[1], outcome: 'pending', reason: null, decision: null, variants: [], chosen: null },
       ],
       changes: [],
       createdAt: expect.any(String),

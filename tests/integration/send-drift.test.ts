@@ -30,12 +30,12 @@ describe('Send with pinned text that changed since it was pinned', () => {
     const sent = await server.api(`/api/docs/${doc.id}/runs`, { method: 'POST' });
     expect(sent.status).toBe(201);
     const expected = [
-      { instructionId: edited, blockId: alpha.id, instruction: 'uppercase', quote: 'alpha one', currentText: 'alpha one and more', drifted: true },
-      { instructionId: deleted, blockId: beta.id, instruction: 'lowercase', quote: 'beta two', currentText: null, drifted: true },
-      { instructionId: untouched, blockId: gamma.id, instruction: 'uppercase', quote: 'gamma three', currentText: 'gamma three', drifted: false },
+      { instructionId: edited, blockId: alpha.id, instruction: 'uppercase', quote: 'alpha one', currentText: 'alpha one and more', drifted: true, variantsWanted: 1 },
+      { instructionId: deleted, blockId: beta.id, instruction: 'lowercase', quote: 'beta two', currentText: null, drifted: true, variantsWanted: 1 },
+      { instructionId: untouched, blockId: gamma.id, instruction: 'uppercase', quote: 'gamma three', currentText: 'gamma three', drifted: false, variantsWanted: 1 },
     ];
     expect(sent.body.items).toEqual(expected);
-    expect((await getRun(server, sent.body.runId)).items).toEqual(expected.map((item) => ({ ...item, outcome: 'pending', reason: null, decision: null })));
+    expect((await getRun(server, sent.body.runId)).items).toEqual(expected.map((item) => ({ ...item, outcome: 'pending', reason: null, decision: null, variants: [], chosen: null })));
 
     const bot = agentApi(server, server.token('agent'));
     const queued = await bot.queued();
