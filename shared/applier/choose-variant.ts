@@ -2,7 +2,7 @@ import * as Y from 'yjs';
 import type { Origin } from '../model/origins.ts';
 import type { ChangeVariants } from '../protocol/run-record.ts';
 import { applyOps, liveBlock, type ApplyError } from './applier.ts';
-import { pendingDeletes } from './pending-delete.ts';
+import { pendingDeleteOf } from './pending-delete-attr.ts';
 
 /**
  * VAR2: shows another candidate of an item with variants, as one transaction with the run's
@@ -64,8 +64,10 @@ export function chooseVariant(ydoc: Y.Doc, choice: VariantChoice, origin: Origin
       const block = liveBlock(ydoc, id);
       if (block !== undefined && block.yblock._item !== null && choice.writtenByRun(block.yblock._item)) removeBlock(block.yblock);
     }
-    for (const { yblock, pending } of pendingDeletes(ydoc, runId)) {
-      if (pending.blockId === blockId && yblock._item !== null && choice.writtenByRun(yblock._item)) removeBlock(yblock);
+    // A candidate of another type took the id to a new block, marking the one shown for deletion (OP7).
+    const retired = shown.yblock;
+    if (liveBlock(ydoc, blockId)?.yblock !== retired && pendingDeleteOf(retired)?.runId === runId && retired._item !== null && choice.writtenByRun(retired._item)) {
+      removeBlock(retired);
     }
     const change = applied.changes[0];
     answer = { ok: true, after: change.after ?? '', variants: { candidates: [...variants.candidates], chosen: choice.chosen, blockIds: change.blockIds } };
