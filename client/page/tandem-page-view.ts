@@ -1,4 +1,4 @@
-import { html, nothing } from 'lit';
+import { html, nothing, type PropertyValues } from 'lit';
 import { LightElement } from '../light-element.ts';
 import type { DocConnection } from '../doc-connection.ts';
 import { AnnotationActions, type AnnotationRequest } from '../annotation-actions.ts';
@@ -12,6 +12,7 @@ import { elementName, pageChangeTexts } from '../../shared/page/page-change-view
 import { candidateOf, pageChangesOf } from '../../shared/page/page-applier.ts';
 import { stagedPageChanges } from '../../shared/page/page-items.ts';
 import { pinElement } from '../../shared/page/page-pin.ts';
+import { variantCounts } from '../variant-choice.ts';
 import { browserPageTools, pageSrcdoc, pickedElementId } from './page-frame.ts';
 import { elementIdAttribute } from '../../shared/page/page-tools.ts';
 import '../tandem-review-panel.ts';
@@ -24,9 +25,12 @@ type Shown = 'source' | 'candidate';
  * A page (PAGE9): its title, the page in a frame that runs no script (`title="Page"`), `Pick an
  * element` (then a click in the frame, with the hovered element outlined) or the list of
  * elements to choose one from the keyboard, a form that pins a comment or an instruction to the
- * chosen element, the page's notes, and while a run is in review the review panel with a
- * toggle between the source and the run's candidate (changed elements outlined and numbered by
- * instruction). The source is read from the connection's `html` Y.Text and follows it live.
+ * chosen element (with the select `Variants`, how many answers an instruction asks for, 1 to 4,
+ * one unless changed: VAR1), the page's notes, and while a run is in review the review panel
+ * with a toggle between the source and the run's candidate (changed elements outlined and
+ * numbered by instruction). The source is read from the connection's `html` Y.Text and follows
+ * it live; the candidate is drawn from the run as the runs mirror has it, so the candidate
+ * someone chooses for an item with variants (VAR2) is the one everyone's candidate shows.
  */
 export class TandemPageView extends LightElement {
   static properties = {
@@ -40,6 +44,7 @@ export class TandemPageView extends LightElement {
     picked: { state: true },
     shown: { state: true },
     problem: { state: true },
+    variants: { state: true },
   };
   declare connection: DocConnection | null;
   declare annotations: readonly Annotation[];
@@ -51,6 +56,8 @@ export class TandemPageView extends LightElement {
   declare picked: string | null;
   declare shown: Shown;
   declare problem: string;
+  /** How many answers an instruction pinned with the form asks for. */
+  declare variants: number;
 
   private observed: DocConnection | null = null;
   private frameDoc: Document | null = null;
@@ -66,6 +73,7 @@ export class TandemPageView extends LightElement {
     this.picked = null;
     this.shown = 'source';
     this.problem = '';
+    this.variants = 1;
   }
 
   disconnectedCallback(): void {
@@ -78,8 +86,10 @@ export class TandemPageView extends LightElement {
     return this.connection ? docParts(this.connection.ydoc).html.toString() : '';
   }
 
-  protected willUpdate(): void {
+  protected willUpdate(changed: PropertyValues<this>): void {
     this.watch(this.connection);
+    // Each element's form starts at one answer.
+    if (changed.has('picked')) this.variants = 1;
     if (!this.review && this.shown === 'candidate') this.shown = 'source';
     // Notes pin to elements of the source: no picking in the candidate.
     if (this.shown === 'candidate') this.picking = false;
@@ -165,6 +175,7 @@ export class TandemPageView extends LightElement {
     return html`<form class="page-pin" aria-label="Note on an element" @submit=${(event: Event) => event.preventDefault()}>
       <p>On <code>&lt;${element.tag}&gt;</code> ${element.text ? html`«${element.text}»` : ''}</p>
       <textarea aria-label="Note" rows="2" maxlength="10000"></textarea>
+      ${this.rights.instruct ? this.renderVariants() : ''}
       ${this.problem ? html`<p class="note-error" role="alert">${this.problem}</p>` : ''}
       <div class="note-buttons">
         <button type="button" class="quiet" @click=${() => (this.picked = null)}>Cancel</button>
@@ -172,6 +183,17 @@ export class TandemPageView extends LightElement {
         ${this.rights.instruct ? html`<button type="button" class="primary" @click=${() => this.pin('instruction', element)}>Instruct</button>` : ''}
       </div>
     </form>`;
+  }
+
+  /** The select `Variants` of the pin form: how many answers `Instruct` asks for (VAR1). */
+  private renderVariants() {
+    return html`<p class="draft-variants">
+      <label for="page-pin-variants">Variants</label>
+      <select id="page-pin-variants" .value=${String(this.variants)} @change=${(event: Event) => (this.variants = Number((event.target as HTMLSelectElement).value))}>
+        ${variantCounts.map((count) => html`<option value=${count} ?selected=${count === this.variants}>${count}</option>`)}
+      </select>
+      <span class="muted">answers to an instruction, for you to choose from</span>
+    </p>`;
   }
 
   /** The page's notes as the text's cards, with the same actions (PAGE14). */
@@ -232,7 +254,7 @@ export class TandemPageView extends LightElement {
       return;
     }
     const pin = pinElement(connection.ydoc, element);
-    const result = pin ? new AnnotationActions(connection.notes.ydoc, this.author).create(kind, pin, text) : null;
+    const result = pin ? new AnnotationActions(connection.notes.ydoc, this.author).create(kind, pin, text, this.variants) : null;
     if (!result?.ok) {
       this.problem = result ? result.error.message : 'This element is no longer in the page.';
       return;
