@@ -16,10 +16,10 @@ export interface McpAgentOptions {
   token: string;
 }
 
-/** The message a run is failed with when the MCP session ends while it is claimed [MCP5]. */
 /** The tools that need the client's model (MCP sampling, MCP6). */
 const samplingTools: ReadonlySet<string> = new Set(['rewrite_block', 'rewrite_variants']);
 
+/** The message a run is failed with when the MCP session ends while it is claimed [MCP5]. */
 export const sessionEndedMessage = 'The MCP client disconnected before it completed the run.';
 
 /**

@@ -34,7 +34,7 @@ const lifecycleBefore: McpTool[] = [
   {
     name: 'claim_run',
     description:
-      'Claim a queued run: it is yours until you complete or fail it (this server keeps its lease alive meanwhile). Then read the document before you change it.',
+      'Claim a queued run: it is yours until you complete or fail it (this server keeps its lease alive meanwhile). Then read the document before you change it. An item whose variantsWanted is more than 1 asks for that many alternatives: answer it with propose_variants (or rewrite_variants).',
     inputSchema: { type: 'object', properties: { runId }, required: ['runId'], additionalProperties: false },
   },
 ];

@@ -15,14 +15,16 @@ const maxTokens = 4096;
  * text of the client's answer is the new block. An answer that is not text is an error.
  */
 export function samplingRegenerator(server: Server): RegenerateBlock {
-  return async ({ blockType, markdown, instruction }, signal) => {
+  return async ({ blockType, markdown, instruction, variant }, signal) => {
+    // VAR4: each of several alternatives asked for at once is told which it is.
+    const which = variant ? `\n\nThis is alternative ${variant.index + 1} of ${variant.count} the person will choose between: make it a distinct take.` : '';
     const result = await server.createMessage(
       {
         systemPrompt: 'You rewrite one block of a document. Answer with the new Markdown of the block only: no preamble, no code fence around it.',
         messages: [
           {
             role: 'user',
-            content: { type: 'text', text: `Instruction: ${instruction}\n\nThe ${blockType} block, as Markdown:\n\n${markdown}` },
+            content: { type: 'text', text: `Instruction: ${instruction}${which}\n\nThe ${blockType} block, as Markdown:\n\n${markdown}` },
           },
         ],
         maxTokens,

@@ -113,6 +113,29 @@ describe('tandem mcp', () => {
     expect(await markdownOf(server, run.docId)).toBe('Alpha, formally.\n\nbeta');
   });
 
+  it('[VAR4] [MCP6] rewrites variants through the client’s own model, one sampling request per variant, each from the server’s text', async () => {
+    const doc = await createDoc(server, 'The cat sat.\n\nbeta');
+    const asked = await server.api(`/api/docs/${doc.id}/annotations`, { method: 'POST', body: { kind: 'instruction', blockId: doc.blocks[0].id, text: 'animals', variants: 3 } });
+    const sent = await server.api(`/api/docs/${doc.id}/runs`, { method: 'POST' });
+    const prompts: string[] = [];
+    const session = await connectMcp(server.url, server.token('agent', { name: 'Desk assistant' }), {
+      sample: (request) => {
+        const prompt = request.params.messages.map((message) => (message.content as { text: string }).text).join('\n');
+        prompts.push(prompt);
+        return `The ${['dog', 'fox', 'owl'][Number(/alternative (\d) of 3/.exec(prompt)?.[1] ?? 1) - 1]} sat.`;
+      },
+    });
+    sessions.push(session);
+    expect((await session.client.listTools()).tools.map((tool) => tool.name)).toContain('rewrite_variants');
+    await session.call('claim_run', { runId: sent.body.runId });
+    await session.call('read_document', { runId: sent.body.runId });
+    const rewritten = await session.call('rewrite_variants', { runId: sent.body.runId, instructionId: asked.body.id, blockId: doc.blocks[0].id, instruction: 'other animals' });
+    expect(rewritten).toEqual({ answer: { ok: true }, isError: false });
+    expect(prompts).toHaveLength(3);
+    for (const prompt of prompts) expect(prompt).toMatch(/other animals[\s\S]*alternative \d of 3[\s\S]*The cat sat\./);
+    expect((await getRun(server, sent.body.runId)).items[0].variants.map((variant) => variant.markdown)).toEqual(['The dog sat.', 'The fox sat.', 'The owl sat.']);
+  });
+
   it('[VAR4] proposes variants the client wrote, for an instruction asking for them, and ONE_ANSWER for one that does not', async () => {
     const doc = await createDoc(server, 'The cat sat.\n\nbeta');
     const asked = await server.api(`/api/docs/${doc.id}/annotations`, { method: 'POST', body: { kind: 'instruction', blockId: doc.blocks[0].id, text: 'animals', variants: 2 } });
