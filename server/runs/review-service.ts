@@ -81,10 +81,7 @@ export class ReviewService {
     const { store, locks } = this.deps;
     return locks.run(run.id, async () => {
       const current = (await store.runs.getRun(run.id)) ?? run;
-      if (!canTake('accept', current.state)) throw notInReview(current.state);
-      const item = current.items.find((candidate) => candidate.instructionId === instructionId);
-      if (!item) throw itemNotFound();
-      if (item.decision !== null) throw alreadyDecided(item.decision);
+      const item = undecidedItem(current, instructionId);
       const by = { id: principal.sub, name: principal.name };
       const ids = new Set([instructionId]);
       const transition = (notes?: ReadonlyMap<number, string>) => store.runs.decideItem(run.id, instructionId, decision, Date.now(), by, notes);
@@ -116,10 +113,7 @@ export class ReviewService {
     const { store, locks } = this.deps;
     return locks.run(run.id, async () => {
       const current = (await store.runs.getRun(run.id)) ?? run;
-      if (!canTake('accept', current.state)) throw notInReview(current.state);
-      const item = current.items.find((candidate) => candidate.instructionId === instructionId);
-      if (!item) throw itemNotFound();
-      if (item.decision !== null) throw alreadyDecided(item.decision);
+      const item = undecidedItem(current, instructionId);
       const change = current.changes.find((candidate) => candidate.instructionId === instructionId && candidate.variants !== undefined);
       const variants = change?.variants;
       if (!change || !variants || !Number.isInteger(variant) || variant < 0 || variant >= variants.candidates.length) {
@@ -162,6 +156,15 @@ export class ReviewService {
     }
     return run;
   }
+}
+
+/** Item `instructionId` of a run in review, not decided yet; else the refusal (409 `NOT_IN_REVIEW`, 404, 409 `ALREADY_DECIDED`). */
+function undecidedItem(run: StoredRun, instructionId: string): RunItem {
+  if (!canTake('accept', run.state)) throw notInReview(run.state);
+  const item = run.items.find((candidate) => candidate.instructionId === instructionId);
+  if (!item) throw itemNotFound();
+  if (item.decision !== null) throw alreadyDecided(item.decision);
+  return item;
 }
 
 const itemNotFound = () => new Rejection(404, 'NOT_FOUND', 'This run has no item for this instruction.');

@@ -1,7 +1,8 @@
 import * as Y from 'yjs';
 import type { Origin } from '../model/origins.ts';
 import type { ChangeVariants } from '../protocol/run-record.ts';
-import { applyOps, liveBlock, type ApplyError } from './applier.ts';
+import { applyOps, type ApplyError } from './applier.ts';
+import { liveBlock } from './live-blocks.ts';
 import { pendingDeleteOf } from './pending-delete-attr.ts';
 
 /**
