@@ -36,7 +36,8 @@ describe('the reference agent', () => {
         lease: null,
         summary: 'Answered 4 of 5 instructions; refused 1.',
       });
-      expect(agent.messages).toContain(`run ${doc.runId}: Answered 4 of 5 instructions; refused 1.`);
+      // The agent reports after the server has recorded the answer, so its message may come later.
+      await waitFor(() => agent.messages.includes(`run ${doc.runId}: Answered 4 of 5 instructions; refused 1.`));
     } finally {
       await agent.stop();
     }
