@@ -160,7 +160,7 @@ export async function startServer(
   versionsLater.fill(versions);
   // Every committed change of a run is mirrored (RUN4) and wakes the agents' long polls (QUEUE1).
   const mirror = new RunMirror(hocuspocus, store.runs);
-  store.runs.onRunChanged((_runId, docId) => mirror.refresh(docId));
+  store.runs.onRunChanged((runId, docId) => mirror.refresh(docId, runId));
   store.runs.onRunChanged(() => runs.notifier.notify());
   // Asides live while their run is claimed (ASIDE8).
   const asides = new AsideService({ store, mirror: new AsideMirror(hocuspocus, log), now: options.leaseClock, timeoutMs: options.asideTimeoutMs, onError: log });

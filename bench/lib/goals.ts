@@ -42,6 +42,10 @@ export const goals: readonly Goal[] = [
     bound: ratioAtMost(1),
   },
   { applies: (row) => row.bench === 'persistence' && row.metric === 'edits durable/s', bound: { value: 5_000 } },
+  {
+    applies: (row) => row.bench === 'run-history' && ['Send, median', 'runs mirror cold load, median', 'runs mirror bytes'].includes(row.metric),
+    bound: ratioAtMost(1.1),
+  },
   { applies: (row) => row.bench === 'heavy' && /^(POST|GET) /.test(row.metric), bound: { value: 1_000 } },
   { applies: (row) => row.bench === 'heavy' && row.metric === "server's longest event-loop stall", bound: { value: 50 } },
 ];

@@ -96,7 +96,8 @@ export class RevertService {
     await locks.run(run.id, async () => {
       const current = (await store.runs.getRun(run.id)) ?? run;
       if (!canTake('undoDiscard', current.state)) throw notDiscarded(current.state);
-      const [newest] = await store.runs.listRuns(run.docId);
+      // The outstanding run and the newest finished one, newest first: the document's newest run leads.
+      const [newest] = await store.runs.mirroredRuns(run.docId, 1);
       if (newest?.id !== run.id) throw windowClosed('another run was sent for this document since');
       // A page run's changes are staged in the store, not written: reopening brings them back (PAGE13).
       if ((await store.getDoc(run.docId))?.kind === 'page') {

@@ -62,6 +62,16 @@ export function pgRunStore(pool: pg.Pool): RunStore {
     async listRuns(docId) {
       return select('SELECT * FROM runs WHERE doc_id = $1 ORDER BY created_at DESC, id COLLATE "C" DESC', [docId]);
     },
+    async mirroredRuns(docId, finished) {
+      return select(
+        `SELECT * FROM (
+           (SELECT * FROM runs WHERE doc_id = $1 AND ${stateIn(outstandingRunStates)})
+           UNION ALL
+           (SELECT * FROM runs WHERE doc_id = $1 AND NOT ${stateIn(outstandingRunStates)} ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $2)
+         ) AS mirrored ORDER BY created_at DESC, id COLLATE "C" DESC`,
+        [docId, finished],
+      );
+    },
     async outstandingRun(docId) {
       return (await select(`SELECT * FROM runs WHERE doc_id = $1 AND ${stateIn(outstandingRunStates)}`, [docId]))[0] ?? null;
     },

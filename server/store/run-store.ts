@@ -93,6 +93,12 @@ export interface RunStore {
   getRun(id: string): Promise<StoredRun | null>;
   /** Every run of a document, newest first. */
   listRuns(docId: string): Promise<StoredRun[]>;
+  /**
+   * The runs of a document that its `<id>/runs` mirror holds (server/runs/run-mirror.ts): the
+   * outstanding one, if any, and the `finished` newest of the others, newest first. Reads those
+   * runs only, however many the document has had.
+   */
+  mirroredRuns(docId: string, finished: number): Promise<StoredRun[]>;
   /** The run of a document that is queued, claimed or in review, if any. */
   outstandingRun(docId: string): Promise<StoredRun | null>;
 

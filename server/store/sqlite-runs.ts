@@ -24,6 +24,12 @@ export function sqliteRunStore(db: Database.Database): RunStore {
   const selectRun = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
   const selectDocOfRun = db.prepare<[string], { doc_id: string }>('SELECT doc_id FROM runs WHERE id = ?');
   const selectRunsOfDoc = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE doc_id = ? ORDER BY created_at DESC, id DESC');
+  const selectMirrored = db.prepare<[string, string, number], RunRow>(
+    `SELECT * FROM runs WHERE doc_id = ? AND ${stateIn(outstandingRunStates)}
+     UNION ALL
+     SELECT * FROM (SELECT * FROM runs WHERE doc_id = ? AND NOT ${stateIn(outstandingRunStates)} ORDER BY created_at DESC, id DESC LIMIT ?)
+     ORDER BY created_at DESC, id DESC`,
+  );
   const selectOutstanding = db.prepare<[string], RunRow>(
     `SELECT * FROM runs WHERE doc_id = ? AND ${stateIn(outstandingRunStates)}`,
   );
@@ -69,6 +75,9 @@ export function sqliteRunStore(db: Database.Database): RunStore {
     },
     async listRuns(docId) {
       return selectRunsOfDoc.all(docId).map(load);
+    },
+    async mirroredRuns(docId, finished) {
+      return selectMirrored.all(docId, docId, finished).map(load);
     },
     async outstandingRun(docId) {
       const row = selectOutstanding.get(docId);

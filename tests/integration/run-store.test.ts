@@ -83,6 +83,28 @@ describe.each(storeBackends)('the run store in $name', (backend) => {
     expect((await store.runs.listRuns('doc1')).map((run) => run.id)).toEqual(['r2', 'r1']);
   });
 
+  it('[RUN4] reads the runs the mirror holds: the outstanding one and the newest finished ones, newest first', async () => {
+    const finished = ['accepted', 'discarded', 'failed', 'cancelled'];
+    for (let i = 0; i < 8; i++) {
+      await store.runs.createRun(newRun(`r${i}`, 'doc1', 1000 + i));
+      await setState(`r${i}`, finished[i % finished.length]);
+    }
+    // Two runs made in the same millisecond: the id decides, as in `listRuns`.
+    await store.runs.createRun(newRun('r8b', 'doc1', 1007));
+    await setState('r8b', 'accepted');
+    await store.runs.createRun(newRun('other', 'doc2', 5000));
+    await setState('other', 'accepted');
+    await store.runs.createRun(newRun('open', 'doc1', 500));
+    const ids = async (count: number) => (await store.runs.mirroredRuns('doc1', count)).map((run) => run.id);
+    expect(await ids(3)).toEqual(['r8b', 'r7', 'r6', 'open']);
+    expect(await ids(0)).toEqual(['open']);
+    expect(await ids(100)).toEqual((await store.runs.listRuns('doc1')).map((run) => run.id));
+    expect((await store.runs.mirroredRuns('doc1', 1))[1]).toEqual(await store.runs.getRun('open'));
+    await setState('open', 'cancelled');
+    expect(await ids(2)).toEqual(['r8b', 'r7']);
+    expect(await store.runs.mirroredRuns('nodoc', 20)).toEqual([]);
+  });
+
   it('lets exactly one of concurrent creations for a document succeed', async () => {
     const results = await Promise.all(['a', 'b', 'c', 'd'].map((id) => store.runs.createRun(newRun(id))));
     expect(results.filter((result) => result.ok)).toHaveLength(1);

@@ -30,7 +30,7 @@ beforeEach(async () => {
   hocuspocus = new Hocuspocus({ quiet: true, extensions: [new Persistence({ log: store.updates, onError: (error) => console.error(error) })] });
   // As the composition root wires it: every change of a run is mirrored.
   const mirror = new RunMirror(hocuspocus, store.runs);
-  store.runs.onRunChanged((_runId, docId) => mirror.refresh(docId));
+  store.runs.onRunChanged((runId, docId) => mirror.refresh(docId, runId));
   doc = await createDoc(store, { kind: 'text', title: 'Race', markdown: 'one\n\ntwo' });
   await withDocument(hocuspocus, docName(doc.id), (text) =>
     withDocument(hocuspocus, docName(doc.id, 'notes'), (notes) => {
