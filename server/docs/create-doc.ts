@@ -63,7 +63,7 @@ export async function createDoc(store: Store, input: NewDoc, now = Date.now(), i
   const text = input.kind === 'text' ? await importText(input) : null;
   const state = text ? text.state : await workPool().run('initialState', input);
   // WHO6: the imported text is the creator's, claimed before anyone can read it.
-  if (writer) await claimState(store, id, state, writer);
+  if (writer) await claimState(store, id, text ? text.clients : clientsOf(state), writer);
   const record: DocRecord = { id, title: input.title, kind: input.kind, createdAt: now, updatedAt: now, deletedAt: null };
   await store.createDoc(record, new Map([[docName(record.id), state]]));
   // The catalogue keeps the title as shown (CAT1): without a title, the first line of the text.
@@ -82,9 +82,13 @@ export interface Writer {
   name: string;
 }
 
-async function claimState(store: Store, docId: string, state: Uint8Array, writer: Writer): Promise<void> {
+/** The client ids of the structs in `state`: a page's is small; a text's come from its import task. */
+function clientsOf(state: Uint8Array): number[] {
+  return [...Y.parseUpdateMeta(state).to.keys()];
+}
+
+async function claimState(store: Store, docId: string, clients: number[], writer: Writer): Promise<void> {
   const author = { kind: 'person' as const, name: writer.name };
-  const clients = [...Y.parseUpdateMeta(state).to.keys()];
   await store.authorship.claim(docId, clients.map((client) => ({ client, subject: writer.subject, author })));
 }
 

@@ -44,21 +44,23 @@ export function withTextDoc<T>(input: TextState, read: (ydoc: Y.Doc) => T): T {
 }
 
 /**
- * A new text document's state, its views and its search entry (CAT2), from one parse of its
- * Markdown and without reading the state back: both are read from the Y.Doc the state is
+ * A new text document's state, the client ids it holds, its views and its search entry (CAT2),
+ * from one parse of its Markdown and without reading the state back: both are read from the Y.Doc the state is
  * encoded from, projected once, as `readTextViews` and the `searchEntry` task read them
  * (tests/unit/text-views.test.ts), so the first readers of an import, and the search index,
  * need not read it again. (The parsed Markdown itself does not always read back as itself:
  * y-prosemirror joins and drops some text nodes.)
  */
-export function importTextState(input: { title: string; markdown: string }): { state: Uint8Array; views: TextViews; search: SearchEntry } {
+export function importTextState(input: { title: string; markdown: string }): { state: Uint8Array; clients: number[]; views: TextViews; search: SearchEntry } {
   const ydoc = new Y.Doc();
   try {
     writeNewDoc(ydoc, { kind: 'text', ...input }, markdownToDoc(input.markdown));
     const state = Y.encodeStateAsUpdate(ydoc);
     const title = shownTitle(ydoc);
     const doc = projectScratch(ydoc);
-    return { state, views: viewsOf(title, withoutPendingDeletes(doc)), search: { title, text: plainText(doc) } };
+    // The client ids the state holds (those `Y.parseUpdateMeta` reads from it), for WHO6's claim.
+    const clients = [...ydoc.store.clients.keys()];
+    return { state, clients, views: viewsOf(title, withoutPendingDeletes(doc)), search: { title, text: plainText(doc) } };
   } finally {
     ydoc.destroy();
   }

@@ -80,12 +80,14 @@ async function derive<K extends TextTask>(hocuspocus: Hocuspocus, store: Store, 
 /**
  * Builds a new text document's state in the work pool and keeps the views built with it, under
  * the key of that state stored alone, which is what the store holds until someone edits it.
- * Answers the state and what the search index keeps of it (CAT2), read in the same task.
+ * Answers the state, the client ids it holds (read in the thread: decoding a large state for
+ * them held the event loop for 200–300 ms) and what the search index keeps of it (CAT2), read in
+ * the same task.
  */
-export async function importText(input: { title: string; markdown: string }): Promise<{ state: Uint8Array; search: SearchEntry }> {
-  const { state, views, search } = await workPool().run('importText', { title: input.title, markdown: input.markdown });
+export async function importText(input: { title: string; markdown: string }): Promise<{ state: Uint8Array; clients: number[]; search: SearchEntry }> {
+  const { state, clients, views, search } = await workPool().run('importText', { title: input.title, markdown: input.markdown });
   void derived.get(`textViews:${await storedKey({ state, updates: [], lastSeq: 0 })}`, () => Promise.resolve(views));
-  return { state, search };
+  return { state, clients, search };
 }
 
 /**
