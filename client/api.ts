@@ -6,7 +6,7 @@ import { readWire } from '../shared/wire/parse.ts';
 import { AsideAnswer, type AsideBody } from '../shared/wire/asides.ts';
 import { SessionView } from '../shared/wire/session.ts';
 import { AssetUploaded } from '../shared/wire/assets.ts';
-import { DiscardUndone, ItemDecided, RevertUndone, RunCancelled, RunDecision as RunDecisionAnswer, RunReverted, SentRun, VariantChosen, type ChooseVariantBody, type DiscardBody } from '../shared/wire/runs.ts';
+import { DiscardUndone, ItemDecided, RevertUndone, RunCancelled, RunDecision as RunDecisionAnswer, RunReverted, RunWorkOrders, SentRun, VariantChosen, type ChooseVariantBody, type DiscardBody } from '../shared/wire/runs.ts';
 
 export type { CreatedDoc, DocSummary, SentRun };
 
@@ -127,6 +127,11 @@ export function createPage(token: string, title: string, html: string): Promise<
  */
 export function sendRun(token: string, docId: string): Promise<SentRun> {
   return request(SentRun, token, 'POST', `/api/docs/${encodeURIComponent(docId)}/runs`, {});
+}
+
+/** The work order each instruction of a run went with (`GET /api/runs/:runId`), for a run the mirror no longer holds. */
+export function readRunWorkOrders(token: string, runId: string): Promise<RunWorkOrders> {
+  return request(RunWorkOrders, token, 'GET', `/api/runs/${encodeURIComponent(runId)}`);
 }
 
 export type RunDecision = 'accept' | 'discard';

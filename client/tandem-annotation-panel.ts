@@ -1,17 +1,22 @@
 import { html } from 'lit';
 import { LightElement } from './light-element.ts';
 import { repeat } from 'lit/directives/repeat.js';
+import { ContextConsumer } from '@lit/context';
 import type { Annotation } from '../shared/notes/annotations.ts';
 import type { Placement } from './annotation-plugin.ts';
 import { consumeAnnotationRights } from './session-context.ts';
 import type { RunRecord } from '../shared/protocol/run-record.ts';
 import { sentWorkOrder } from './run-status.ts';
 import type { PerformAnnotationRequest } from './tandem-annotation-card.ts';
+import { OlderWorkOrders } from './older-work-orders.ts';
+import { sessionContext } from './session-context.ts';
 import './tandem-annotation-card.ts';
 
 /**
  * The margin: one card per annotation, in the order of their text (annotations whose text is
  * gone or not here yet come last, then resolved ones). Brings the card in focus into view.
+ * The work order a sent instruction went with comes from its run in the `<id>/runs` mirror; for
+ * a run the mirror no longer holds it is read over HTTP once that instruction's card is active.
  */
 export class TandemAnnotationPanel extends LightElement {
   static properties = {
@@ -40,6 +45,20 @@ export class TandemAnnotationPanel extends LightElement {
 
   /** What this person may do with the document's annotations (from `<tandem-doc-view>`). */
   private readonly rights = consumeAnnotationRights(this);
+  private readonly sessionFrom = new ContextConsumer(this, { context: sessionContext, subscribe: true });
+  private readonly olderWorkOrders = new OlderWorkOrders(this, () => this.sessionFrom.value?.token ?? '');
+
+  protected willUpdate(changed: Map<string, unknown>): void {
+    if (changed.has('active')) this.olderWorkOrders.retryFailed();
+  }
+
+  /** The work order `a` went with, if it is a sent instruction whose run is known here. */
+  private sentText(a: Annotation): string | null {
+    const mirrored = sentWorkOrder(this.runs, a);
+    if (mirrored !== null || a.kind !== 'instruction' || a.runId === null || a.id !== this.active) return mirrored;
+    if (this.runs.some((run) => run.runId === a.runId)) return null;
+    return this.olderWorkOrders.workOrder(a.runId, a.id);
+  }
 
   render() {
     const ordered = orderForMargin(this.annotations, this.placements);
@@ -63,7 +82,7 @@ export class TandemAnnotationPanel extends LightElement {
           .perform=${this.perform}
           .source=${a.kind === 'instruction' && a.fromCommentId ? (byId.get(a.fromCommentId) ?? null) : null}
           .derived=${a.kind === 'comment' ? derived(a.id) : []}
-          .sentText=${sentWorkOrder(this.runs, a)}
+          .sentText=${this.sentText(a)}
         ></tandem-annotation-card>`,
       )}
     </section>`;

@@ -27,6 +27,13 @@ export function runItemView({ instructionId, blockId, instruction, quote, curren
   return { instructionId, blockId, instruction, quote, currentText, drifted, variantsWanted };
 }
 
+/**
+ * What the app reads of `GET /api/runs/:runId` (the run's record, shared/protocol/run-record.ts)
+ * for a run the `<id>/runs` mirror no longer holds: the work order each instruction went with.
+ */
+export const RunWorkOrders = v.object({ runId: v.string(), items: v.array(v.object({ instructionId: v.string(), instruction: v.string() })) });
+export type RunWorkOrders = v.InferOutput<typeof RunWorkOrders>;
+
 /** The answer of `POST /api/docs/:id/runs`. */
 export const SentRun = v.object({ runId: v.string(), items: v.array(RunItemView) });
 export type SentRun = v.InferOutput<typeof SentRun>;
