@@ -93,6 +93,10 @@ interface ParsedStruct {
   problem: ShapeProblem | null;
   /** Set by inspectUpdate: write the struct back as a deleted item ('content') or as garbage ('whole'). */
   drop?: 'content' | 'whole';
+  /** Set by Placement: where the struct would be integrated, once found. */
+  place: Place | null;
+  /** Set by Placement: the number of the search that last walked through the struct (to find cycles). */
+  seenBy: number;
 }
 
 interface ParsedGroup {
@@ -154,7 +158,7 @@ function readStruct(decoder: decoding.Decoder, client: number, clock: number, li
   const ref = info & BITS5;
   const struct: ParsedStruct = {
     kind: 'item', client, clock, length: 0, start, contentStart: start, end: start,
-    origin: null, rightOrigin: null, parentKey: null, parentId: null, isType: false, problem: null,
+    origin: null, rightOrigin: null, parentKey: null, parentId: null, isType: false, problem: null, drop: undefined, place: null, seenBy: 0,
   };
   if (ref === 0 || ref === 10) {
     struct.kind = ref === 0 ? 'gc' : 'skip';
@@ -249,6 +253,11 @@ type Placed = { kind: 'placed'; root: string; depth: number };
 type Place = Placed | { kind: 'garbage' } | { kind: 'dropped'; problem: ShapeProblem } | { kind: 'missing' };
 
 const malformed: Place = { kind: 'dropped', problem: { rule: 'SHAPE4', message: 'An item names a parent that is no shared type.' } };
+const garbage: Place = { kind: 'garbage' };
+const missing: Place = { kind: 'missing' };
+
+/** One step of a search for a place: the place itself, or the struct to read it from next (through its parent, or as its neighbour). */
+type Step = { place: Place; next: null; viaParent: false } | { place: null; next: ParsedStruct; viaParent: boolean };
 
 /**
  * Finds the place of every item without recursion: an item names its parent (a top-level
@@ -256,49 +265,58 @@ const malformed: Place = { kind: 'dropped', problem: { rule: 'SHAPE4', message: 
  * else right origin), which may lie in the update or in the document.
  */
 class Placement {
-  private readonly places = new Map<ParsedStruct, Place>();
   private readonly typePlaces = new Map<AnyYType, Place>();
   private rootNames: Map<AnyYType, string> | null = null;
+  /** The structs whose place is that of the next one (its neighbour), or under it (its parent): reused by every search. */
+  private readonly chain: ParsedStruct[] = [];
+  private readonly viaParent: boolean[] = [];
+  private searches = 0;
 
   constructor(
     private readonly parsed: Parsed,
     private readonly ydoc: Y.Doc,
   ) {}
 
+  // Each struct keeps its place once found, and a search that meets a struct placed before stops
+  // there: placing every struct of an update is linear, without a map or set of its own.
   of(item: ParsedStruct): Place {
-    // The structs whose place is that of the next one (its neighbour), or under it (its parent).
-    const chain: { struct: ParsedStruct; viaParent: boolean }[] = [];
-    const visiting = new Set<ParsedStruct>();
+    if (item.place) return item.place;
+    const search = ++this.searches;
+    const chain = this.chain;
+    const viaParent = this.viaParent;
+    chain.length = 0;
+    viaParent.length = 0;
     let current = item;
     let place: Place;
     for (;;) {
-      const known = this.places.get(current);
+      const known = current.place;
       if (known) {
         place = known;
         break;
       }
-      if (visiting.has(current)) {
+      if (current.seenBy === search) {
         place = malformed;
         break;
       }
-      visiting.add(current);
+      current.seenBy = search;
       const step = this.step(current);
-      if ('place' in step) {
+      if (step.next === null) {
         place = step.place;
-        this.places.set(current, place);
+        current.place = place;
         break;
       }
-      chain.push({ struct: current, viaParent: step.viaParent });
+      chain.push(current);
+      viaParent.push(step.viaParent);
       current = step.next;
     }
     let below = current;
     for (let i = chain.length - 1; i >= 0; i--) {
-      const { struct, viaParent } = chain[i];
-      place = viaParent ? this.childOf(below, place) : place;
-      this.places.set(struct, place);
+      const struct = chain[i];
+      place = viaParent[i] ? this.childOf(below, place) : place;
+      struct.place = place;
       below = struct;
     }
-    return this.places.get(item) ?? place;
+    return item.place ?? place;
   }
 
   /** The place of an item under the shared type the update's item `holder` holds. */
@@ -309,23 +327,25 @@ class Placement {
   }
 
   /** One step up: the place itself when it is found at once, else the update's struct to read it from. */
-  private step(item: ParsedStruct): { place: Place } | { next: ParsedStruct; viaParent: boolean } {
-    if (item.kind !== 'item') return { place: { kind: 'garbage' } };
-    if (item.parentKey !== null) return { place: { kind: 'placed', root: item.parentKey, depth: 1 } };
+  private step(item: ParsedStruct): Step {
+    if (item.kind !== 'item') return { place: garbage, next: null, viaParent: false };
+    if (item.parentKey !== null) return { place: { kind: 'placed', root: item.parentKey, depth: 1 }, next: null, viaParent: false };
     // Yjs needs both neighbours, and takes the parent of the left one, else of the right one.
-    const ids = item.parentId ? [item.parentId] : [item.origin, item.rightOrigin].filter((id): id is Id => id !== null);
-    let from: ParsedStruct | Y.Item | null = null;
-    for (const id of ids) {
-      const found = this.find(id);
-      if (found === null) return { place: { kind: 'missing' } };
-      if (found === 'gc') return { place: { kind: 'garbage' } };
-      from ??= found;
+    const first = item.parentId ?? item.origin ?? item.rightOrigin;
+    const second = item.parentId === null && item.origin !== null ? item.rightOrigin : null;
+    if (first === null) return { place: malformed, next: null, viaParent: false };
+    const from = this.find(first);
+    if (from === null) return { place: missing, next: null, viaParent: false };
+    if (from === 'gc') return { place: garbage, next: null, viaParent: false };
+    if (second !== null) {
+      const other = this.find(second);
+      if (other === null) return { place: missing, next: null, viaParent: false };
+      if (other === 'gc') return { place: garbage, next: null, viaParent: false };
     }
-    if (from === null) return { place: malformed };
-    if (!(from instanceof Y.Item)) return { next: from, viaParent: item.parentId !== null };
-    if (item.parentId && !(from.content instanceof Y.ContentType)) return { place: malformed };
+    if (!(from instanceof Y.Item)) return { place: null, next: from, viaParent: item.parentId !== null };
+    if (item.parentId && !(from.content instanceof Y.ContentType)) return { place: malformed, next: null, viaParent: false };
     const parent: unknown = item.parentId ? (from.content as Y.ContentType).type : from.parent;
-    return { place: parent instanceof Y.AbstractType ? this.typePlace(parent) : { kind: 'garbage' } };
+    return { place: parent instanceof Y.AbstractType ? this.typePlace(parent) : garbage, next: null, viaParent: false };
   }
 
   /** The struct holding `id`: the update's, else the document's item; 'gc' for garbage; null when neither holds it. */
