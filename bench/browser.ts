@@ -4,7 +4,9 @@
  * served by the server and then from IndexedDB with the server down; and the size of the
  * client's JavaScript. Tandem's built client against a minimal editor on the same libraries
  * (bench/minimal-editor), which loads the same document from the same Tandem server; and the time
- * from a keypress at the end of that document to the frame that shows it, in both.
+ * from a keypress at the end of that document to the frame that shows it, in both. The size of
+ * the JavaScript is also compared with a collaborative Tiptap editor with the same features
+ * (bench/tiptap-editor), the editor people would otherwise build on.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -20,6 +22,7 @@ import { rowsFor, type Benchmark } from './lib/types.ts';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const baselineName = 'minimal y-prosemirror editor';
+const tiptapName = `Tiptap ${tiptapVersion()} collaborative editor`;
 const marker = 'Tandem-bench-end-of-document';
 
 export const browser: Benchmark = {
@@ -29,11 +32,13 @@ export const browser: Benchmark = {
     const { rows, add } = rowsFor('browser');
     const notes: string[] = [];
 
-    ctx.log('browser: building the client and the baseline editor');
+    ctx.log('browser: building the client, the baseline editor and the Tiptap editor');
     const tandemDist = ctx.tempDir('dist');
     const minimalDist = ctx.tempDir('minimal');
+    const tiptapDist = ctx.tempDir('tiptap');
     await viteBuild(ctx.repoRoot, ['--outDir', tandemDist, '--emptyOutDir']);
     await viteBuild(ctx.repoRoot, ['--config', 'bench/minimal-editor/vite.config.ts', '--outDir', minimalDist]);
+    await viteBuild(ctx.repoRoot, ['--config', 'bench/tiptap-editor/vite.config.ts', '--outDir', tiptapDist]);
     const tandemJs = scriptSize(tandemDist);
     const minimalJs = scriptSize(minimalDist);
     const size = { case: 'all emitted .js files', unit: 'bytes' as const, better: 'lower' as const, baselineName };
@@ -44,6 +49,10 @@ export const browser: Benchmark = {
     const first = { case: 'loaded with the page', unit: 'bytes' as const, better: 'lower' as const, baselineName };
     add({ ...first, metric: 'client JavaScript, raw', tandem: tandemFirst.raw, baseline: minimalFirst.raw });
     add({ ...first, metric: 'client JavaScript, gzip', tandem: tandemFirst.gzip, baseline: minimalFirst.gzip });
+    const tiptapFirst = pageScriptSize(tiptapDist);
+    const peer = { ...first, baselineName: tiptapName };
+    add({ ...peer, metric: 'client JavaScript, raw', tandem: tandemFirst.raw, baseline: tiptapFirst.raw });
+    add({ ...peer, metric: 'client JavaScript, gzip', tandem: tandemFirst.gzip, baseline: tiptapFirst.gzip });
 
     const doc = docOfStateSize(1_000_000, marker);
     const dataDir = ctx.tempDir('browser');
@@ -105,6 +114,12 @@ export const browser: Benchmark = {
     return { rows, notes };
   },
 };
+
+/** The installed Tiptap version the peer editor is built with. */
+function tiptapVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../node_modules/@tiptap/core/package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
+}
 
 /** Runs Vite from the repository root with `args` (after `build`), in its own process. */
 function viteBuild(repoRoot: string, args: string[]): Promise<void> {

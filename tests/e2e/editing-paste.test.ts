@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useTestServer } from '../helpers/use-test-server.ts';
-import { documentText, readText, useBrowser } from '../helpers/browser.ts';
+import { documentText, readText, useBrowser, waitForStatus } from '../helpers/browser.ts';
 import { blocksOf } from '../helpers/runs.ts';
 
 const server = useTestServer();
@@ -40,6 +40,29 @@ describe('[EDIT4] pasting Markdown text', () => {
 
     await page.keyboard.press('Control+z');
     await expect.poll(() => serverMarkdown(id)).toBe('Before.\n\nIntro: ');
+  });
+
+  it('waits for the Markdown parser when the paste comes before it has loaded', async () => {
+    const id = await server.createDoc('Paste early', 'Before.');
+    let release: () => void = () => undefined;
+    const arrived = new Promise<void>((resolve) => (release = resolve));
+    let held = false;
+    const { page } = await people.open(`/d/${id}`, server.token('editor', { name: 'Alice' }), async ({ context }) => {
+      await context.route(/\/assets\/markdown-paste-[^/]*\.js$/, async (route) => {
+        held = true;
+        await arrived;
+        await route.continue();
+      });
+    });
+    await waitForStatus(page, 'Connected');
+    await expect.poll(() => held).toBe(true);
+    await copyText(page, '## Section\n\nText *here*.');
+    await documentText(page).click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Control+v');
+    release();
+    await expect.poll(() => serverMarkdown(id)).toBe('Before.\n\n## Section\n\nText *here*.');
   });
 
   it('keeps a heading a heading when pasted into an empty paragraph', async () => {
