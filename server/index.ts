@@ -1,4 +1,3 @@
-import type { Extension } from '@hocuspocus/server';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SafeUnloadHocuspocus } from './sync/hocuspocus-internals.ts';
@@ -17,9 +16,7 @@ import { openStore } from './store/open-store.ts';
 import { Auth } from './extensions/auth.ts';
 import { AuditConnections } from './extensions/audit-connections.ts';
 import { Persistence } from './sync/persistence.ts';
-import { AsyncPersistence } from './sync/async-persistence.ts';
 import { sharedDocuments } from './extensions/shared-documents.ts';
-import { PromptBroadcast } from './sync/prompt-broadcast.ts';
 import { FreshSync } from './sync/fresh-sync.ts';
 import { DocMetadata } from './extensions/doc-metadata.ts';
 import { SearchIndexing } from './extensions/search-indexing.ts';
@@ -108,23 +105,17 @@ export async function startServer(
   const notesGuard = new NotesGuard({ docCreatedAt: async (docId) => (await store.getDoc(docId))?.createdAt ?? null });
   const auth = new Auth({ verifyToken: verify, store });
   const freshSync = new FreshSync();
-  // One persistence per backend: SQLite appends in the update event (group commit), PostgreSQL
-  // after every refusal (DUR1, SCALE2). Hocuspocus orders the hooks by each extension's
-  // `priority` (server/sync/extension-priorities.ts), not by this list.
-  let asyncLog: AsyncPersistence | null = null;
-  let persistence: Extension[];
-  if (store.updates.appendsAsynchronously) {
-    asyncLog = new AsyncPersistence({
-      log: store.updates,
-      onError: log,
-      onUnjudged: (document) => notesGuard.forget(document),
-      fresh: freshSync,
-      writeBacks: notesGuard,
-    });
-    persistence = [asyncLog];
-  } else {
-    persistence = [new PromptBroadcast(), new Persistence({ log: store.updates, onError: log, fresh: freshSync })];
-  }
+  // One persistence for both backends: it appends inline where the log can (SQLite, group
+  // commit), else before it applies a client's update (PostgreSQL; DUR1, SCALE2). Hocuspocus
+  // orders the hooks by each extension's `priority` (server/sync/extension-priorities.ts), not by
+  // this list.
+  const persistence = new Persistence({
+    log: store.updates,
+    onError: log,
+    onUnjudged: (document) => notesGuard.forget(document),
+    fresh: freshSync,
+    writeBacks: notesGuard,
+  });
   const versionsLater = new LateBound<VersionService>('The version service');
   const autoVersions = new AutoVersions({ recordIfChanged: (...args) => versionsLater.get().recordIfChanged(...args) }, options.versionEveryMs, log);
   const hocuspocus = new SafeUnloadHocuspocus({
@@ -138,7 +129,7 @@ export async function startServer(
       new AuditConnections({ audit: store.audit, onError: log }),
       new ShapeGuard(),
       new AuthorshipGuard(owners),
-      ...persistence,
+      persistence,
       notesGuard,
       new PresenceGuard(),
       new NotesStrays(),
@@ -191,12 +182,12 @@ export async function startServer(
 
   const httpServer = createServer(
     createRequestHandler({
-      api: createApiHandler({ router, openRoutes, verifyToken: verify, limits: new ApiLimits(options.limits), onError: log, settled: asyncLog ? () => asyncLog.settled() : undefined }),
+      api: createApiHandler({ router, openRoutes, verifyToken: verify, limits: new ApiLimits(options.limits), onError: log, settled: () => persistence.settled() }),
       static: createStaticHandler(options.distDir),
       onError: log,
     }),
   );
-  const collab = attachCollabSocket(httpServer, hocuspocus, new SocketCounts(options.limits), freshSync, options.oldestProtocol);
+  const collab = attachCollabSocket(httpServer, { hocuspocus, counts: new SocketCounts(options.limits), freshSync, oldestProtocol: options.oldestProtocol });
 
   try {
     await new Promise<void>((resolve, reject) => {

@@ -62,8 +62,9 @@ export class NotesWriteRefused extends Error {
  * the same instruction landing between the judgement and the apply (only microtasks apart, as
  * Hocuspocus awaits the hook chain) would be overwritten by them.
  *
- * Keep it the last extension with a `beforeSync` hook: the copy takes an accepted update at
- * once, so nothing after the check may stop Hocuspocus from applying it to the live document.
+ * Keep it the last extension that refuses in `beforeSync`: the copy takes an accepted update at
+ * once, so nothing after the check may stop Hocuspocus from applying it to the live document. The
+ * persistence, after it, stops one only when its append fails, and then calls `forget`.
  */
 export class NotesGuard implements Extension {
   extensionName = 'TandemNotesGuard';
@@ -105,7 +106,7 @@ export class NotesGuard implements Extension {
 
   /**
    * Forgets the copy of `document`: an update it accepted will not be applied after all (its
-   * append to an asynchronous log failed), so the next update is judged on a fresh copy.
+   * append to the log failed), so the next update is judged on a fresh copy.
    */
   forget(document: Y.Doc): void {
     this.shadows.delete(document);

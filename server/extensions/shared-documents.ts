@@ -1,6 +1,7 @@
 import { Redis } from '@hocuspocus/extension-redis';
 import IORedis from 'ioredis';
 import type { afterStoreDocumentPayload, beforeUnloadDocumentPayload, Document, Extension } from '@hocuspocus/server';
+import { extensionPriority } from '../sync/extension-priorities.ts';
 
 /**
  * Hocuspocus's Redis extension, with its waits moved off the route that wrote. The extension
@@ -15,6 +16,7 @@ import type { afterStoreDocumentPayload, beforeUnloadDocumentPayload, Document, 
  */
 class SharedDocuments extends Redis {
   extensionName = 'TandemSharedDocuments';
+  override priority = extensionPriority.sharedDocuments;
   private readonly deferred = new WeakSet<Document>();
   private readonly due = new WeakSet<Document>();
 
@@ -51,7 +53,7 @@ class UnloadDeferred extends Error {
 /**
  * SCALE4: with `REDIS_URL`, Hocuspocus's Redis extension shares every live document between the
  * instances on that Redis: updates, awareness and stateless broadcasts reach the clients of
- * every instance. It goes first (its priority is 1000): its `onStoreDocument` lets one instance
+ * every instance. It goes first (server/sync/extension-priorities.ts): its `onStoreDocument` lets one instance
  * at a time store a document, and its `beforeUnloadDocument` runs before the others'.
  * Without a URL, nothing: one instance serves its documents alone.
  */

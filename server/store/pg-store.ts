@@ -20,7 +20,7 @@ import { pgAgentSightings } from './pg-agent-sightings.ts';
  * The store in the PostgreSQL database at `url` (`DATABASE_URL`, SCALE1), migrated at open
  * (pg-migrations.ts). Several instances may share it: the run lifecycle's conditional updates
  * and its partial unique index decide between them, LISTEN/NOTIFY tells each of the others'
- * run changes, and the update log is appended asynchronously (AsyncUpdateLog, SCALE2). The
+ * run changes, and the update log is appended asynchronously only (no inline appends, SCALE2). The
  * asides of claimed runs are kept in the database too, so any instance serves them (SCALE5), and
  * so is when each agent was last seen (SCALE6).
  */

@@ -1,16 +1,17 @@
 import type pg from 'pg';
 import { transaction, toBuffer } from './pg-db.ts';
-import { mergeStored, type AsyncUpdateLog } from './update-log.ts';
+import { mergeStored, type UpdateLog } from './update-log.ts';
 
 /**
- * The update log in PostgreSQL (SCALE2). An append is one INSERT, committed (and so on disk,
+ * The update log in PostgreSQL (SCALE2), shared by every instance of a cluster, without inline
+ * appends (node-postgres writes asynchronously only). An append is one INSERT, committed (and so on disk,
  * with PostgreSQL's default `synchronous_commit = on`) when its promise resolves. Sequence
  * numbers come from one identity column shared by every document and instance, so concurrent
  * appends never collide; they only grow. A compaction locks the document's stored state row,
  * merges it with the given state and the entries it deletes, and deletes exactly the entries it
  * merged: an entry another instance commits meanwhile stays for the next compaction.
  */
-export function pgUpdateLog(pool: pg.Pool): AsyncUpdateLog {
+export function pgUpdateLog(pool: pg.Pool): UpdateLog {
   const read = async (client: pg.Pool | pg.PoolClient, name: string, throughSeq = Number.MAX_SAFE_INTEGER, lock = false) => {
     const state = await client.query<{ data: Buffer }>(`SELECT data FROM documents WHERE name = $1${lock ? ' FOR UPDATE' : ''}`, [name]);
     const rows = await client.query<{ seq: number; data: Buffer }>('SELECT seq, data FROM update_log WHERE name = $1 AND seq <= $2 ORDER BY seq', [name, throughSeq]);
@@ -23,7 +24,6 @@ export function pgUpdateLog(pool: pg.Pool): AsyncUpdateLog {
   };
 
   return {
-    appendsAsynchronously: true,
     async append(name, update) {
       const { rows } = await pool.query<{ seq: number }>('INSERT INTO update_log (name, data) VALUES ($1, $2) RETURNING seq', [name, toBuffer(update)]);
       return rows[0].seq;

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { UpdateLog } from './update-log.ts';
+import type { InlineUpdateLog } from './update-log.ts';
 
 /**
  * The log of Yjs updates of every Hocuspocus document, in the same database as the compacted
@@ -20,12 +20,14 @@ ALTER TABLE documents ADD COLUMN log_seq INTEGER NOT NULL DEFAULT 0;
 `;
 
 /**
- * The update log over an open better-sqlite3 handle whose schema is migrated. Durability of
- * `append` is that of the handle's settings: in WAL mode with `synchronous = NORMAL` (see
+ * The update log over an open better-sqlite3 handle whose schema is migrated, with inline
+ * appends (better-sqlite3 writes synchronously): the asynchronous `append` is the inline one,
+ * settled. `compact` writes the given state as it is: one process owns the file. Durability of
+ * an append is that of the handle's settings: in WAL mode with `synchronous = NORMAL` (see
  * sqlite-store.ts) a committed append is in the operating system's hands when it returns, which
  * survives the death of the process, not the loss of power.
  */
-export function sqliteUpdateLog(db: Database.Database): UpdateLog {
+export function sqliteUpdateLog(db: Database.Database): InlineUpdateLog {
   const insert = db.prepare<{ name: string; data: Buffer }, { seq: number }>(
     `INSERT INTO update_log (name, seq, data)
      VALUES (
@@ -65,9 +67,14 @@ export function sqliteUpdateLog(db: Database.Database): UpdateLog {
   );
 
   return {
-    append,
-    appendAll(entries) {
-      return appendAll(entries);
+    async append(name, update) {
+      return append(name, update);
+    },
+    inline: {
+      append,
+      appendAll(entries) {
+        return appendAll(entries);
+      },
     },
     async read(name) {
       return read(name);

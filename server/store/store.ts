@@ -7,7 +7,7 @@ import type { AgentSightings } from './agent-sightings.ts';
 import type { AuditLog } from './sqlite-audit.ts';
 import type { RevocationList } from './sqlite-revocations.ts';
 import type { InviteBook } from './invite-book.ts';
-import type { AsyncUpdateLog, UpdateLog } from './update-log.ts';
+import type { InlineUpdateLog, UpdateLog } from './update-log.ts';
 import type { DocSearch } from './doc-search.ts';
 import type { AssetStore } from './asset-store.ts';
 
@@ -31,7 +31,7 @@ export type NewDocRecord = Omit<DocRecord, 'deletedAt'>;
  * Where Tandem keeps its catalogue of documents, the Yjs state of each Hocuspocus document
  * (full state, `Y.encodeStateAsUpdate`, plus the log of its updates since), its runs and its
  * annotation index. SQLite (sqlite-store.ts, the default) and PostgreSQL (pg-store.ts) implement
- * it; every method is asynchronous but SQLite's `updates.append` (see update-log.ts). After
+ * it; every method is asynchronous but SQLite's `updates.inline` appends (see update-log.ts). After
  * `close()` every method rejects.
  */
 export interface Store {
@@ -58,7 +58,7 @@ export interface Store {
   /** The stored state of a Hocuspocus document with its logged updates, as one update; null if nothing was stored. */
   loadState(name: string): Promise<Uint8Array | null>;
   /** The log of each Hocuspocus document's updates since its stored state, and their compaction. */
-  readonly updates: UpdateLog | AsyncUpdateLog;
+  readonly updates: UpdateLog;
   /** Runs, their items, changes and applied batches. */
   readonly runs: RunStore;
   /** Which document each annotation id belongs to. */
@@ -88,7 +88,7 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** The SQLite store, whose update log appends synchronously. */
+/** The SQLite store, whose update log also appends inline. */
 export interface SyncStore extends Store {
-  readonly updates: UpdateLog;
+  readonly updates: InlineUpdateLog;
 }

@@ -16,52 +16,49 @@ export interface StoredDocument {
 
 /**
  * The append-only log of Yjs updates that makes an acknowledged edit durable, and its compaction
- * into the document state (docs/architecture.md "Durability", rules DUR1–DUR5 in shared/PROTOCOL.md).
+ * into the document state (docs/architecture.md "Durability", rules DUR1–DUR5 and SCALE2 in
+ * shared/PROTOCOL.md). SQLite (sqlite-update-log.ts) and PostgreSQL (pg-update-log.ts) implement
+ * it; server/sync/persistence.ts is its one user on a live server.
  *
- * `append` and `appendAll` are synchronous by contract. Hocuspocus applies a client's update and
- * sends the acknowledgement (its SyncStatus message) in one synchronous stretch; the only code
- * that runs between the two is the Y.Doc's `update` event, so an update is either on disk when
- * that event returns or its socket's frames are held until it is (the turn's group commit,
- * server/sync/persistence.ts, server/sync/outbox.ts), and a server-side write is on disk when
- * its `transact` returns. A store that can only write asynchronously implements AsyncUpdateLog
- * instead.
+ * Every method is asynchronous: an append resolves once its update is on disk. A store that can
+ * also write inside the Y.Doc's `update` event offers `inline` appends besides (see InlineAppends).
  */
 export interface UpdateLog {
-  readonly appendsAsynchronously?: false;
-  /** Appends one update of the document `name`; returns its sequence number, larger than every earlier one of `name`. */
-  append(name: string, update: Uint8Array): number;
-  /**
-   * Appends each entry, in order, in one transaction: all or nothing (one commit for many updates,
-   * see Persistence). Returns their sequence numbers, in the same order.
-   */
-  appendAll(entries: readonly { name: string; update: Uint8Array }[]): number[];
-  read(name: string): Promise<StoredDocument>;
-  /**
-   * Makes `state` the document's stored state and deletes its logged updates up to and including
-   * `throughSeq`, all or nothing. `state` must contain every update up to `throughSeq`; updates
-   * logged after it stay.
-   */
-  compact(name: string, state: Uint8Array, throughSeq: number): Promise<void>;
-}
-
-/**
- * The update log of a store that writes asynchronously (PostgreSQL), shared by every instance
- * of a cluster (SCALE2, server/sync/async-persistence.ts): a client's update is appended
- * in Hocuspocus's `beforeSync` hook, awaited before the update is applied and acknowledged, and
- * a server-side write is awaited before the route that made it answers.
- */
-export interface AsyncUpdateLog {
-  readonly appendsAsynchronously: true;
   /** Appends one update of `name`; resolves, once it is on disk, to its sequence number, larger than every earlier one of `name`. */
   append(name: string, update: Uint8Array): Promise<number>;
   read(name: string): Promise<StoredDocument>;
   /**
-   * Merges `state`, the stored state and the logged updates of `name` up to and including
-   * `throughSeq` into the new stored state and deletes those updates, all or nothing. Merging
-   * what it deletes (rather than trusting `state` to hold it) is what lets several instances, each
-   * with updates the other has not seen yet, compact one shared log without losing any.
+   * Makes the stored state of `name` one that holds `state` and every logged update up to and
+   * including `throughSeq`, and deletes those updates, all or nothing; updates logged after
+   * `throughSeq` stay. `state` holds every update this process logged up to `throughSeq`. A log
+   * that several instances share merges the stored state and the updates it deletes into the new
+   * state (PostgreSQL: another instance's update, or one appended but not yet applied here, is
+   * never lost); a log that one process owns writes `state` as it is (SQLite).
    */
   compact(name: string, state: Uint8Array, throughSeq: number): Promise<void>;
+  /** The same appends, on disk when they return; absent where the store writes asynchronously only (PostgreSQL). */
+  readonly inline?: InlineAppends;
+}
+
+/**
+ * Appends that are on disk when they return, or throw (SQLite). Hocuspocus applies a client's
+ * update and sends the acknowledgement (its SyncStatus message) in one synchronous stretch; the
+ * only code that runs between the two is the Y.Doc's `update` event, so with these an update is
+ * either on disk when that event returns or its socket's frames are held until it is (the turn's
+ * group commit, server/sync/group-commit.ts, server/sync/outbox.ts), and a server-side write is
+ * on disk when its `transact` returns. Without them, the persistence appends a client's update
+ * before Hocuspocus applies it (server/sync/append-before-apply.ts).
+ */
+export interface InlineAppends {
+  /** As UpdateLog's `append`, done when it returns. */
+  append(name: string, update: Uint8Array): number;
+  /** Appends each entry, in order, in one transaction: all or nothing (one commit for many updates). Returns their sequence numbers, in the same order. */
+  appendAll(entries: readonly { name: string; update: Uint8Array }[]): number[];
+}
+
+/** An update log with inline appends: SQLite's. */
+export interface InlineUpdateLog extends UpdateLog {
+  readonly inline: InlineAppends;
 }
 
 /** What a load left out of a stored document because Yjs could not safely read it (SHAPE5). */

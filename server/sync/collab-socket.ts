@@ -11,6 +11,14 @@ import { serveYjsSocket, yjsDocumentName, yjsToken } from './yjs-socket.ts';
 
 export const collabPath = '/collab';
 
+export interface CollabSocketOptions {
+  hocuspocus: Hocuspocus;
+  counts: SocketCounts;
+  freshSync: FreshSync;
+  /** The oldest client protocol served; `oldestSupportedProtocol` if left out. */
+  oldestProtocol?: number;
+}
+
 /**
  * Hands WebSocket upgrades at `/collab` to Hocuspocus, and those at `/yjs/<document>` to the
  * y-websocket bridge (server/sync/yjs-socket.ts); refuses upgrades anywhere else, and
@@ -21,13 +29,7 @@ export const collabPath = '/collab';
  * with PROTOCOL_OUTDATED before Hocuspocus sees it (VER3). `close()` cuts every socket that is
  * still open and stops the WebSocket server.
  */
-export function attachCollabSocket(
-  httpServer: HttpServer,
-  hocuspocus: Hocuspocus,
-  counts: SocketCounts,
-  freshSync: FreshSync,
-  oldestProtocol: number = oldestSupportedProtocol,
-) {
+export function attachCollabSocket(httpServer: HttpServer, { hocuspocus, counts, freshSync, oldestProtocol = oldestSupportedProtocol }: CollabSocketOptions) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: counts.limits.maxMessageBytes });
 
   wss.on('connection', (socket: WebSocket, req: IncomingMessage, gate: SocketGate) => {

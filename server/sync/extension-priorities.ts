@@ -6,10 +6,8 @@
  * a hook to one never depends on the list's order.
  */
 export const extensionPriority = {
-  // @hocuspocus/extension-redis sets 1000 itself (server/extensions/shared-documents.ts): its
-  // `onStoreDocument` lets one instance at a time store a document, and its deferral of an unload
-  // runs before anyone else's `beforeUnloadDocument`.
-
+  /** Redis (server/extensions/shared-documents.ts), first: one instance at a time stores a document, and its deferral of an unload runs before anyone's `beforeUnloadDocument`. */
+  sharedDocuments: 1000,
   /** Every later hook reads the principal and the parts it may write from the connection's context. */
   auth: 900,
   /** Counts sockets per principal (an `onAuthenticate` of its own): needs Auth's principal, refuses before any work. */
@@ -20,23 +18,19 @@ export const extensionPriority = {
   shapeGuard: 800,
   /** Claims the client ids an update writes before it is applied or logged (WHO2). */
   authorshipGuard: 790,
-  /** SQLite: its `onLoadDocument` broadcasts a client's update before Persistence appends it; only the acknowledgement waits (DUR1). */
-  promptBroadcast: 710,
-  /** SQLite: logs in the `update` event, so its `beforeSync` (flushing a failed append) comes before NotesGuard's. */
-  persistence: 700,
   /** The last to refuse a sync message in `beforeSync`: nothing after it may refuse what it let through. */
   notesGuard: 690,
-  /** PostgreSQL: appends a client's update after every refusal, and before the API answers a server-side write (SCALE2). */
-  asyncPersistence: 680,
+  /** Logs a client's update after every refusal (SQLite: flushes a failed append; PostgreSQL: appends it, SCALE2), and loads before the hooks that read the stored state. */
+  persistence: 680,
   /** Owns the presence entries of a connection (PRES1–3): alone on `beforeHandleAwareness`. */
   presenceGuard: 600,
   /** After the load hooks that apply the stored state: clears what a notes document holds outside its map (NOTES11). */
   notesStrays: 590,
   /** After the load hooks that apply the stored state: gives the nested blocks of older texts their ids (OP12). */
   nestedIds: 585,
-  /** After the persistences' `onStoreDocument`: reads the state they stored. */
+  /** After the persistence's `onStoreDocument`: reads the state they stored. */
   docMetadata: 500,
-  /** After the persistences' `onStoreDocument`: indexes the text they stored (CAT2). */
+  /** After the persistence's `onStoreDocument`: indexes the text they stored (CAT2). */
   searchIndexing: 495,
   /** After the load: indexes the annotations the stored state holds. */
   annotationIndex: 490,

@@ -1,4 +1,4 @@
-import type { Document } from '@hocuspocus/server';
+import type { afterHandleMessagePayload, beforeSyncPayload, Document } from '@hocuspocus/server';
 import { withoutUpdateListeners } from './hocuspocus-internals.ts';
 import { applyStored, loadedWithout, type LeftOut, type StoredDocument } from '../store/update-log.ts';
 
@@ -15,21 +15,49 @@ export interface FreshStates {
   loaded(document: Document, state: Uint8Array): void;
 }
 
-/** What both persistence extensions are given: the store's update log and where its failures go. */
-export interface PersistenceOptions<Log> {
-  log: Log;
-  onError: (error: unknown) => void;
-  /** When to compact without waiting for the debounced store; `defaultCompactionLimits` if left out. */
-  limits?: CompactionLimits;
-  fresh?: FreshStates;
-}
-
-/** What a loaded document has logged since its last compaction, as both persistence extensions count it. */
+/** What a loaded document has logged since its last compaction, and what it could not log. */
 export interface LogTail {
   lastSeq: number;
   updates: number;
   bytes: number;
   compactionScheduled: boolean;
+  /**
+   * Updates applied to the document whose inline append failed, oldest first (server/sync/group-commit.ts):
+   * nothing of the document is acknowledged until they are on disk. A compaction covers them.
+   */
+  unlogged: Uint8Array[];
+  /** The error of a failed inline append, to be thrown once the transaction that made the update is complete. */
+  failure?: unknown;
+}
+
+/**
+ * How the persistence (server/sync/persistence.ts) gets a loaded document's updates into the log:
+ * the one part that depends on whether the log appends inline. server/sync/group-commit.ts
+ * appends in the Y.Doc's `update` event (SQLite), server/sync/append-before-apply.ts before
+ * Hocuspocus applies a client's update (PostgreSQL).
+ */
+export interface LogWrites {
+  /** Starts logging a document whose stored state is applied: registers its `update` listener. */
+  loaded(document: Document, tail: LogTail): void;
+  /** Runs in the persistence's `beforeSync`, after every hook that can refuse the message. */
+  beforeSync(payload: beforeSyncPayload, tail: LogTail | undefined): Promise<void>;
+  /** Runs once Hocuspocus has handled a message; left out where there is nothing to do then. */
+  afterHandleMessage?(payload: afterHandleMessagePayload, tail: LogTail | undefined): Promise<void>;
+  /** Commits what waits for a later commit, before a compaction reads the tail or the server stops. */
+  commit(): void;
+  /** Resolves once every write made so far has ended, stored or failed. */
+  drained(): Promise<void>;
+  /** Resolves once every server-side write made so far is on disk; rejects if one could not be written. */
+  settled(): Promise<void>;
+}
+
+/** What both ways of writing are given by the persistence. */
+export interface LogWritesOptions {
+  onError: (error: unknown) => void;
+  /** Schedules a compaction of `document` once its tail passes a limit; called after each update logged. */
+  logged(document: Document, tail: LogTail): void;
+  /** Told when an update NotesGuard judged will not be applied after all (its append failed), so that it forgets the judgement. */
+  onUnjudged(document: Document): void;
 }
 
 /**
@@ -50,6 +78,7 @@ export function loadStored(document: Document, stored: StoredDocument, options: 
     updates: stored.updates.length,
     bytes: stored.updates.reduce((sum, update) => sum + update.byteLength, 0),
     compactionScheduled: false,
+    unlogged: [],
   };
 }
 
@@ -57,7 +86,11 @@ export function loadStored(document: Document, stored: StoredDocument, options: 
  * Once the tail passes a limit, compacts the document on a later turn (encoding the whole state
  * inside an update's event would delay that update's acknowledgement), under its save mutex.
  */
-export function compactWhenFull(document: Document, tail: LogTail, limits: CompactionLimits, compact: () => Promise<void>, onError: (error: unknown) => void): void {
+export function compactWhenFull(
+  document: Document,
+  tail: LogTail,
+  { limits, compact, onError }: { limits: CompactionLimits; compact: () => Promise<void>; onError: (error: unknown) => void },
+): void {
   if (tail.compactionScheduled || (tail.updates < limits.updates && tail.bytes < limits.bytes)) return;
   tail.compactionScheduled = true;
   setImmediate(() => {

@@ -31,13 +31,13 @@ export class ShapeRefused extends Error {
  * on `<id>` and `<id>/runs` (on `<id>/notes` NOTES11 decides), no subdocument, bounded depth and
  * size. A refused update is thrown out of `beforeSync`, so Hocuspocus neither applies nor
  * broadcasts it and closes the connection with 4403 (4413 for SHAPE3) and the rule in the reason;
- * nothing logged it yet: SQLite logs in the `update` event of the apply, PostgreSQL in a later
- * `beforeSync` (AsyncPersistence). A shared type that depends on something the server has not got
+ * nothing logged it yet: the persistence logs it on SQLite in the `update` event of the apply, on
+ * PostgreSQL in its own later `beforeSync` (server/sync/persistence.ts). A shared type that depends on something the server has not got
  * could later nest deeper than checked, so such an update resets the whole WebSocket (4205), as
  * NotesGuard does, and the provider sends everything again in one sync step 2.
  *
- * Keep it before NotesGuard and AsyncPersistence: NotesGuard's copy takes an accepted update at
- * once, and AsyncPersistence logs it.
+ * Keep it before NotesGuard and the persistence: NotesGuard's copy takes an accepted update at
+ * once, and the persistence logs it.
  */
 export class ShapeGuard implements Extension {
   extensionName = 'TandemShapeGuard';

@@ -1,16 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Server } from '@hocuspocus/server';
 import * as Y from 'yjs';
-import { AsyncPersistence } from '../../server/sync/async-persistence.ts';
+import { Persistence } from '../../server/sync/persistence.ts';
 import { openPostgresStore } from '../../server/store/pg-store.ts';
 import type { Store } from '../../server/store/store.ts';
-import type { AsyncUpdateLog } from '../../server/store/update-log.ts';
+import type { UpdateLog } from '../../server/store/update-log.ts';
 import { connectPeer, waitFor } from '../helpers/peer.ts';
 import { postgresSchemas } from '../helpers/pg-schema.ts';
 
 /*
- * AsyncPersistence (server/sync/async-persistence.ts) on a bare Hocuspocus over the real
- * PostgreSQL update log: what reaches the database, and when, relative to the acknowledgement.
+ * The persistence (server/sync/persistence.ts) on a bare Hocuspocus over the real PostgreSQL
+ * update log, which has no inline appends (server/sync/append-before-apply.ts): what reaches the
+ * database, and when, relative to the acknowledgement.
  */
 
 const postgres = postgresSchemas();
@@ -32,8 +33,8 @@ async function storedText(name: string): Promise<string> {
   return ydoc.getText('t').toString();
 }
 
-async function start(log: AsyncUpdateLog): Promise<{ persistence: AsyncPersistence; wsUrl: string }> {
-  const persistence = new AsyncPersistence({ log, onError: () => {} });
+async function start(log: UpdateLog): Promise<{ persistence: Persistence; wsUrl: string }> {
+  const persistence = new Persistence({ log, onError: () => {} });
   // No debounced store (compaction) while a test looks at the log.
   server = new Server({ port: 0, address: '127.0.0.1', quiet: true, stopOnSignals: false, debounce: 600_000, maxDebounce: 600_000, extensions: [persistence] });
   await server.listen();
@@ -43,7 +44,7 @@ async function start(log: AsyncUpdateLog): Promise<{ persistence: AsyncPersisten
 describe('durability over an asynchronous log', { timeout: 30_000 }, () => {
   it('[SCALE2] acknowledges no update whose append failed, and has it in the database when the resent one is acknowledged', async () => {
     store = await openPostgresStore(await postgres.fresh());
-    const updates = store.updates as AsyncUpdateLog;
+    const updates = store.updates;
     let down = false;
     const { wsUrl } = await start({
       ...updates,
@@ -79,7 +80,7 @@ describe('durability over an asynchronous log', { timeout: 30_000 }, () => {
 
   it('[SCALE2] has a server-side write in the database once settled() resolves, and logs a client update once', async () => {
     store = await openPostgresStore(await postgres.fresh());
-    const { persistence, wsUrl } = await start(store.updates as AsyncUpdateLog);
+    const { persistence, wsUrl } = await start(store.updates);
     const peer = connectPeer({ wsUrl, name: 'mixed', token: 'any' });
     try {
       await peer.synced;
@@ -91,7 +92,7 @@ describe('durability over an asynchronous log', { timeout: 30_000 }, () => {
       expect(await storedText('mixed')).toBe('client server');
       // The client's update once (appended before it was applied, not again from the update
       // event; its empty first sync step 2 not at all), the server's once.
-      const logged = await (store.updates as AsyncUpdateLog).read('mixed');
+      const logged = await (store.updates).read('mixed');
       expect(logged.state).toBeNull();
       expect(logged.updates).toHaveLength(2);
       await connection.disconnect();
@@ -102,7 +103,7 @@ describe('durability over an asynchronous log', { timeout: 30_000 }, () => {
 
   it('[SCALE2] keeps settled() pending while a server-side write is still being appended', async () => {
     store = await openPostgresStore(await postgres.fresh());
-    const updates = store.updates as AsyncUpdateLog;
+    const updates = store.updates;
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     let entered!: () => void;

@@ -3,13 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../server/index.ts';
+import { extensionPriority } from '../../server/sync/extension-priorities.ts';
 import { postgresSchemas } from '../helpers/pg-schema.ts';
 import { useRedis, type Service } from '../helpers/services.ts';
 
 /*
  * Hocuspocus runs the hooks of Tandem's extensions in the order of their `priority`
  * (server/sync/extension-priorities.ts), whatever their place in server/index.ts's list: every
- * extension has one, and the order is the one the persistence and the guards need on each backend.
+ * extension has one from extension-priorities.ts, and both backends run the same extensions in the
+ * same order (Redis's shared documents first where there is a Redis).
  */
 
 const postgres = postgresSchemas();
@@ -51,15 +53,23 @@ const after = [
 ];
 
 describe('the order of the extensions', () => {
-  it('on SQLite: the prompt broadcast and the log before the notes guard, the fresh sync last', async () => {
+  it('on SQLite: the persistence after the notes guard, the fresh sync last', async () => {
     const extensions = await extensionsOf({});
-    expect(extensions.map(({ name }) => name)).toEqual([...before, 'TandemPromptBroadcast', 'TandemPersistence', 'TandemNotesGuard', ...after]);
+    expect(extensions.map(({ name }) => name)).toEqual([...before, 'TandemNotesGuard', 'TandemPersistence', ...after]);
     for (const { name, priority } of extensions) expect(priority, name).toBeTypeOf('number');
   });
 
-  it('on PostgreSQL with Redis: the shared documents first, the log after every refusal', async () => {
+  it('on PostgreSQL with Redis: the shared documents first, then the same extensions in the same order as on SQLite', async () => {
     const extensions = await extensionsOf({ databaseUrl: await postgres.fresh(), redisUrl: redis.url });
-    expect(extensions.map(({ name }) => name)).toEqual(['TandemSharedDocuments', ...before, 'TandemNotesGuard', 'TandemAsyncPersistence', ...after]);
+    expect(extensions.map(({ name }) => name)).toEqual(['TandemSharedDocuments', ...before, 'TandemNotesGuard', 'TandemPersistence', ...after]);
     for (const { name, priority } of extensions) expect(priority, name).toBeTypeOf('number');
+  });
+
+  it('gives every extension its own priority from server/sync/extension-priorities.ts', async () => {
+    const extensions = await extensionsOf({ databaseUrl: await postgres.fresh(), redisUrl: redis.url });
+    const listed = new Set<number>(Object.values(extensionPriority));
+    for (const { name, priority } of extensions) expect(listed.has(priority!), `${name}: ${priority}`).toBe(true);
+    expect(new Set(extensions.map(({ priority }) => priority)).size).toBe(extensions.length);
+    expect(extensions).toHaveLength(listed.size);
   });
 });

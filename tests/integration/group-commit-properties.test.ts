@@ -12,7 +12,7 @@ import { Outbox } from '../../server/sync/outbox.ts';
 import { closeHocuspocus } from '../../server/shutdown.ts';
 import { openSqliteStore } from '../../server/store/sqlite-store.ts';
 import { openOnDiskReader } from '../helpers/sqlite-on-disk.ts';
-import type { UpdateLog } from '../../server/store/update-log.ts';
+import type { InlineUpdateLog } from '../../server/store/update-log.ts';
 
 /** Hocuspocus message types and y-protocols sync sub-types this test writes and reads. */
 const messageSync = 0;
@@ -61,10 +61,12 @@ describe('group commit, properties (DUR1, DUR2)', () => {
           const refuse = () => {
             if (diskFull) throw new Error('database or disk is full');
           };
-          const log: UpdateLog = {
+          const log: InlineUpdateLog = {
             ...store.updates,
-            append: (name, update) => (refuse(), store.updates.append(name, update)),
-            appendAll: (entries) => (refuse(), store.updates.appendAll(entries)),
+            inline: {
+              append: (name, update) => (refuse(), store.updates.inline.append(name, update)),
+              appendAll: (entries) => (refuse(), store.updates.inline.appendAll(entries)),
+            },
             compact: async (name, state, throughSeq) => (refuse(), store.updates.compact(name, state, throughSeq)),
           };
           const limits = { updates: Number.MAX_SAFE_INTEGER, bytes: Number.MAX_SAFE_INTEGER };

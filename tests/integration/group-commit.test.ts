@@ -16,7 +16,7 @@ import { resolveLimits } from '../../server/limits.ts';
 import { closeHocuspocus } from '../../server/shutdown.ts';
 import { openSqliteStore } from '../../server/store/sqlite-store.ts';
 import type { SyncStore } from '../../server/store/store.ts';
-import type { UpdateLog } from '../../server/store/update-log.ts';
+import type { InlineUpdateLog } from '../../server/store/update-log.ts';
 import { connectPeer, waitFor, type Peer } from '../helpers/peer.ts';
 import { docOnDisk } from '../helpers/sqlite-on-disk.ts';
 
@@ -49,16 +49,18 @@ describe('group commit (DUR1)', () => {
     store = openSqliteStore(dataDir);
     commits = [];
     diskFull = false;
-    const log: UpdateLog = {
+    const log: InlineUpdateLog = {
       ...store.updates,
-      appendAll: (entries) => {
-        if (diskFull) throw new Error('database or disk is full');
-        commits.push(entries.length);
-        return store.updates.appendAll(entries);
-      },
-      append: (name, update) => {
-        if (diskFull) throw new Error('database or disk is full');
-        return store.updates.append(name, update);
+      inline: {
+        appendAll: (entries) => {
+          if (diskFull) throw new Error('database or disk is full');
+          commits.push(entries.length);
+          return store.updates.inline.appendAll(entries);
+        },
+        append: (name, update) => {
+          if (diskFull) throw new Error('database or disk is full');
+          return store.updates.inline.append(name, update);
+        },
       },
     };
     const limits = { updates: Number.MAX_SAFE_INTEGER, bytes: Number.MAX_SAFE_INTEGER };
@@ -68,7 +70,7 @@ describe('group commit (DUR1)', () => {
     const freshSync = new FreshSync();
     hocuspocus = new Hocuspocus({ quiet: true, extensions: [socketLimits, new Persistence({ log, onError: () => {}, limits }), freshSync] });
     httpServer = createServer();
-    collab = attachCollabSocket(httpServer, hocuspocus, new SocketCounts(resolveLimits()), freshSync);
+    collab = attachCollabSocket(httpServer, { hocuspocus, counts: new SocketCounts(resolveLimits()), freshSync });
     await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
     return `ws://127.0.0.1:${(httpServer.address() as AddressInfo).port}/collab`;
   }

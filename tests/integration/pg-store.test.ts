@@ -4,7 +4,6 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import * as Y from 'yjs';
 import { openPostgresStore } from '../../server/store/pg-store.ts';
 import type { Store } from '../../server/store/store.ts';
-import type { AsyncUpdateLog } from '../../server/store/update-log.ts';
 import { usePostgres, type Service } from '../helpers/services.ts';
 import { postgresUrlIn } from '../helpers/store-backends.ts';
 
@@ -96,8 +95,8 @@ describe('the PostgreSQL store', () => {
   });
 
   it('[SCALE2] compacts a log two instances share without losing the entries of the other', async () => {
-    const a = (await open()).updates as AsyncUpdateLog;
-    const b = (await open()).updates as AsyncUpdateLog;
+    const a = (await open()).updates;
+    const b = (await open()).updates;
     const first = edit(null, 'a');
     const seqA = await a.append('doc', first.update);
     const seqB = await b.append('doc', edit(null, 'b').update);

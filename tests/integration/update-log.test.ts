@@ -10,7 +10,7 @@ import { Persistence } from '../../server/sync/persistence.ts';
 import { openSqliteStore } from '../../server/store/sqlite-store.ts';
 import { sqliteUpdateLog } from '../../server/store/sqlite-update-log.ts';
 import type { SyncStore } from '../../server/store/store.ts';
-import { applyStored, type UpdateLog } from '../../server/store/update-log.ts';
+import { applyStored, type InlineUpdateLog } from '../../server/store/update-log.ts';
 import { closeHocuspocus } from '../../server/shutdown.ts';
 import { connectPeer, waitFor } from '../helpers/peer.ts';
 import { docOnDisk } from '../helpers/sqlite-on-disk.ts';
@@ -29,7 +29,7 @@ describe('logging and compaction', () => {
 
   const noLimits = { updates: Number.MAX_SAFE_INTEGER, bytes: Number.MAX_SAFE_INTEGER };
 
-  function open(limits: { updates: number; bytes: number }, wrap = (log: UpdateLog) => log) {
+  function open(limits: { updates: number; bytes: number }, wrap = (log: InlineUpdateLog) => log) {
     dataDir = mkdtempSync(join(tmpdir(), 'tandem-log-'));
     store = openSqliteStore(dataDir);
     hocuspocus = new Hocuspocus({ quiet: true, extensions: [new Persistence({ log: wrap(store.updates), onError: (error) => console.error(error), limits })] });
@@ -87,9 +87,9 @@ describe('logging and compaction', () => {
     };
     dataDir = mkdtempSync(join(tmpdir(), 'tandem-log-'));
     store = openSqliteStore(dataDir);
-    const log: UpdateLog = {
+    const log: InlineUpdateLog = {
       ...store.updates,
-      append: (name, update) => refuseWhileFull(() => store.updates.append(name, update)),
+      inline: { ...store.updates.inline, append: (name, update) => refuseWhileFull(() => store.updates.inline.append(name, update)) },
       compact: async (name, state, throughSeq) => refuseWhileFull(() => store.updates.compact(name, state, throughSeq)),
     };
     const server = new Server({ port: 0, address: '127.0.0.1', quiet: true, stopOnSignals: false, extensions: [new Persistence({ log, onError: () => {}, limits: noLimits })] });
@@ -122,13 +122,66 @@ describe('logging and compaction', () => {
     }
   });
 
+  it('[DUR1] refuses a sync message of a document whose earlier update is still not on disk, and has the notes guard forget what it judged', async () => {
+    let diskFull = false;
+    dataDir = mkdtempSync(join(tmpdir(), 'tandem-log-'));
+    store = openSqliteStore(dataDir);
+    const log: InlineUpdateLog = {
+      ...store.updates,
+      inline: {
+        ...store.updates.inline,
+        append: (name, update) => {
+          if (diskFull) throw new Error('database or disk is full');
+          return store.updates.inline.append(name, update);
+        },
+      },
+      // A failed unload keeps the document, and its update not on disk, in memory.
+      compact: async (name, state, throughSeq) => {
+        if (diskFull) throw new Error('database or disk is full');
+        return store.updates.compact(name, state, throughSeq);
+      },
+    };
+    const unjudged: string[] = [];
+    const persistence = new Persistence({ log, onError: () => {}, limits: noLimits, onUnjudged: (document) => unjudged.push(document.name) });
+    const server = new Server({ port: 0, address: '127.0.0.1', quiet: true, stopOnSignals: false, extensions: [persistence] });
+    hocuspocus = server.hocuspocus;
+    await server.listen();
+    const peer = connectPeer({ wsUrl: `ws://127.0.0.1:${server.address.port}`, name: 'unjudged', token: 'any' });
+    const reported = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      await peer.synced;
+      await waitFor(() => peer.provider.unsyncedChanges === 0);
+      const closed = new Promise((resolve) => peer.provider.on('close', resolve));
+      diskFull = true;
+      docParts(peer.ydoc).html.insert(0, 'kept');
+      await closed;
+      expect(unjudged).toEqual([]);
+      // The provider reconnects and syncs again: the update applied before is still not on disk.
+      await waitFor(() => unjudged.length > 0, 10_000);
+      expect(unjudged[0]).toBe('unjudged');
+      expect(peer.provider.unsyncedChanges).toBeGreaterThan(0);
+      expect(docParts(docOnDisk(dataDir, 'unjudged')).html.toString()).toBe('');
+    } finally {
+      // The disk has room again: the document, kept in memory by its failed unload, can go.
+      diskFull = false;
+      peer.destroy();
+      const kept = hocuspocus.documents.get('unjudged');
+      if (kept) await hocuspocus.unloadDocument(kept);
+      reported.mockRestore();
+      await server.destroy();
+    }
+  });
+
   it('[DUR2] keeps logging a document after a server-side write whose append failed', async () => {
     let diskFull = false;
     open(noLimits, (log) => ({
       ...log,
-      append: (name, update) => {
-        if (diskFull) throw new Error('database or disk is full');
-        return log.append(name, update);
+      inline: {
+        ...log.inline,
+        append: (name, update) => {
+          if (diskFull) throw new Error('database or disk is full');
+          return log.inline.append(name, update);
+        },
       },
     }));
     const connection = await hocuspocus.openDirectConnection('recovering');
@@ -168,11 +221,11 @@ describe('sequence numbers', () => {
     const own = openSqliteStore(dir);
     try {
       const update = Y.encodeStateAsUpdate(new Y.Doc());
-      const first = [own.updates.append('doc', update), own.updates.append('doc', update), own.updates.append('other', update)];
+      const first = [own.updates.inline.append('doc', update), own.updates.inline.append('doc', update), own.updates.inline.append('other', update)];
       expect(first).toEqual([1, 2, 1]);
       await own.updates.compact('doc', update, 2);
       expect((await own.updates.read('doc')).updates).toEqual([]);
-      expect(own.updates.append('doc', update)).toBe(3);
+      expect(own.updates.inline.append('doc', update)).toBe(3);
       expect(await own.updates.read('doc')).toMatchObject({ lastSeq: 3 });
     } finally {
       await own.close();
@@ -188,7 +241,7 @@ describe('the database file', () => {
     try {
       const ydoc = new Y.Doc();
       docParts(ydoc).content.insert(0, [new Y.XmlElement('paragraph')]);
-      store.updates.append('wal-doc', Y.encodeStateAsUpdate(ydoc));
+      store.updates.inline.append('wal-doc', Y.encodeStateAsUpdate(ydoc));
       const reader = new Database(join(dir, 'tandem.sqlite'), { readonly: true });
       try {
         expect(reader.pragma('journal_mode', { simple: true })).toBe('wal');
