@@ -2,7 +2,10 @@
  * 2. Applier. Documents of 100, 1,000 and 10,000 blocks; batches of 1, 10 and 100 ops that each
  * append to one block's text: the time to validate and apply a batch, and the time to discard
  * it (undo the run), beside the same edits written as one raw Yjs transaction and undone with a
- * `Y.UndoManager` (the floor).
+ * `Y.UndoManager` (the floor), and beside the path an editor-bound AI takes (Tiptap's and
+ * BlockNote's AI extensions write an answer through the editor: its Markdown parsed, one
+ * ProseMirror transaction on the state a y-prosemirror binding holds, written to Yjs as the
+ * binding writes it).
  *
  * The applier comes in through one file, `bench/applier-subject.ts`, which exports
  * `subject: ApplierSubject` (below) around it. Without that file this benchmark prints
@@ -11,8 +14,13 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as Y from 'yjs';
+import { initProseMirrorDoc, updateYFragment } from 'y-prosemirror';
+import { EditorState } from 'prosemirror-state';
 import { buildInitialState } from '../server/docs/create-doc.ts';
 import { docParts } from '../shared/model/doc-layout.ts';
+import { readBlocks } from '../shared/model/doc-content.ts';
+import { markdownToDoc } from '../shared/model/markdown.ts';
+import { schema } from '../shared/model/schema.ts';
 import { paragraphsMarkdown } from './lib/docs.ts';
 import { percentile } from './lib/stats.ts';
 import { rowsFor, type Benchmark } from './lib/types.ts';
@@ -35,6 +43,7 @@ const blockCounts = [100, 1_000, 10_000];
 const batchSizes = [1, 10, 100];
 const suffix = ' (revised by the agent)';
 const floorName = 'raw Yjs transaction + UndoManager';
+const editorBoundName = 'editor-bound: Markdown → one ProseMirror transaction → y-prosemirror';
 
 export const applier: Benchmark = {
   name: 'applier',
@@ -53,16 +62,19 @@ export const applier: Benchmark = {
     const small = buildInitialState({ kind: 'text', title: 'Applier', markdown: paragraphsMarkdown(50, 200) });
     measure(small, 50, 100, subjectEdit);
     measure(small, 50, 100, rawEdit);
+    measure(small, 50, 100, editorBoundEdit);
     for (const blocks of blockCounts) {
       const state = buildInitialState({ kind: 'text', title: 'Applier', markdown: paragraphsMarkdown(blocks, 200) });
       for (const batch of batchSizes) {
         ctx.log(`applier: ${blocks} blocks, batches of ${batch}`);
         const tandem = measure(state, batch, runs, subjectEdit);
         const floor = measure(state, batch, runs, rawEdit);
+        const editorBound = measure(state, batch, runs, editorBoundEdit);
         const label = `${blocks.toLocaleString('en-US')} blocks, ${batch} op${batch === 1 ? '' : 's'}`;
         const pair = { case: label, unit: 'ms' as const, better: 'lower' as const, baselineName: floorName };
         add({ ...pair, metric: 'validate + apply', tandem: tandem.apply, baseline: floor.apply });
         add({ ...pair, metric: 'discard', tandem: tandem.discard, baseline: floor.discard });
+        add({ ...pair, baselineName: editorBoundName, metric: 'validate + apply', tandem: tandem.apply, baseline: editorBound.apply });
       }
     }
     return { rows };
@@ -122,6 +134,44 @@ function rawEdit(ydoc: Y.Doc, ids: string[]): Edit {
           text?.insert(text.length, suffix);
         }
       }, origin);
+      return null;
+    },
+    discard() {
+      undo.undo();
+      undo.destroy();
+    },
+  };
+}
+
+/**
+ * The editor-bound path: the editor already holds the document as a y-prosemirror binding does
+ * (untimed); each edit's Markdown (the block's, plus the suffix) is parsed, the blocks are
+ * replaced in one ProseMirror transaction, and the new document is written to Yjs as the
+ * binding's `_prosemirrorChanged` writes it (`updateYFragment`, one transaction); undone by an
+ * UndoManager. It checks nothing: no hashes, no fence, no change marks.
+ */
+function editorBoundEdit(ydoc: Y.Doc, ids: string[]): Edit {
+  const origin = { editor: 'bound' };
+  const content = docParts(ydoc).content;
+  const { doc, meta } = initProseMirrorDoc(content, schema);
+  const state = EditorState.create({ schema, doc });
+  const answers = new Map(readBlocks(ydoc).filter((block) => ids.includes(block.id)).map((block) => [block.id, block.markdown + suffix]));
+  const undo = new Y.UndoManager(content, { trackedOrigins: new Set([origin]), captureTimeout: Number.MAX_SAFE_INTEGER });
+  return {
+    apply() {
+      const tr = state.tr;
+      const targets: { pos: number; size: number; id: string; markdown: string }[] = [];
+      tr.doc.forEach((block, pos) => {
+        const markdown = answers.get(String(block.attrs.id));
+        if (markdown !== undefined) targets.push({ pos, size: block.nodeSize, id: String(block.attrs.id), markdown });
+      });
+      for (const { pos, size, id, markdown } of targets.reverse()) {
+        const parsed = markdownToDoc(markdown).content;
+        const first = parsed.firstChild;
+        const blocks = first ? parsed.replaceChild(0, first.type.create({ ...first.attrs, id }, first.content, first.marks)) : parsed;
+        tr.replaceWith(pos, pos + size, blocks);
+      }
+      ydoc.transact(() => updateYFragment(ydoc, content, tr.doc, meta), origin);
       return null;
     },
     discard() {

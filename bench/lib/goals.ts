@@ -16,7 +16,10 @@ export interface Goal {
 const ratioAtMost = (ratio: number) => ({ ratio });
 
 export const goals: readonly Goal[] = [
-  { applies: (row) => row.bench === 'applier' && row.metric === 'validate + apply', bound: ratioAtMost(2) },
+  {
+    applies: (row) => row.bench === 'applier' && row.metric === 'validate + apply' && row.baselineName.startsWith('editor-bound'),
+    bound: ratioAtMost(0.5),
+  },
   {
     applies: (row) => row.bench === 'sync' && row.metric === 'latency p99' && /^(10|50) receivers/.test(row.case),
     bound: ratioAtMost(1.1),
