@@ -9,6 +9,7 @@ import { plainParagraph, plainParagraphMarkdown } from './plain-markdown.ts';
 import { serializeMarkdown } from './markdown-output.ts';
 import { tableParseSpecs, writeTable } from './table-markdown.ts';
 import { imageBlocks, writeImage } from './markdown-images.ts';
+import { splitAtPlainParagraphs } from './markdown-split.ts';
 
 /**
  * Markdown import and export over the Tandem schema (CommonMark plus `~~strike~~`). Raw HTML
@@ -46,6 +47,16 @@ const parser = new MarkdownParser(schema, tokenizer, {
   code_inline: { mark: 'code', noCloseToken: true },
   ...tableParseSpecs,
 });
+
+/**
+ * The same parser over tokens markdown-it has made already: its tokenizer hands back what it is
+ * given, so `parse` takes the token list in place of the text.
+ */
+const tokenParser = new MarkdownParser(schema, { parse: (tokens: unknown) => tokens } as unknown as MarkdownIt, parser.tokens);
+
+function parseTokens(tokens: Token[]): Node {
+  return tokenParser.parse(tokens as unknown as string);
+}
 
 function isTight(tokens: { hidden: boolean }[], i: number): boolean {
   return tokens[i + 2]?.hidden === true;
@@ -88,8 +99,44 @@ export const serializer = new MarkdownSerializer(
 
 /** Parses Markdown into a document whose top-level blocks all have ids. */
 export function markdownToDoc(markdown: string): Node {
-  const doc = parser.parse(markdown);
-  return withBlockIds(doc);
+  return withBlockIds(parseMarkdown(markdown));
+}
+
+/**
+ * The document of `markdown`, without block ids: its plain paragraphs made directly and only the
+ * Markdown between them parsed (markdown-split.ts), which is the parse of the whole text
+ * (`parseWholeMarkdown`) at a fraction of the cost for prose.
+ */
+export function parseMarkdown(markdown: string): Node {
+  const pieces = splitAtPlainParagraphs(markdown);
+  if (pieces === null || pieces.every((piece) => 'markdown' in piece)) return parseWholeMarkdown(markdown);
+  const blocks: Node[] = [];
+  for (const piece of pieces) {
+    if ('plain' in piece) {
+      blocks.push(schema.nodes.paragraph.create(null, schema.text(piece.plain)));
+      continue;
+    }
+    // A piece whose tokens are none adds no block (parsed alone, it would read as an empty paragraph).
+    const tokens = tokenizer.parse(piece.markdown, {});
+    // A fence left open in a list item or a quote ends with them, and where that is at the cut, the
+    // whole text gives it the blank lines before the cut as content: such a text is parsed whole.
+    if (tokens.some(isUnclosedFence)) return parseWholeMarkdown(markdown);
+    if (tokens.length > 0) parseTokens(tokens).forEach((block) => blocks.push(block));
+  }
+  return schema.topNodeType.create(null, blocks);
+}
+
+/** A fence token without its closing line: its lines are its opening line and its content only. */
+function isUnclosedFence(token: Token): boolean {
+  if (token.type !== 'fence' || token.map === null) return false;
+  let contentLines = 0;
+  for (let at = token.content.indexOf('\n'); at >= 0; at = token.content.indexOf('\n', at + 1)) contentLines++;
+  return token.map[1] - token.map[0] <= 1 + contentLines;
+}
+
+/** The document of `markdown` parsed whole by markdown-it and prosemirror-markdown, without block ids. */
+export function parseWholeMarkdown(markdown: string): Node {
+  return parser.parse(markdown);
 }
 
 /**
