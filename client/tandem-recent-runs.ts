@@ -4,9 +4,7 @@ import { ContextConsumer } from '@lit/context';
 import { sessionContext } from './session-context.ts';
 import type { NotReverted, RunRecord } from '../shared/protocol/run-record.ts';
 import { ApiError, revertRun, undoDiscard, undoRevert } from './api.ts';
-
-/** How many decided runs the list shows; the server keeps the last five accepted ones revertible (REV8). */
-const shown = 5;
+import { decidedRunStates, recentDecidedRuns } from '../shared/protocol/run-state-names.ts';
 
 type Action = 'revert' | 'undo-revert' | 'undo-discard';
 
@@ -58,7 +56,8 @@ export class TandemRecentRuns extends LightElement {
   }
 
   render() {
-    const decided = this.runs.filter((run) => run.state === 'accepted' || run.state === 'discarded').slice(0, shown);
+    // As many as the server keeps revertible (REV8), and the mirror always holds.
+    const decided = this.runs.filter((run) => decidedRunStates.includes(run.state)).slice(0, recentDecidedRuns);
     if (decided.length === 0) return nothing;
     return html`<section class="recent-runs" aria-labelledby="recent-runs-title">
       <h2 class="panel-title" id="recent-runs-title">Recent runs</h2>

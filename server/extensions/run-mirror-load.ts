@@ -1,6 +1,6 @@
 import type { afterLoadDocumentPayload, Extension } from '@hocuspocus/server';
 import { parseDocName } from '../../shared/model/doc-layout.ts';
-import { mirroredFinishedRuns, writeRunRecords } from '../runs/run-mirror.ts';
+import { mirrorWindow, writeRunRecords } from '../runs/run-mirror.ts';
 import { toRunRecord, type RunStore } from '../store/run-store.ts';
 import { extensionPriority } from '../sync/extension-priorities.ts';
 
@@ -8,7 +8,7 @@ import { extensionPriority } from '../sync/extension-priorities.ts';
  * When a `<id>/runs` document loads, brings its mirror in line with the run store before anyone
  * reads it, so a change of the store that was not mirrored (say, the server stopped between the
  * two) shows up at the next load. It reads only the runs the mirror holds (the outstanding one
- * and the newest finished ones, server/runs/run-mirror.ts), however many the document has had.
+ * the newest finished ones and the last decided ones, server/runs/run-mirror.ts), however many the document has had.
  */
 export class RunMirrorLoad implements Extension {
   extensionName = 'TandemRunMirrorLoad';
@@ -19,6 +19,6 @@ export class RunMirrorLoad implements Extension {
   async afterLoadDocument({ documentName, document }: afterLoadDocumentPayload): Promise<void> {
     const target = parseDocName(documentName);
     if (target?.part !== 'runs') return;
-    writeRunRecords(document, (await this.runs.mirroredRuns(target.docId, mirroredFinishedRuns)).map(toRunRecord));
+    writeRunRecords(document, (await this.runs.mirroredRuns(target.docId, mirrorWindow)).map(toRunRecord));
   }
 }

@@ -97,7 +97,7 @@ export class RevertService {
       const current = (await store.runs.getRun(run.id)) ?? run;
       if (!canTake('undoDiscard', current.state)) throw notDiscarded(current.state);
       // The outstanding run and the newest finished one, newest first: the document's newest run leads.
-      const [newest] = await store.runs.mirroredRuns(run.docId, 1);
+      const [newest] = await store.runs.mirroredRuns(run.docId, { finished: 1, decided: 0 });
       if (newest?.id !== run.id) throw windowClosed('another run was sent for this document since');
       // A page run's changes are staged in the store, not written: reopening brings them back (PAGE13).
       if ((await store.getDoc(run.docId))?.kind === 'page') {

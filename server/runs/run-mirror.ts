@@ -3,26 +3,36 @@ import type { Hocuspocus } from '@hocuspocus/server';
 import { docName, runsParts } from '../../shared/model/doc-layout.ts';
 import { serverOrigin } from '../../shared/model/origins.ts';
 import { withDocument } from '../docs/with-document.ts';
-import { outstandingRunStates, readRunRecords, type RunRecord } from '../../shared/protocol/run-record.ts';
-import { toRunRecord, type RunStore } from '../store/run-store.ts';
+import { decidedRunStates, outstandingRunStates, readRunRecords, type RunRecord } from '../../shared/protocol/run-record.ts';
+import { recentDecidedRuns } from '../../shared/protocol/run-state-names.ts';
+import { toRunRecord, type MirrorWindow, type RunStore } from '../store/run-store.ts';
 import { dropFinishedAsides } from './aside-mirror.ts';
 
 /**
  * How many finished runs (accepted, discarded, failed, cancelled) the mirror keeps beside the
- * outstanding one: the page lists the last five decided runs (Recent runs) and at most five
- * accepted runs stay revertible (REV8), with room for failed and cancelled ones between them,
- * while every browser loads a mirror of a few runs however long the document's history.
+ * outstanding one: enough for the page's recent history at a glance, while every browser loads
+ * a mirror of a few runs however long the document's history.
  */
 export const mirroredFinishedRuns = 20;
 
+/**
+ * The mirror's window: besides the outstanding run and the newest finished ones, the decided
+ * runs the page lists under Recent runs (with their `Revert run`, REV8), however many failed or
+ * cancelled runs came after them.
+ */
+export const mirrorWindow: MirrorWindow = { finished: mirroredFinishedRuns, decided: recentDecidedRuns };
+
 const isOutstanding = (record: Pick<RunRecord, 'state'>) => outstandingRunStates.includes(record.state);
 
-/** The ids of `records` the mirror keeps: the outstanding ones and the `mirroredFinishedRuns` newest others. */
+/** The ids of `records` the mirror keeps (`mirrorWindow`). */
 function windowOf(records: readonly RunRecord[]): Set<string> {
   const newestFirst = [...records].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.runId < b.runId ? 1 : -1));
-  const kept = newestFirst.filter(isOutstanding);
-  kept.push(...newestFirst.filter((record) => !isOutstanding(record)).slice(0, mirroredFinishedRuns));
-  return new Set(kept.map((record) => record.runId));
+  const finished = newestFirst.filter((record) => !isOutstanding(record));
+  return new Set([
+    ...newestFirst.filter(isOutstanding),
+    ...finished.slice(0, mirrorWindow.finished),
+    ...finished.filter((record) => decidedRunStates.includes(record.state)).slice(0, mirrorWindow.decided),
+  ].map((record) => record.runId));
 }
 
 /**
@@ -47,14 +57,15 @@ export function writeRunRecords(runsYdoc: Y.Doc, records: readonly RunRecord[]):
  * Writes the stored state of one run into a runs Y.Doc (`record`; null: the run is gone) and
  * drops the runs that fall out of the mirror's window with it, touching no other record. Returns
  * false, writing nothing, when the window needs runs the mirror does not hold: a finished run
- * became outstanding again (Undo discard), so the next finished run in the store moves in.
+ * became outstanding again (Undo discard) or a mirrored run is gone, so the next finished run in
+ * the store moves in.
  */
 export function writeRunRecord(runsYdoc: Y.Doc, runId: string, record: RunRecord | null): boolean {
   const runs = runsParts(runsYdoc).runs;
   const mirrored = readRunRecords(runsYdoc).runs;
   const before = mirrored.find((each) => each.runId === runId);
   const others = mirrored.filter((each) => each !== before);
-  if (record && isOutstanding(record) && before && !isOutstanding(before)) return false;
+  if (before && (record === null || (isOutstanding(record) && !isOutstanding(before)))) return false;
   const records = record ? [record, ...others] : others;
   const kept = windowOf(records);
   dropFinishedAsides(runsYdoc, new Set(records.filter((each) => each.state === 'claimed' && kept.has(each.runId)).map((each) => each.runId)));
@@ -70,7 +81,7 @@ export function writeRunRecord(runsYdoc: Y.Doc, runId: string, record: RunRecord
 
 /**
  * RUN4: keeps each document's read-only `<id>/runs` Y.Doc a mirror of the run store's outstanding
- * run and its `mirroredFinishedRuns` newest finished ones. The composition root calls `refresh`
+ * run, its `mirroredFinishedRuns` newest finished ones and its last decided ones (`mirrorWindow`). The composition root calls `refresh`
  * on the store's run-changed event (`RunStore.onRunChanged`), so every committed change of a run
  * is mirrored before the write resolves; a refresh reads the one run that changed and writes
  * only its record, dropping the run that leaves the window, if any (older runs are read with
@@ -100,7 +111,7 @@ export class RunMirror {
       const run = await this.runs.getRun(runId);
       const record = run && run.docId === docId ? toRunRecord(run) : null;
       if (writeRunRecord(ydoc, runId, record)) return;
-      writeRunRecords(ydoc, (await this.runs.mirroredRuns(docId, mirroredFinishedRuns)).map(toRunRecord));
+      writeRunRecords(ydoc, (await this.runs.mirroredRuns(docId, mirrorWindow)).map(toRunRecord));
     });
   }
 }

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { outstandingRunStates } from '../../shared/protocol/run-record.ts';
+import { decidedRunStates, outstandingRunStates } from '../../shared/protocol/run-record.ts';
 import { runTransitions } from '../../shared/protocol/run-states.ts';
 import type { RunStore, StoredRun } from './run-store.ts';
 import { toStoredRun, type ChangeRow, type ItemRow, type RunRow } from './run-rows.ts';
@@ -62,14 +62,16 @@ export function pgRunStore(pool: pg.Pool): RunStore {
     async listRuns(docId) {
       return select('SELECT * FROM runs WHERE doc_id = $1 ORDER BY created_at DESC, id COLLATE "C" DESC', [docId]);
     },
-    async mirroredRuns(docId, finished) {
+    async mirroredRuns(docId, window) {
       return select(
-        `SELECT * FROM (
-           (SELECT * FROM runs WHERE doc_id = $1 AND ${stateIn(outstandingRunStates)})
+        `SELECT * FROM runs WHERE id IN (
+           (SELECT id FROM runs WHERE doc_id = $1 AND ${stateIn(outstandingRunStates)})
            UNION ALL
-           (SELECT * FROM runs WHERE doc_id = $1 AND NOT ${stateIn(outstandingRunStates)} ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $2)
-         ) AS mirrored ORDER BY created_at DESC, id COLLATE "C" DESC`,
-        [docId, finished],
+           (SELECT id FROM runs WHERE doc_id = $1 AND NOT ${stateIn(outstandingRunStates)} ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $2)
+           UNION ALL
+           (SELECT id FROM runs WHERE doc_id = $1 AND ${stateIn(decidedRunStates)} ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $3)
+         ) ORDER BY created_at DESC, id COLLATE "C" DESC`,
+        [docId, window.finished, window.decided],
       );
     },
     async outstandingRun(docId) {

@@ -7,6 +7,14 @@ import type { TokenUsage } from '../../shared/wire/activity.ts';
 /** How many accepted runs per document stay revertible (REV8): their scopes and deletions are kept. */
 export const revertibleRuns = 5;
 
+/** How many runs of a document beside the outstanding one its `<id>/runs` mirror holds (`RunStore.mirroredRuns`). */
+export interface MirrorWindow {
+  /** The newest runs that are not outstanding. */
+  finished: number;
+  /** The newest accepted or discarded runs, whether or not among those. */
+  decided: number;
+}
+
 /** A run to create: `queued`, with its items `pending`. Times are milliseconds since the epoch. */
 export interface NewRun {
   id: string;
@@ -95,10 +103,11 @@ export interface RunStore {
   listRuns(docId: string): Promise<StoredRun[]>;
   /**
    * The runs of a document that its `<id>/runs` mirror holds (server/runs/run-mirror.ts): the
-   * outstanding one, if any, and the `finished` newest of the others, newest first. Reads those
-   * runs only, however many the document has had.
+   * outstanding one, if any, the `window.finished` newest of the others and the
+   * `window.decided` newest accepted or discarded ones, newest first. Reads those runs only,
+   * however many the document has had.
    */
-  mirroredRuns(docId: string, finished: number): Promise<StoredRun[]>;
+  mirroredRuns(docId: string, window: MirrorWindow): Promise<StoredRun[]>;
   /** The run of a document that is queued, claimed or in review, if any. */
   outstandingRun(docId: string): Promise<StoredRun | null>;
 

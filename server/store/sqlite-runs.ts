@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { outstandingRunStates } from '../../shared/protocol/run-record.ts';
+import { decidedRunStates, outstandingRunStates } from '../../shared/protocol/run-record.ts';
 import type { NewRun, RunStore, StoredRun } from './run-store.ts';
 import { toStoredRun, type ChangeRow, type ItemRow, type RunRow } from './run-rows.ts';
 import { migrateRunTables } from './sqlite-runs-schema.ts';
@@ -24,11 +24,14 @@ export function sqliteRunStore(db: Database.Database): RunStore {
   const selectRun = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
   const selectDocOfRun = db.prepare<[string], { doc_id: string }>('SELECT doc_id FROM runs WHERE id = ?');
   const selectRunsOfDoc = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE doc_id = ? ORDER BY created_at DESC, id DESC');
-  const selectMirrored = db.prepare<[string, string, number], RunRow>(
-    `SELECT * FROM runs WHERE doc_id = ? AND ${stateIn(outstandingRunStates)}
-     UNION ALL
-     SELECT * FROM (SELECT * FROM runs WHERE doc_id = ? AND NOT ${stateIn(outstandingRunStates)} ORDER BY created_at DESC, id DESC LIMIT ?)
-     ORDER BY created_at DESC, id DESC`,
+  const selectMirrored = db.prepare<[string, string, number, string, number], RunRow>(
+    `SELECT * FROM runs WHERE id IN (
+       SELECT id FROM runs WHERE doc_id = ? AND ${stateIn(outstandingRunStates)}
+       UNION ALL
+       SELECT id FROM (SELECT id FROM runs WHERE doc_id = ? AND NOT ${stateIn(outstandingRunStates)} ORDER BY created_at DESC, id DESC LIMIT ?)
+       UNION ALL
+       SELECT id FROM (SELECT id FROM runs WHERE doc_id = ? AND ${stateIn(decidedRunStates)} ORDER BY created_at DESC, id DESC LIMIT ?)
+     ) ORDER BY created_at DESC, id DESC`,
   );
   const selectOutstanding = db.prepare<[string], RunRow>(
     `SELECT * FROM runs WHERE doc_id = ? AND ${stateIn(outstandingRunStates)}`,
@@ -76,8 +79,8 @@ export function sqliteRunStore(db: Database.Database): RunStore {
     async listRuns(docId) {
       return selectRunsOfDoc.all(docId).map(load);
     },
-    async mirroredRuns(docId, finished) {
-      return selectMirrored.all(docId, docId, finished).map(load);
+    async mirroredRuns(docId, window) {
+      return selectMirrored.all(docId, docId, window.finished, docId, window.decided).map(load);
     },
     async outstandingRun(docId) {
       const row = selectOutstanding.get(docId);

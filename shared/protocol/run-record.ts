@@ -29,7 +29,7 @@ import { maxVariants } from '../applier/ops.ts';
  * an item's `decision` and `chosen` as null, `variantsWanted` as 1, `variants` as []).
  */
 
-export { runStates, outstandingRunStates, type RunState } from './run-state-names.ts';
+export { runStates, outstandingRunStates, decidedRunStates, type RunState } from './run-state-names.ts';
 
 /**
  * What became of one instruction: `pending` until the agent answers it (and again after its

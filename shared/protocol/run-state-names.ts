@@ -8,3 +8,9 @@ export type RunState = (typeof runStates)[number];
 
 /** At most one run of a document is in one of these states at a time. */
 export const outstandingRunStates: readonly RunState[] = ['queued', 'claimed', 'review'];
+
+/** The states of a run an editor decided (accepted, possibly reverted since, or discarded). */
+export const decidedRunStates: readonly RunState[] = ['accepted', 'discarded'];
+
+/** How many decided runs the page lists under Recent runs, newest first; the `<id>/runs` mirror always holds them. */
+export const recentDecidedRuns = 5;

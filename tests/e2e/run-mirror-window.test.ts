@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { readAnnotation } from '../../shared/notes/annotations.ts';
 import { docName, notesParts } from '../../shared/model/doc-layout.ts';
 import { readRunRecords } from '../../shared/protocol/run-record.ts';
+import { recentDecidedRuns } from '../../shared/protocol/run-state-names.ts';
 import { mirroredFinishedRuns } from '../../server/runs/run-mirror.ts';
 import { useBrowser, waitForStatus } from '../helpers/browser.ts';
 import { notesPeer } from '../helpers/notes-peers.ts';
@@ -34,12 +35,19 @@ describe('runs that left the runs mirror', () => {
     await waitFor(async () => JSON.stringify((await server.api(`/api/docs/${doc.id}`)).body.annotations).includes('lowercase'));
     late.destroy();
 
-    // Newer runs push the accepted one out of the mirror.
-    await instruct(server, doc.id, doc.blocks[1].id, 'shorter');
+    // Newer runs push the accepted one out of the mirror: as many decided ones as Recent runs
+    // lists, then cancelled ones up to the mirror's finished runs.
     for (let i = 0; i < mirroredFinishedRuns; i++) {
+      if (i <= recentDecidedRuns) await instruct(server, doc.id, doc.blocks[1].id, `shorter ${i}`);
       const next = await server.api(`/api/docs/${doc.id}/runs`, { method: 'POST' });
       expect(next.status).toBe(201);
-      expect((await server.api(`/api/runs/${next.body.runId}/cancel`, { method: 'POST' })).status).toBe(200);
+      if (i < recentDecidedRuns) {
+        expect((await agent.claim(next.body.runId)).status).toBe(200);
+        expect((await agent.complete(next.body.runId)).status).toBe(200);
+        expect((await server.api(`/api/runs/${next.body.runId}/discard`, { method: 'POST' })).status).toBe(200);
+      } else {
+        expect((await server.api(`/api/runs/${next.body.runId}/cancel`, { method: 'POST' })).status).toBe(200);
+      }
     }
     const mirror = connectPeer({ wsUrl: server.wsUrl, name: docName(doc.id, 'runs'), token: server.token('viewer') });
     await mirror.synced;

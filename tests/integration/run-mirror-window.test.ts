@@ -8,8 +8,8 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { postgresSchemas } from '../helpers/pg-schema.ts';
 
 /*
- * RUN4: the `<id>/runs` mirror holds the outstanding run and the `mirroredFinishedRuns` newest
- * finished ones, written run by run: a change of one run reads that run from the store, a run
+ * RUN4: the `<id>/runs` mirror holds the outstanding run, the `mirroredFinishedRuns` newest
+ * finished ones and the last decided ones (Recent runs), written run by run: a change of one run reads that run from the store, a run
  * that falls out of the window leaves every browser's mirror live, and a load reads the window
  * alone. Older runs stay readable with `GET /api/runs/:runId`. On both backends.
  */
@@ -43,17 +43,21 @@ describe.each(backends)('the window of the runs mirror ($name)', (backend) => {
     return sent.body.runId;
   };
   const cancel = async (runId: string) => expect((await server.api(`/api/runs/${runId}/cancel`, { method: 'POST' })).status).toBe(200);
+  /** Runs of `docId`'s ready instructions, sent and cancelled `count` times: their ids, newest first. */
+  const cancelledRuns = async (docId: string, count: number): Promise<string[]> => {
+    const runIds: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const runId = await send(docId);
+      await cancel(runId);
+      runIds.unshift(runId);
+    }
+    return runIds;
+  };
   /** A document with one instruction, sent and cancelled `count` times: its id and the runs' ids, newest first. */
   const withCancelledRuns = async (count: number): Promise<{ docId: string; runIds: string[] }> => {
     const doc = await createDoc(server, 'alpha one\n\nbeta two');
     await instruct(server, doc.id, doc.blocks[0].id, 'uppercase');
-    const runIds: string[] = [];
-    for (let i = 0; i < count; i++) {
-      const runId = await send(doc.id);
-      await cancel(runId);
-      runIds.unshift(runId);
-    }
-    return { docId: doc.id, runIds };
+    return { docId: doc.id, runIds: await cancelledRuns(doc.id, count) };
   };
 
   it('[RUN4] holds the outstanding run and the newest finished ones; the run that falls out leaves live; a load reads the same', async () => {
@@ -115,6 +119,30 @@ describe.each(backends)('the window of the runs mirror ($name)', (backend) => {
       fresh.destroy();
     }
     await cancel(sent);
+  });
+
+  it('[RUN4] [REV8] keeps the last decided runs, and their Revert run, past a streak of cancelled runs', async () => {
+    const doc = await createDoc(server, 'alpha one\n\nbeta two');
+    const { runId: accepted } = await agentRewroteFirstBlock(server, doc.id, 'Alpha one');
+    expect((await server.api(`/api/runs/${accepted}/accept`, { method: 'POST' })).status).toBe(200);
+    await instruct(server, doc.id, doc.blocks[1].id, 'uppercase');
+    const cancelled = await cancelledRuns(doc.id, mirroredFinishedRuns + 1);
+    const peer = await watch(doc.id);
+    try {
+      expect(mirroredIds(peer)).toEqual([...cancelled.slice(0, mirroredFinishedRuns), accepted]);
+      expect((await server.api(`/api/runs/${accepted}/revert`, { method: 'POST' })).status).toBe(200);
+      await waitFor(() => readRunRecords(peer.ydoc).runs.find((run) => run.runId === accepted)?.reverted !== null);
+      expect(mirroredIds(peer)).toEqual([...cancelled.slice(0, mirroredFinishedRuns), accepted]);
+    } finally {
+      peer.destroy();
+    }
+    await server.restart();
+    const fresh = await watch(doc.id);
+    try {
+      expect(mirroredIds(fresh)).toEqual([...cancelled.slice(0, mirroredFinishedRuns), accepted]);
+    } finally {
+      fresh.destroy();
+    }
   });
 
   it('[RUN4] [REV9] brings the next finished run back into the window when Undo discard makes the newest run outstanding again', async () => {

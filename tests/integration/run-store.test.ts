@@ -83,7 +83,7 @@ describe.each(storeBackends)('the run store in $name', (backend) => {
     expect((await store.runs.listRuns('doc1')).map((run) => run.id)).toEqual(['r2', 'r1']);
   });
 
-  it('[RUN4] reads the runs the mirror holds: the outstanding one and the newest finished ones, newest first', async () => {
+  it('[RUN4] reads the runs the mirror holds: the outstanding one, the newest finished ones and the newest decided ones, newest first', async () => {
     const finished = ['accepted', 'discarded', 'failed', 'cancelled'];
     for (let i = 0; i < 8; i++) {
       await store.runs.createRun(newRun(`r${i}`, 'doc1', 1000 + i));
@@ -95,14 +95,18 @@ describe.each(storeBackends)('the run store in $name', (backend) => {
     await store.runs.createRun(newRun('other', 'doc2', 5000));
     await setState('other', 'accepted');
     await store.runs.createRun(newRun('open', 'doc1', 500));
-    const ids = async (count: number) => (await store.runs.mirroredRuns('doc1', count)).map((run) => run.id);
+    const ids = async (finished: number, decided = 0) => (await store.runs.mirroredRuns('doc1', { finished, decided })).map((run) => run.id);
+    // r7 is cancelled, r6 failed, r5 discarded, r4 accepted.
     expect(await ids(3)).toEqual(['r8b', 'r7', 'r6', 'open']);
     expect(await ids(0)).toEqual(['open']);
     expect(await ids(100)).toEqual((await store.runs.listRuns('doc1')).map((run) => run.id));
-    expect((await store.runs.mirroredRuns('doc1', 1))[1]).toEqual(await store.runs.getRun('open'));
+    // The newest decided runs come too, however many finished runs came after them, each once.
+    expect(await ids(1, 3)).toEqual(['r8b', 'r5', 'r4', 'open']);
+    expect(await ids(0, 2)).toEqual(['r8b', 'r5', 'open']);
+    expect((await store.runs.mirroredRuns('doc1', { finished: 1, decided: 0 }))[1]).toEqual(await store.runs.getRun('open'));
     await setState('open', 'cancelled');
     expect(await ids(2)).toEqual(['r8b', 'r7']);
-    expect(await store.runs.mirroredRuns('nodoc', 20)).toEqual([]);
+    expect(await store.runs.mirroredRuns('nodoc', { finished: 20, decided: 5 })).toEqual([]);
   });
 
   it('lets exactly one of concurrent creations for a document succeed', async () => {
