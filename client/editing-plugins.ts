@@ -9,7 +9,7 @@ import { InputRule, inputRules, undoInputRule } from 'prosemirror-inputrules';
 import { undoCommand, redoCommand } from 'y-prosemirror';
 import { schema } from '../shared/model/schema.ts';
 import { isOwnChange, newBlockId } from '../shared/model/block-ids.ts';
-import { toolbarItems, setBlockKeepingId } from './editor-commands.ts';
+import { tableMenuItems, toolbarItems, setBlockKeepingId } from './editor-commands.ts';
 import { pastePlugin } from './paste-plugin.ts';
 import { tablePlugins } from './table-commands.ts';
 
@@ -73,7 +73,7 @@ function editingKeys(): Record<string, Command> {
     'Shift-Enter': chainCommands(exitCode, insertHardBreak),
     Backspace: undoInputRule,
   };
-  for (const item of toolbarItems) if (item?.shortcut && !(item.shortcut in keys)) keys[item.shortcut] = item.command;
+  for (const item of [...toolbarItems, ...tableMenuItems]) if (item?.shortcut && !(item.shortcut in keys)) keys[item.shortcut] = item.command;
   return keys;
 }
 

@@ -132,11 +132,16 @@ export const toolbarItems: (ToolbarItem | null)[] = [
   { label: 'Redo', text: '↷', shortcut: 'Mod-Shift-z', command: redoCommand },
 ];
 
-/** The table menu, shown while the caret is in a table (client/tandem-toolbar.ts); each use an undo step of its own. */
+/**
+ * The table menu, shown while the caret is in a table (client/tandem-toolbar.ts); each use an undo
+ * step of its own. Its keys work only in a table (elsewhere they do what they did): Ctrl+Alt+arrows
+ * add, as in the Atlassian editor; Ctrl+Shift+Backspace deletes the row, with Alt the column.
+ * Delete table has no key of its own: Alt+F10 reaches it in the menu (client/toolbar-focus.ts).
+ */
 export const tableMenuItems: ToolbarItem[] = [
-  { label: 'Add row below', text: '+ Row', command: ownUndoStep(inTable(addRowAfter)) },
-  { label: 'Add column right', text: '+ Column', command: ownUndoStep(inTable(addColumnAfter)) },
-  { label: 'Delete row', text: '− Row', command: ownUndoStep(inTable(deleteRow)) },
-  { label: 'Delete column', text: '− Column', command: ownUndoStep(inTable(deleteColumn)) },
+  { label: 'Add row below', text: '+ Row', shortcut: 'Mod-Alt-ArrowDown', command: ownUndoStep(inTable(addRowAfter)) },
+  { label: 'Add column right', text: '+ Column', shortcut: 'Mod-Alt-ArrowRight', command: ownUndoStep(inTable(addColumnAfter)) },
+  { label: 'Delete row', text: '− Row', shortcut: 'Mod-Shift-Backspace', command: ownUndoStep(inTable(deleteRow)) },
+  { label: 'Delete column', text: '− Column', shortcut: 'Mod-Alt-Shift-Backspace', command: ownUndoStep(inTable(deleteColumn)) },
   { label: 'Delete table', text: 'Delete table', command: ownUndoStep(inTable(deleteTable)) },
 ];

@@ -12,6 +12,7 @@ import { buildCursor, buildSelection } from './cursors.ts';
 import { editingPlugins } from './editing-plugins.ts';
 import { linkPlugin, openInNewTab, openLinkAtCaret } from './link-plugin.ts';
 import { findPlugin } from './find-commands.ts';
+import { focusToolbar, toolbarFocusKey } from './toolbar-focus.ts';
 import { imagesPlugin, type ImageTarget } from './image-plugin.ts';
 
 export interface EditorAnnotationOptions extends AnnotationsPluginOptions {
@@ -49,7 +50,7 @@ export function editorPlugins(
     linkPlugin(),
     findPlugin(),
     imagesPlugin(images),
-    keymap({ 'Alt-Enter': openLinkAtCaret(openInNewTab) }),
+    keymap({ 'Alt-Enter': openLinkAtCaret(openInNewTab), [toolbarFocusKey]: focusToolbar }),
     ...editingPlugins(),
     blockIdsPlugin(),
   ];

@@ -16,6 +16,7 @@ import { selectChange } from './review-plugin.ts';
 import type { ReviewSelectDetail } from './tandem-review-panel.ts';
 import type { DraftSave } from './tandem-selection-actions.ts';
 import './tandem-toolbar.ts';
+import type { TandemToolbar } from './tandem-toolbar.ts';
 import './tandem-link-popover.ts';
 import { FindController } from './find-controller.ts';
 import { AuthorController } from './author-controller.ts';
@@ -145,9 +146,9 @@ export class TandemEditor extends LightElement {
       <div class="editor-column">
         ${this.readOnly
           ? html`<p class="read-only-note">${readOnlyNote(this.rights().comment)}</p>`
-          : html`<tandem-toolbar .state=${state} @toolbar-command=${this.onCommand}></tandem-toolbar>`}
+          : html`<tandem-toolbar .state=${state} @toolbar-command=${this.onCommand} @toolbar-escape=${() => this.focusText()}></tandem-toolbar>`}
         ${this.authors.render()} ${this.find.render()} ${this.readOnly ? '' : this.images.render()}
-        <div class="text-frame">${this.editor.mount} ${this.renderLinkPopover()} ${this.renderSelectionActions(annotations)}</div>
+        <div class="text-frame" @toolbar-focus-requested=${this.onToolbarFocus}>${this.editor.mount} ${this.renderLinkPopover()} ${this.renderSelectionActions(annotations)}</div>
       </div>
       <div class="side-column">
         <tandem-run-activity .run=${outstandingRun(this.runs)}></tandem-run-activity>
@@ -326,6 +327,11 @@ export class TandemEditor extends LightElement {
     const { runId, instructionId } = event.detail;
     this.editor.apply(selectChange(runId, instructionId), { focus: true });
   }
+
+  /** Alt+F10 in the text (client/toolbar-focus.ts): the focus goes to the toolbar. */
+  private readonly onToolbarFocus = () => {
+    this.querySelector<TandemToolbar>('tandem-toolbar')?.focusFirstButton();
+  };
 
   private onCommand(event: CustomEvent<ToolbarItem>) {
     this.editor.run(event.detail.command);

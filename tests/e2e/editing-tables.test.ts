@@ -75,6 +75,59 @@ describe('tables in the editor', () => {
     await expect.poll(() => documentText(bob.page).locator('table').count()).toBe(0);
   });
 
+  it('adds and deletes rows and columns from the keyboard, reaches the Table toolbar with Alt+F10, and another peer and the server get each change', async () => {
+    const id = await server.createDoc('Table keys', 'Before.\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n\nAfter.');
+    const { page } = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    const bob = await people.openDoc(id, server.token('editor', { name: 'Bob' }));
+    await documentText(page).getByText('1', { exact: true }).click();
+    await page.getByRole('toolbar', { name: 'Table' }).waitFor();
+
+    // Ctrl+Alt+ArrowDown adds a row below the caret's, Ctrl+Alt+ArrowRight a column right of it.
+    await page.keyboard.press('Control+Alt+ArrowDown');
+    await page.keyboard.press('Control+Alt+ArrowRight');
+    const grown = [['a', '', 'b'], ['1', '', '2'], ['', '', '']];
+    await expect.poll(() => tableCells(page)).toEqual(grown);
+    await expect.poll(() => tableCells(bob.page)).toEqual(grown);
+    await expect.poll(() => serverMarkdown(id)).toBe('Before.\n\n| a |  | b |\n| --- | --- | --- |\n| 1 |  | 2 |\n|  |  |  |\n\nAfter.');
+
+    // Ctrl+Shift+Backspace deletes the caret's row; with Alt, its column.
+    await page.keyboard.type('x');
+    await page.keyboard.press('Control+Shift+Backspace');
+    await expect.poll(() => tableCells(bob.page)).toEqual([['a', '', 'b'], ['', '', '']]);
+    await documentText(page).getByText('b', { exact: true }).click();
+    await page.keyboard.press('Control+Alt+Shift+Backspace');
+    await expect.poll(() => tableCells(bob.page)).toEqual([['a', ''], ['', '']]);
+    await expect.poll(() => serverMarkdown(id)).toBe('Before.\n\n| a |  |\n| --- | --- |\n|  |  |\n\nAfter.');
+
+    // Alt+F10 puts the focus on the Table toolbar; Escape goes back to the text, where typing lands at the caret.
+    const table = page.getByRole('toolbar', { name: 'Table' });
+    await page.keyboard.press('Alt+F10');
+    await expect.poll(() => table.evaluate((bar) => bar.contains(document.activeElement))).toBe(true);
+    await page.keyboard.press('Escape');
+    await page.keyboard.type('y');
+    // (Deleting the last column left the caret in the first cell of the row below.)
+    await expect.poll(() => tableCells(bob.page)).toEqual([['a', ''], ['y', '']]);
+    // Tab walks the menu's buttons; Enter on `Delete table` removes it.
+    await page.keyboard.press('Alt+F10');
+    for (let i = 0; i < 4; i++) await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Delete table');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => serverMarkdown(id)).toBe('Before.\n\nAfter.');
+    await expect.poll(() => documentText(bob.page).locator('table').count()).toBe(0);
+  });
+
+  it('deletes a row and a column with the Table toolbar\'s buttons, and the server gets the table without them', async () => {
+    const id = await server.createDoc('Table buttons', '| a | b | c |\n| --- | --- | --- |\n| 1 | 2 | 3 |\n| 4 | 5 | 6 |');
+    const { page } = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    await documentText(page).getByText('2', { exact: true }).click();
+    await page.getByRole('button', { name: 'Delete row' }).click();
+    await expect.poll(() => serverMarkdown(id)).toBe('| a | b | c |\n| --- | --- | --- |\n| 4 | 5 | 6 |');
+    await documentText(page).getByText('5', { exact: true }).click();
+    await page.getByRole('button', { name: 'Delete column' }).click();
+    await expect.poll(() => serverMarkdown(id)).toBe('| a | c |\n| --- | --- |\n| 4 | 6 |');
+    expect(await tableCells(page)).toEqual([['a', 'c'], ['4', '6']]);
+  });
+
   it('[EDIT4] pastes a Markdown table as a table', async () => {
     const id = await server.createDoc('Paste table', 'Before.');
     const { page } = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
