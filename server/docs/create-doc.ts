@@ -35,13 +35,18 @@ export function buildInitialState(input: NewDoc): Uint8Array {
 
 /** Writes a new document into the empty `ydoc`, as `buildInitialState` describes; `content` is a text document's Markdown parsed. */
 export function writeNewDoc(ydoc: Y.Doc, input: NewDoc, content: Node | null): void {
-  if (content) writeInitialContent(ydoc, content.childCount > 0 ? content : oneEmptyParagraph(), importOrigin);
+  if (content) writeInitialContent(ydoc, newTextContent(content), importOrigin);
   ydoc.transact(() => {
     const parts = docParts(ydoc);
     parts.meta.set('title', input.title);
     parts.meta.set('kind', input.kind satisfies DocKind);
     if (input.kind === 'page') parts.html.insert(0, normalizePage(serverPageTools(), input.html, newElementId));
   }, importOrigin);
+}
+
+/** The content a new text document is written with: its parsed Markdown, or for none `oneEmptyParagraph`. */
+export function newTextContent(parsed: Node): Node {
+  return parsed.childCount > 0 ? parsed : oneEmptyParagraph();
 }
 
 /**

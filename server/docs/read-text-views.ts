@@ -4,7 +4,9 @@ import { projectScratch, viewBlocks, withoutPendingDeletes } from '../../shared/
 import { docToMarkdown, markdownToDoc } from '../../shared/model/markdown.ts';
 import type { Node } from 'prosemirror-model';
 import { applyStored, type StoredDocument } from '../store/update-log.ts';
-import { writeNewDoc } from './create-doc.ts';
+import * as random from 'lib0/random';
+import { newTextContent, writeNewDoc } from './create-doc.ts';
+import { encodedNewTextState } from './new-text-state.ts';
 import { plainText } from './search-entry.ts';
 import type { SearchEntry } from '../store/doc-search.ts';
 
@@ -49,12 +51,22 @@ export function withTextDoc<T>(input: TextState, read: (ydoc: Y.Doc) => T): T {
  * encoded from, projected once, as `readTextViews` and the `searchEntry` task read them
  * (tests/unit/text-views.test.ts), so the first readers of an import, and the search index,
  * need not read it again. (The parsed Markdown itself does not always read back as itself:
- * y-prosemirror joins and drops some text nodes.)
+ * y-prosemirror joins and drops some text nodes.) Content that new-text-state.ts writes
+ * directly (no marks: most long prose) reads back as itself, so its state is written without a
+ * Y.Doc and its views are read from the parsed content; the title from a Y.Doc of its first
+ * blocks, all that the first line is looked for in (doc-title.ts).
  */
 export function importTextState(input: { title: string; markdown: string }): { state: Uint8Array; clients: number[]; views: TextViews; search: SearchEntry } {
+  const content = newTextContent(markdownToDoc(input.markdown));
+  const client = random.uint32();
+  const state = encodedNewTextState(content, { title: input.title, kind: 'text' }, client);
+  if (state) {
+    const title = titleOf(input, content);
+    return { state, clients: [client], views: viewsOf(title, withoutPendingDeletes(content)), search: { title, text: plainText(content) } };
+  }
   const ydoc = new Y.Doc();
   try {
-    writeNewDoc(ydoc, { kind: 'text', ...input }, markdownToDoc(input.markdown));
+    writeNewDoc(ydoc, { kind: 'text', ...input }, content);
     const state = Y.encodeStateAsUpdate(ydoc);
     const title = shownTitle(ydoc);
     const doc = projectScratch(ydoc);
@@ -65,6 +77,22 @@ export function importTextState(input: { title: string; markdown: string }): { s
     ydoc.destroy();
   }
 }
+
+/** The title a new text shows (CAT1), read from a Y.Doc of its title and its first blocks. */
+function titleOf(input: { title: string; markdown: string }, content: Node): string {
+  const first: Node[] = [];
+  for (let i = 0; i < Math.min(content.childCount, firstBlocksForTitle); i++) first.push(content.child(i));
+  const ydoc = new Y.Doc();
+  try {
+    writeNewDoc(ydoc, { kind: 'text', ...input }, content.type.create(null, first));
+    return shownTitle(ydoc);
+  } finally {
+    ydoc.destroy();
+  }
+}
+
+/** More top-level blocks than doc-title.ts looks for a first line in (it visits 50 elements). */
+const firstBlocksForTitle = 64;
 
 function viewsOf(title: string, doc: Node): TextViews {
   return { title, blocks: JSON.stringify(viewBlocks(doc)), markdown: docToMarkdown(doc) };

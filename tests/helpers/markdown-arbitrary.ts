@@ -26,3 +26,24 @@ export const markdownBlock = fc.oneof(
 export const markdown = fc
   .tuple(fc.array(markdownBlock, { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 40 }))
   .map(([blocks, times]) => Array.from({ length: times }, () => blocks.join('\n\n')).join('\n\n'));
+
+/**
+ * Markdown without marks, of every block the schema has, some texts longer than the 50 blocks a
+ * title's first line is looked for in: what server/docs/new-text-state.ts writes without a Y.Doc.
+ */
+export const unmarkedMarkdown = fc
+  .tuple(
+    fc.array(
+      fc.oneof(
+        fc.constantFrom(
+          'Line 1.', 'word and word', '# Heading', '### Third', '- one\n- two\n\n  more', '1. first\n2. second', '3. three', '> quote\n>\n> > deeper',
+          '```js\ncode\n\nmore\n```', '~~~\n~~~', '---', 'hard  \nbreak', 'été 日本 😀', '| a | b |\n|:--|--:|\n| c | d |', '![alt](https://example.com/i.png "t")',
+          '    indented', '',
+        ),
+        fc.string({ maxLength: 20 }).filter((text) => !/[*_~`[\]<>!\\]/.test(text)),
+      ),
+      { minLength: 0, maxLength: 20 },
+    ),
+    fc.integer({ min: 1, max: 8 }),
+  )
+  .map(([blocks, times]) => Array.from({ length: times }, () => blocks.join('\n\n')).join('\n\n'));
