@@ -1,4 +1,5 @@
-import { TextSelection, type Command } from 'prosemirror-state';
+import { TextSelection, type Command, type Selection } from 'prosemirror-state';
+import type { Node as ProseMirrorNode } from 'prosemirror-model';
 import type { AnnotationKind } from '../shared/notes/annotations.ts';
 import { annotationsKey, type AnnotationsMeta, type AnnotationsPluginOptions } from './annotation-plugin.ts';
 
@@ -36,12 +37,20 @@ export function closeDraft(restoreSelection: boolean): Command {
       const tr = withMeta({ type: 'draft', draft: null })(state);
       const placed = draft.placement;
       if (placed.status === 'attached') {
-        tr.setSelection(TextSelection.create(tr.doc, restoreSelection ? placed.from : placed.to, placed.to));
+        tr.setSelection(textSelectionOver(tr.doc, restoreSelection ? placed.from : placed.to, placed.to));
       }
       dispatch(tr);
     }
     return true;
   };
+}
+
+/**
+ * A text selection from `from` to `to`, its ends moved into the nearest text where they lie
+ * between blocks (an annotation pinned to whole blocks).
+ */
+function textSelectionOver(doc: ProseMirrorNode, from: number, to: number): Selection {
+  return TextSelection.between(doc.resolve(from), doc.resolve(to));
 }
 
 /** Puts an annotation in focus and selects its text (when it still has some). */
@@ -52,7 +61,7 @@ export function selectAnnotation(id: string): Command {
     if (dispatch) {
       const tr = withMeta({ type: 'active', id })(state);
       const placed = current.placements.get(id);
-      if (placed?.status === 'attached') tr.setSelection(TextSelection.create(tr.doc, placed.from, placed.to)).scrollIntoView();
+      if (placed?.status === 'attached') tr.setSelection(textSelectionOver(tr.doc, placed.from, placed.to)).scrollIntoView();
       dispatch(tr);
     }
     return true;

@@ -62,10 +62,7 @@ describe('runs that left the runs mirror', () => {
     expect(await card.locator('.card-text').innerText()).toBe('lowercase');
     expect(await card.locator('.card-edited').count()).toBe(0);
 
-    // A click on the card makes it the active one and selects its text: the instruction is pinned
-    // through the API to a whole block, so the selection's ends lie between blocks, which
-    // ProseMirror warns of.
-    people.allowPageError(/TextSelection endpoint not pointing into a node with inline content/);
+    // A click on the card makes it the active one and selects its text (the whole block).
     await card.locator('.card-text').click();
     await expect.poll(() => card.getAttribute('aria-current')).toBe('true');
     await expect.poll(() => card.locator('.card-edited').count()).toBe(1);
