@@ -41,6 +41,29 @@ const collabSockets = (page: Page) => page.evaluate(() => (window as unknown as 
 
 const distinct = (colors: string[]) => new Set(colors).size === colors.length;
 
+/** Makes a link in `page`'s Share dialog with the fields given; the dialog stays open. */
+async function createLink(page: Page, fields: { role: string; expires?: string; uses?: string }) {
+  await page.getByRole('button', { name: 'Share' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Share this document' });
+  await dialog.getByLabel('Role').selectOption(fields.role);
+  if (fields.expires) await dialog.getByLabel('Expires').selectOption({ label: fields.expires });
+  if (fields.uses) await dialog.getByLabel('Uses').fill(fields.uses);
+  await dialog.getByRole('button', { name: 'Create link' }).click();
+  const linkBox = dialog.getByRole('textbox', { name: 'Invite link' });
+  await linkBox.waitFor();
+  return { dialog, link: await linkBox.inputValue() };
+}
+
+/** A fresh person opens `link`, gives `name` and is told the invite has ended, staying on the join page. */
+async function expectEndedOnJoin(link: string, name: string): Promise<void> {
+  const person = await people.blank();
+  await person.page.goto(link);
+  await person.page.getByRole('textbox', { name: 'Your name' }).fill(name);
+  await person.page.getByRole('button', { name: 'Join' }).click();
+  await expect.poll(() => person.page.getByRole('alert').innerText()).toBe('This invite has ended — ask for a new link.');
+  expect(new URL(person.page.url()).pathname).toBe('/join');
+}
+
 describe('sharing a document with a link', { timeout: 180_000 }, () => {
   it('[INV1] [INV4] [INV6] [PRES7] an editor shares a commenter link; the second person joins by name, comments, is seen by name, and removal ends their session', async () => {
     const id = await server.createDoc('Shared plan', 'The plan for the week.');
@@ -104,6 +127,67 @@ describe('sharing a document with a link', { timeout: 180_000 }, () => {
     expect(await collabSockets(bob.page)).toEqual({ opened: bobSockets.opened, closes: [...bobSockets.closes, tokenEndedCloseCode] });
     await expect.poll(() => dialog.getByRole('list', { name: 'People' }).innerText()).not.toContain('Bob');
     await expect.poll(async () => (await presentPeople(alice.page)).map((peer) => peer.name).sort(), { timeout: 15_000 }).toEqual(['Alice', 'Carol']);
+  });
+
+  it('[INV1] [INV4] Revoke in the Share dialog ends a link: opening it then admits nobody', async () => {
+    const id = await server.createDoc('Revoked in the app');
+    const alice = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    const { dialog, link } = await createLink(alice.page, { role: 'viewer' });
+    const links = dialog.getByRole('list', { name: 'Links' });
+    await expect.poll(() => links.innerText()).toContain('Viewer link · 0 uses');
+    await links.getByRole('button', { name: /^Revoke Viewer link/ }).click();
+    await expect.poll(() => dialog.getByRole('status').innerText()).toBe('Link revoked: it admits nobody new.');
+    await expect.poll(() => links.getByRole('listitem').count()).toBe(0);
+    await dialog.getByText('No link admits anyone now.').waitFor();
+    expect((await server.api(`/api/docs/${id}/invites`)).body).toEqual([]);
+
+    await expectEndedOnJoin(link, 'Erin');
+    expect((await server.api(`/api/docs/${id}/people`)).body).toEqual([]);
+  });
+
+  it('[INV1] [INV4] a link made with Expires and Uses admits one person until the day it names, and nobody after its one use', async () => {
+    const id = await server.createDoc('One seat');
+    const alice = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    const before = Date.now();
+    const { dialog, link } = await createLink(alice.page, { role: 'viewer', expires: 'In 1 day', uses: '1' });
+    const after = Date.now();
+    const [made] = (await server.api(`/api/docs/${id}/invites`)).body as { expiresAt: string; uses: number; maxUses: number }[];
+    expect(made).toMatchObject({ uses: 0, maxUses: 1 });
+    const day = 24 * 3600 * 1000;
+    expect(Date.parse(made.expiresAt)).toBeGreaterThanOrEqual(before + day - 1000);
+    expect(Date.parse(made.expiresAt)).toBeLessThanOrEqual(after + day + 1000);
+    const links = dialog.getByRole('list', { name: 'Links' });
+    await expect.poll(() => links.innerText()).toContain('Viewer link · 0 of 1 uses · until ');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+
+    const frank = await people.blank();
+    await frank.page.goto(link);
+    await frank.page.getByRole('textbox', { name: 'Your name' }).fill('Frank');
+    await frank.page.getByRole('button', { name: 'Join' }).click();
+    await frank.page.waitForURL(`${server.url}/d/${id}`);
+    await waitForStatus(frank.page, 'Connected');
+    expect(await frank.page.locator('.read-only-note').innerText()).toBe('You can read this document but not change it.');
+
+    await expectEndedOnJoin(link, 'Grace');
+    expect(((await server.api(`/api/docs/${id}/people`)).body as { name: string }[]).map((person) => person.name)).toEqual(['Frank']);
+    // Used up, the link leaves the list of links that admit people.
+    await alice.page.getByRole('button', { name: 'Share' }).click();
+    await expect.poll(() => dialog.getByRole('list', { name: 'People' }).innerText()).toContain('Frank');
+    expect(await links.getByRole('listitem').count()).toBe(0);
+    await dialog.getByText('No link admits anyone now.').waitFor();
+  });
+
+  it('[INV1] Share is offered to editors only: commenters and viewers do not get it', async () => {
+    const id = await server.createDoc('Who shares');
+    const editor = await people.openDoc(id, server.token('editor', { name: 'Alice' }));
+    await editor.page.getByRole('button', { name: 'Share' }).waitFor();
+    for (const role of ['commenter', 'viewer'] as const) {
+      const { page } = await people.openDoc(id, server.token(role, { name: role }));
+      // Version history is drawn with Share, from the same session: once it shows, Share would have.
+      await page.getByRole('button', { name: 'Version history' }).waitFor();
+      expect(await page.locator('tandem-share-dialog').count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Share' }).count()).toBe(0);
+    }
   });
 
   it('[INV4] a link that was revoked says so on the join page, and signs nobody in', async () => {

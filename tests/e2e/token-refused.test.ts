@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { tokenIdOf } from '../../server/auth/revoke.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { countCollabSockets, typeAtEnd, useBrowser, waitForStatus, type Person } from '../helpers/browser.ts';
 
@@ -70,5 +71,34 @@ describe('a token the server refuses, in the browser', { timeout: 120_000 }, () 
 
     await restartAndWaitForReconnects(carol, id, 'Text.');
     expect(await collabSockets(alice.page)).toBe(socketsWhenRefused);
+  });
+
+  it('[TOKEN7] [TOKEN4] a token revoked while the document is open shows the removal screen and stops reconnecting', async () => {
+    const id = await server.createDoc('Revoked', 'Text.');
+    const carol = await controlPerson(id);
+    const token = server.token('editor', { name: 'Alice' });
+    const alice = await people.open(`/d/${id}`, token, countSockets);
+    await waitForStatus(alice.page, 'Connected');
+    await server.revoke(tokenIdOf(token)!.jti, null);
+    await expectOneRefusalScreen(alice.page, 'Your access was removed', 'Your link has been revoked — ask for a new one.');
+    const socketsWhenRefused = await collabSockets(alice.page);
+
+    await restartAndWaitForReconnects(carol, id, 'Text.');
+    expect(await collabSockets(alice.page)).toBe(socketsWhenRefused);
+    await expectOneRefusalScreen(alice.page, 'Your access was removed', 'Your link has been revoked — ask for a new one.');
+  });
+
+  it('[TOKEN7] a link made for another document says so on one screen and makes no more handshakes', async () => {
+    const id = await server.createDoc('Asked for', 'Text.');
+    const other = await server.createDoc('Made for', 'Other.');
+    const alice = await people.open(`/d/${id}`, server.token('editor', { name: 'Alice', doc: other }), countSockets);
+    const screen = ['This link is for another document', 'Your link does not open this document — ask for a new link to it.'] as const;
+    await expectOneRefusalScreen(alice.page, ...screen);
+    const socketsWhenRefused = await collabSockets(alice.page);
+    expect(socketsWhenRefused).toBe(1);
+
+    await restartAndWaitForReconnects(await controlPerson(id), id, 'Text.');
+    expect(await collabSockets(alice.page)).toBe(socketsWhenRefused);
+    await expectOneRefusalScreen(alice.page, ...screen);
   });
 });
