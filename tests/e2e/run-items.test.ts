@@ -75,4 +75,33 @@ describe('review change by change', () => {
     }
     expect((await server.api(`/api/runs/${doc.runId}`)).body.state).toBe('accepted');
   });
+
+  it('[REV5][REV12] a reason typed before Discard change drafts an instruction for that change only', async () => {
+    const doc = await runInReview();
+    const alice = await open(doc.docId, 'Alice');
+    const review = reviewPanel(alice.page);
+    await change(alice.page, 3).getByRole('button', { name: 'Discard change' }).waitFor();
+    await review.getByLabel('Reason for discarding (optional)').fill('Keep it lower case');
+    await change(alice.page, 2).getByRole('button', { name: 'Discard change' }).click();
+    await expect.poll(() => change(alice.page, 2).locator('.review-decision').textContent()).toBe('Discarded');
+    await expect.poll(() => readText(alice.page)).toBe('ONE ONE\ntwo two\nTHREE THREE\nend');
+
+    // One draft, on the paragraph whose change was discarded, saying what it replaced.
+    const drafts = alice.page.getByRole('region', { name: 'Comments and instructions' }).getByRole('article').filter({ hasText: 'Discarded change' });
+    await expect.poll(() => drafts.count()).toBe(1);
+    const draft = drafts.first();
+    expect(await draft.getAttribute('aria-label')).toBe('Instruction on “two two”');
+    expect(await draft.locator('.card-state').textContent()).toBe('Draft');
+    expect(await draft.locator('.card-text').textContent()).toBe('Keep it lower case');
+    expect(await draft.locator('.card-discarded').textContent()).toBe('Discarded change: TWO TWO');
+    const notes = (await server.api(`/api/docs/${doc.docId}`)).body.annotations as { state: string; blockId: string; turns: { text: string }[] }[];
+    expect(notes.filter((note) => note.state === 'draft').map((note) => [note.blockId, note.turns.map((turn) => turn.text)])).toEqual([[doc.blocks[1].id, ['Keep it lower case']]]);
+
+    // The others decided afterwards make no draft of their own.
+    await review.getByRole('button', { name: 'Accept run' }).click();
+    await review.waitFor({ state: 'detached' });
+    const after = (await server.api(`/api/docs/${doc.docId}`)).body.annotations as { state: string }[];
+    expect(after.filter((note) => note.state === 'draft')).toHaveLength(1);
+    expect(await drafts.count()).toBe(1);
+  });
 });
