@@ -1,5 +1,5 @@
 import type * as Y from 'yjs';
-import type { IndexeddbPersistence } from 'y-indexeddb';
+import type { Awareness } from 'y-protocols/awareness';
 import { HocuspocusProviderWebsocket, WebSocketStatus, type HocuspocusProvider } from '@hocuspocus/provider';
 import { docName, docParts } from '../shared/model/doc-layout.ts';
 import { firstLineOf, setTitleOf } from '../shared/model/doc-title.ts';
@@ -96,10 +96,6 @@ export class DocConnection extends EventTarget {
     return this.text.ydoc;
   }
 
-  get local(): IndexeddbPersistence {
-    return this.text.local!;
-  }
-
   get provider(): HocuspocusProvider {
     return this.text.provider;
   }
@@ -137,8 +133,11 @@ export class DocConnection extends EventTarget {
     return docParts(this.ydoc).content.length === 0;
   }
 
-  get awareness() {
-    return this.provider.awareness!;
+  /** Who is here: the text is always connected with presence. */
+  get awareness(): Awareness {
+    const { awareness } = this.provider;
+    if (!awareness) throw new Error('The text connects with presence, so its provider has an awareness.');
+    return awareness;
   }
 
   setTitle(title: string): void {

@@ -61,7 +61,7 @@ export function imagesPlugin(target: ImageTarget): Plugin<ImagesState> {
     props: {
       nodeViews: { image: (node) => new ImageView(node, assets) },
       decorations(state) {
-        const { uploads } = imagesKey.getState(state)!;
+        const uploads = imagesKey.getState(state)?.uploads ?? [];
         if (uploads.length === 0) return null;
         return DecorationSet.create(
           state.doc,
@@ -101,7 +101,7 @@ export async function uploadInto(view: EditorView, target: ImageTarget, file: Fi
     return;
   }
   if (view.isDestroyed) return;
-  const upload = imagesKey.getState(view.state)!.uploads.find((each) => each.id === id);
+  const upload = imagesKey.getState(view.state)?.uploads.find((each) => each.id === id);
   const at = upload?.pos ?? view.state.selection.from;
   const tr = insertImage(view.state, at, { src: url, alt: altOf(file) }).setMeta(imagesKey, { end: id } satisfies ImagesMeta);
   view.dispatch(tr.scrollIntoView());

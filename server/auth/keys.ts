@@ -70,7 +70,7 @@ export function openKeyRing(dataDir: string, refreshMs = 1000): KeyRing {
   };
   const find = (kid: string) => current().find((key) => key.kid === kid);
   return {
-    newest: () => current().at(-1)!,
+    newest: () => newestOf(current()),
     find(kid) {
       const found = find(kid);
       if (found || keysDirStamp(dataDir) === dirStamp) return found;
@@ -78,6 +78,18 @@ export function openKeyRing(dataDir: string, refreshMs = 1000): KeyRing {
       return find(kid);
     },
   };
+}
+
+/** The last of `keys`, which signs. */
+function newestOf(keys: readonly SigningKey[]): SigningKey {
+  const newest = keys.at(-1);
+  if (!newest) throw new Error('A key ring holds at least one key.');
+  return newest;
+}
+
+/** The number a key file's name carries (`0007.key`: 7); NaN for any other name. */
+function keyNumber(name: string): number {
+  return Number(keyFile.exec(name)?.[1]);
 }
 
 /** Changes whenever a file is added to or removed from `<dataDir>/keys`. */
@@ -92,14 +104,14 @@ function keysDirStamp(dataDir: string): string {
 
 /** A key ring of fixed keys (the last signs), for tests and one-shot commands. */
 export function fixedKeyRing(keys: SigningKey[]): KeyRing {
-  return { newest: () => keys.at(-1)!, find: (kid) => keys.find((key) => key.kid === kid) };
+  return { newest: () => newestOf(keys), find: (kid) => keys.find((key) => key.kid === kid) };
 }
 
 /** Adds a new newest key to `dataDir`; returns its id. */
 export function addKey(dataDir: string): string {
   readKeys(dataDir);
   ensurePrivateDir(join(dataDir, keysDir), keyFile);
-  const last = keyFileNames(dataDir).map((name) => Number(keyFile.exec(name)![1])).at(-1) ?? 0;
+  const last = keyFileNames(dataDir).map(keyNumber).at(-1) ?? 0;
   const secret = randomBytes(secretLength);
   writeFileSync(join(dataDir, keysDir, `${String(last + 1).padStart(4, '0')}.key`), secret, { mode: 0o600, flag: 'wx' });
   return keyId(secret);
@@ -113,5 +125,5 @@ function keyFileNames(dataDir: string): string[] {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-  return names.filter((name) => keyFile.test(name)).sort((a, b) => Number(keyFile.exec(a)![1]) - Number(keyFile.exec(b)![1]));
+  return names.filter((name) => keyFile.test(name)).sort((a, b) => keyNumber(a) - keyNumber(b));
 }

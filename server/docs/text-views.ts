@@ -66,8 +66,8 @@ async function derive<K extends TextTask>(hocuspocus: Hocuspocus, store: Store, 
   }
   const connection = isDocumentLoading(hocuspocus, name) ? await hocuspocus.openDirectConnection(name) : null;
   try {
-    if (connection) {
-      const state = Y.encodeStateAsUpdate(connection.document!);
+    if (connection?.document) {
+      const state = Y.encodeStateAsUpdate(connection.document);
       return await derived.get(`${reading}:${await storedKey({ state, updates: [], lastSeq: 0 })}`, () => run({ live: state }));
     }
     const stored = await store.updates.read(name);

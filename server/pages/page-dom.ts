@@ -244,8 +244,7 @@ function qualifiedName(attr: Attribute): string {
 export function descendantElements(root: DomParent | DomContainer): DomElement[] {
   const found: DomElement[] = [];
   const stack: DomChild[] = [...root.childNodes].reverse();
-  while (stack.length > 0) {
-    const node = stack.pop()!;
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     if (node.nodeType !== 1) continue;
     found.push(node as DomElement);
     const children = (node as DomElement).childNodes;
@@ -262,8 +261,7 @@ function textOf(root: DomContainer): string {
     return text;
   }
   const stack: DomChild[] = [...root.childNodes].reverse();
-  while (stack.length > 0) {
-    const node = stack.pop()!;
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     if (node.nodeType === 3) text += (node as DomText).data;
     else if (node.nodeType === 1) {
       const children = (node as DomElement).childNodes;

@@ -8,6 +8,7 @@ import { withRunChanges } from './run-changes.ts';
 import { leaves, stateIn } from './sqlite-run-states.ts';
 import { pgActivityOf, pgRecordActivity } from './pg-run-activity.ts';
 import { isUniqueViolation, transaction, type Queryable } from './pg-db.ts';
+import { writtenRow } from './written-row.ts';
 
 /**
  * The run store over PostgreSQL: the tables of sqlite-runs-schema.ts (created by
@@ -54,7 +55,7 @@ export function pgRunStore(pool: pg.Pool): RunStore {
         if (isUniqueViolation(error, 'runs_one_outstanding')) return { ok: false, reason: 'outstanding' };
         throw error;
       }
-      return { ok: true, run: (await inner.getRun(run.id))! };
+      return { ok: true, run: writtenRow(await inner.getRun(run.id), `run ${run.id}`) };
     },
     async getRun(id) {
       return (await select('SELECT * FROM runs WHERE id = $1', [id]))[0] ?? null;

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { DocSearch } from './doc-search.ts';
 import { maxIndexedText } from './doc-search.ts';
 import { docRowToRecord, type DocRow } from './doc-rows.ts';
+import { writtenRow } from './written-row.ts';
 
 /**
  * Migration 3's tables (CAT2): `doc_index` gives each indexed document a stable integer (an
@@ -26,7 +27,7 @@ export function sqliteDocSearch(db: Database.Database): DocSearch {
   const insertEntry = db.prepare('INSERT INTO doc_search (rowid, title, body) VALUES (?, ?, ?)');
   const index = db.transaction((docId: string, title: string, text: string) => {
     if (!db.prepare('SELECT 1 FROM docs WHERE id = ?').get(docId)) return;
-    const { seq } = upsertIndex.get(docId, Date.now())!;
+    const { seq } = writtenRow(upsertIndex.get(docId, Date.now()), `the search entry of ${docId}`);
     deleteEntry.run(seq);
     insertEntry.run(seq, title, text.slice(0, maxIndexedText));
   });

@@ -8,6 +8,7 @@ import { withRunChanges } from './run-changes.ts';
 import { sqliteRunActivity } from './sqlite-run-activity.ts';
 import { leaves, stateIn } from './sqlite-run-states.ts';
 import { runTransitions } from '../../shared/protocol/run-states.ts';
+import { writtenRow } from './written-row.ts';
 
 /** The run store over an open better-sqlite3 handle; creates (or migrates) its tables. */
 export function sqliteRunStore(db: Database.Database): RunStore {
@@ -70,7 +71,7 @@ export function sqliteRunStore(db: Database.Database): RunStore {
         if (isOutstandingViolation(error)) return { ok: false, reason: 'outstanding' };
         throw error;
       }
-      return { ok: true, run: load(selectRun.get(run.id)!) };
+      return { ok: true, run: load(writtenRow(selectRun.get(run.id), `run ${run.id}`)) };
     },
     async getRun(id) {
       const row = selectRun.get(id);

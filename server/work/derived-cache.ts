@@ -24,7 +24,10 @@ export class DerivedCache {
     made.catch((error: unknown) => {
       if (!(error instanceof Error && error.name === 'Rejection')) this.entries.delete(key);
     });
-    while (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size <= this.capacity) break;
+      this.entries.delete(oldest);
+    }
     return made;
   }
 }

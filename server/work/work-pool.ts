@@ -59,10 +59,11 @@ export class WorkPool {
   }
 
   private dispatch(): void {
-    while (this.queue.length > 0) {
+    for (let job = this.queue.at(0); job !== undefined; job = this.queue.at(0)) {
       const thread = this.idle.pop() ?? (this.all.size < this.options.size ? this.spawn() : null);
       if (!thread) return;
-      thread.start(this.queue.shift()!);
+      this.queue.shift();
+      thread.start(job);
     }
   }
 
@@ -118,7 +119,7 @@ class PoolThread {
 
   start(job: Job): void {
     this.job = job;
-    if (this.ready) this.send();
+    if (this.ready) this.send(job);
   }
 
   end(error: Error): Promise<void> {
@@ -131,8 +132,7 @@ class PoolThread {
     return this.worker.terminate().then(() => undefined);
   }
 
-  private send(): void {
-    const job = this.job!;
+  private send(job: Job): void {
     this.timer = setTimeout(() => {
       void this.end(new Rejection(422, 'TOO_COMPLEX', `This took the server more than ${job.timeoutMs / 1000} s to read; it was stopped. Make it smaller.`));
     }, job.timeoutMs);
@@ -142,7 +142,7 @@ class PoolThread {
   private onMessage(message: Answer | { ready: true }): void {
     if ('ready' in message) {
       this.ready = true;
-      if (this.job) this.send();
+      if (this.job) this.send(this.job);
       else this.events.idle();
       return;
     }

@@ -22,7 +22,9 @@ export function imageBlocks(md: MarkdownIt): void {
         if (!inParagraph) {
           token.children = token.children.map((child) => (child.type === 'image' ? asText(state, child, true) : child));
         } else if (token.children.some((child) => child.type === 'image')) {
-          const open = out.pop()!;
+          // The paragraph's opening token, just copied to `out`, is replaced with the split.
+          const open = tokens[i - 1];
+          out.pop();
           const close = tokens[i + 1];
           out.push(...splitParagraph(state, open, token, close));
           i++;
@@ -51,7 +53,7 @@ function splitParagraph(state: CoreState, open: Token, inline: Token, close: Tok
     paragraphInline.map = inline.map;
     out.push(cloneToken(state, open), paragraphInline, cloneToken(state, close));
   };
-  for (const child of inline.children!) {
+  for (const child of inline.children ?? []) {
     if (child.type === 'link_open') linkDepth++;
     if (child.type === 'link_close') linkDepth--;
     if (child.type !== 'image') {
@@ -89,7 +91,8 @@ function trimmed(segment: Token[]): Token[] {
   const kept = [...segment];
   const isBreak = (token: Token | undefined) => token?.type === 'softbreak' || token?.type === 'hardbreak';
   while (isBreak(kept[0]) || (kept[0]?.type === 'text' && kept[0].content.trim() === '')) kept.shift();
-  while (isBreak(kept.at(-1)) || (kept.at(-1)?.type === 'text' && kept.at(-1)!.content.trim() === '')) kept.pop();
+  const blankText = (token: Token | undefined) => token?.type === 'text' && token.content.trim() === '';
+  while (isBreak(kept.at(-1)) || blankText(kept.at(-1))) kept.pop();
   if (kept[0]?.type === 'text') kept[0].content = kept[0].content.trimStart();
   const last = kept.at(-1);
   if (last?.type === 'text') last.content = last.content.trimEnd();

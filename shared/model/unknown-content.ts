@@ -223,5 +223,7 @@ export function stripUnreadable(fragment: Y.XmlFragment, schema: Schema): void {
       type.toArray().forEach(strip);
     }
   };
-  fragment.doc!.transact(() => fragment.toArray().forEach(strip));
+  const stripAll = () => fragment.toArray().forEach(strip);
+  if (fragment.doc) fragment.doc.transact(stripAll);
+  else stripAll();
 }

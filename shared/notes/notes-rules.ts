@@ -151,7 +151,7 @@ export function checkNotesChange(
     if (was !== undefined && now !== undefined && was.json === now.json && was.parsed.ok === now.parsed.ok) continue;
     const refusal =
       now === undefined
-        ? checkDeletion(id, was!, writer)
+        ? was && checkDeletion(id, was, writer)
         : was === undefined || !was.parsed.ok
           ? checkAddition(id, now, writer, clock)
           : checkChange(id, was.parsed.annotation, now, writer, clock);

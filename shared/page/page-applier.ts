@@ -73,9 +73,12 @@ export function applyPageOps(
   const changes: PageChange[] = [];
   const answered = new Map(run.answered ?? []);
   for (const [index, op] of parsed.ops.entries()) {
-    const refusal = check(op, run, original, candidate) ?? variantsRefusal(op, answered);
-    if (refusal !== null) return { ok: false, error: { ...refusal, index, message: `The op at index ${index} ${refusal.message}` } };
-    const target = candidate.byId.get(op.elementId)!;
+    const target = candidate.byId.get(op.elementId);
+    const refusal = check(op, run, original, target) ?? variantsRefusal(op, answered);
+    if (refusal !== null || target === undefined) {
+      const error = refusal ?? removedByEarlierChanges(op.elementId);
+      return { ok: false, error: { ...error, index, message: `The op at index ${index} ${error.message}` } };
+    }
     const change = applyOne(tools, op, target, candidate, run.makeId);
     if (typeof change === 'string') {
       return { ok: false, error: { code: 'INVALID_OP', index, elementId: op.elementId, message: `The op at index ${index} ${change}` } };
@@ -121,7 +124,8 @@ function variantsRefusal(op: PageOp, answered: Map<string, boolean>): Omit<PageA
   return { code: 'INVALID_OP', elementId: op.elementId, message: `answers "${op.instructionId}", which ${other} answers already; variants are the one answer of their instruction.` };
 }
 
-function check(op: PageOp, run: PageApplierRun, original: ParsedPage, candidate: ParsedPage): Omit<PageApplyError, 'index'> | null {
+/** Why `op` cannot apply to the page as read (`original`) and to its `target` in the candidate, or null. */
+function check(op: PageOp, run: PageApplierRun, original: ParsedPage, target: Element | undefined): Omit<PageApplyError, 'index'> | null {
   const elementId = op.elementId;
   if (!run.allowedOps.has(op.op)) return { code: 'OP_NOT_ALLOWED', elementId, message: `is a ${op.op}, which this agent may not send.` };
   if (!run.instructions.has(op.instructionId)) return { code: 'INVALID_OP', elementId, message: 'answers no instruction of this run.' };
@@ -131,8 +135,11 @@ function check(op: PageOp, run: PageApplierRun, original: ParsedPage, candidate:
   if (elementHash(read) !== op.expectHash) {
     return { code: 'STALE_ELEMENT', elementId, message: 'names an element that changed since it was read (its hash differs): read the page again.' };
   }
-  if (!candidate.byId.has(elementId)) return { code: 'STALE_ELEMENT', elementId, message: "names an element that the run's earlier changes removed." };
-  return null;
+  return target === undefined ? removedByEarlierChanges(elementId) : null;
+}
+
+function removedByEarlierChanges(elementId: string): Omit<PageApplyError, 'index'> {
+  return { code: 'STALE_ELEMENT', elementId, message: "names an element that the run's earlier changes removed." };
 }
 
 function applyOne(tools: PageTools, op: PageOp, target: Element, candidate: ParsedPage, makeId: () => string): PageChange | string {

@@ -126,8 +126,8 @@ function closeAt(open: string[], index: number): number {
 export function treeShapeProblem(root: Node): PageLimitProblem | null {
   let elements = 0;
   const stack: [Node, number][] = [[root, 0]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [node, depth] = top;
     // By index: the server's page DOM keeps children in an array, where a sibling is found by search.
     const children = node.childNodes;
     for (let at = 0; at < children.length; at++) {
