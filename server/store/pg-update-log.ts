@@ -44,7 +44,8 @@ export function pgUpdateLog(pool: pg.Pool): UpdateLog {
           [name, toBuffer(state), Date.now()],
         );
         const stored = await read(client, name, throughSeq, true);
-        const merged = mergeStored({ state: stored.state, updates: [state, ...stored.updates], lastSeq: stored.lastSeq }, { name })!;
+        const merged = mergeStored({ state: stored.state, updates: [state, ...stored.updates], lastSeq: stored.lastSeq }, { name });
+        if (merged === null) throw new Error('A merge of at least one update is never empty.');
         await client.query('UPDATE documents SET data = $2, updated_at = $3 WHERE name = $1', [name, toBuffer(merged), Date.now()]);
         if (stored.seqs.length > 0) await client.query('DELETE FROM update_log WHERE name = $1 AND seq = ANY($2::bigint[])', [name, stored.seqs]);
       });

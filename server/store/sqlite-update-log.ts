@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { InlineUpdateLog } from './update-log.ts';
+import { writtenRow } from './written-row.ts';
 
 /**
  * The log of Yjs updates of every Hocuspocus document, in the same database as the compacted
@@ -61,7 +62,7 @@ export function sqliteUpdateLog(db: Database.Database): InlineUpdateLog {
     deleteThrough.run(name, throughSeq);
   });
 
-  const append = (name: string, update: Uint8Array) => insert.get({ name, data: toBuffer(update) })!.seq;
+  const append = (name: string, update: Uint8Array) => writtenRow(insert.get({ name, data: toBuffer(update) }), `an update of ${name}`).seq;
   const appendAll = db.transaction((entries: readonly { name: string; update: Uint8Array }[]) =>
     entries.map(({ name, update }) => append(name, update)),
   );

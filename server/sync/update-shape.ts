@@ -351,8 +351,8 @@ class Placement {
   /** The struct holding `id`: the update's, else the document's item; 'gc' for garbage; null when neither holds it. */
   private find([client, clock]: Id): ParsedStruct | Y.Item | 'gc' | null {
     // What the document holds wins: Yjs skips the update's copy of it.
-    if (clock < Y.getState(this.ydoc.store, client)) {
-      const structs = this.ydoc.store.clients.get(client)!;
+    const structs = this.ydoc.store.clients.get(client);
+    if (structs !== undefined && clock < Y.getState(this.ydoc.store, client)) {
       const struct = structs[Y.findIndexSS(structs, clock)];
       return struct instanceof Y.Item ? struct : 'gc';
     }

@@ -30,6 +30,11 @@ export function toHocuspocusFrame(documentName: string, frame: Uint8Array): Uint
     return null;
   }
   if (!inboundTypes.has(type)) return null;
+  return addressedFrame(documentName, frame);
+}
+
+/** `frame` addressed to `documentName`, as Hocuspocus reads a message; for frames the server makes itself. */
+export function addressedFrame(documentName: string, frame: Uint8Array): Uint8Array {
   const encoder = encoding.createEncoder();
   encoding.writeVarString(encoder, documentName);
   encoding.writeUint8Array(encoder, frame);

@@ -4,7 +4,7 @@ import type { SocketGate } from './collab-gate.ts';
 import type { FreshSync } from './fresh-sync.ts';
 import type { GateContext } from './socket-limits.ts';
 import { Outbox } from './outbox.ts';
-import { authFrame, fromHocuspocusFrame, toHocuspocusFrame, yMessageType } from './yjs-framing.ts';
+import { addressedFrame, authFrame, fromHocuspocusFrame, toHocuspocusFrame, yMessageType } from './yjs-framing.ts';
 
 export const yjsPathPrefix = '/yjs/';
 
@@ -80,7 +80,7 @@ export function serveYjsSocket(options: {
   // Hocuspocus answers with nothing on a connection). A client that is gone answers no ping.
   const keepAlive = setInterval(() => socket.ping(), Math.max(100, Math.floor(options.idleMs / 3)));
   keepAlive.unref();
-  const activity = toHocuspocusFrame(documentName, queryAwarenessFrame)!;
+  const activity = addressedFrame(documentName, queryAwarenessFrame);
   socket.on('pong', () => connection.handleMessage(activity));
 
   socket.on('message', (data: Buffer | ArrayBuffer | Buffer[]) => {
