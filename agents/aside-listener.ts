@@ -31,23 +31,31 @@ export function listenForAsides(options: {
 }): AsideListener {
   const { client, runId, log } = options;
   const abort = new AbortController();
-  // Polling ends first when the run finishes; the answers under way are aborted only by `abort`.
-  const polling = new AbortController();
-  abort.signal.addEventListener('abort', () => polling.abort());
+  // Each long poll has its own signal: the run's finish cuts the one under way short, and a
+  // last look that waits for nothing takes what the server holds; `abort` ends everything.
+  let poll: AbortController | null = null;
   const answering = new Set<Promise<void>>();
   let finishing = false;
   const loop = (async () => {
-    while (!polling.signal.aborted) {
+    while (!abort.signal.aborted) {
+      const last = finishing;
+      const current = (poll = new AbortController());
+      const onAbort = () => current.abort();
+      abort.signal.addEventListener('abort', onAbort);
       let asides: AgentAside[];
       try {
-        // While finishing, one last look that waits for nothing.
-        asides = await client.asides(runId, finishing ? 0 : (options.pollSeconds ?? 25), polling.signal);
+        asides = await client.asides(runId, last ? 0 : (options.pollSeconds ?? 25), current.signal);
       } catch (error) {
-        if (polling.signal.aborted) break;
+        if (abort.signal.aborted) break;
+        // Cut short by the finish: the last look comes next.
+        if (current.signal.aborted && finishing && !last) continue;
         if (error instanceof Rejection && (error.code === 'NOT_CLAIMED' || error.status === 404 || error.status === 403)) break;
         log(`asides of ${runId}: ${describeError(error)}`);
         await delay(retryDelayMs, undefined, { signal: abort.signal }).catch(() => undefined);
         continue;
+      } finally {
+        abort.signal.removeEventListener('abort', onAbort);
+        poll = null;
       }
       for (const aside of asides) {
         const answered = options
@@ -56,7 +64,7 @@ export function listenForAsides(options: {
           .finally(() => answering.delete(answered));
         answering.add(answered);
       }
-      if (finishing) break;
+      if (last) break;
     }
   })();
   const stop = async () => {
@@ -68,11 +76,10 @@ export function listenForAsides(options: {
     stop,
     async finish(graceMs) {
       finishing = true;
-      // The long poll under way returns at once with what it has, or is cut short.
-      const timer = setTimeout(() => polling.abort(), Math.min(graceMs, 1000));
+      // The long poll under way would wait for an aside to come: it is cut short at once.
+      poll?.abort();
       const deadline = delay(graceMs, undefined, { signal: abort.signal }).catch(() => undefined);
       await Promise.race([loop, deadline]);
-      clearTimeout(timer);
       const drained = (async () => {
         while (answering.size > 0) await Promise.all([...answering]);
       })();

@@ -8,7 +8,8 @@ import { agentApi } from './agent-api.ts';
 import { scale } from './scale.ts';
 import { heavyInput } from './heavy-input.ts';
 import { runHistory } from './run-history.ts';
+import { agentRun } from './agent-run.ts';
 import type { Benchmark } from './lib/types.ts';
 
 /** Every benchmark, in the order they run and print. */
-export const benchmarks: Benchmark[] = [syncLatency, applier, persistence, memory, browser, traces, agentApi, scale, heavyInput, runHistory];
+export const benchmarks: Benchmark[] = [syncLatency, applier, persistence, memory, browser, traces, agentApi, scale, heavyInput, runHistory, agentRun];

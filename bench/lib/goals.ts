@@ -51,6 +51,8 @@ export const goals: readonly Goal[] = [
     bound: ratioAtMost(1.1),
   },
   { applies: (row) => row.bench === 'heavy' && /^(POST|GET) /.test(row.metric), bound: { value: 1_000 } },
+  { applies: (row) => row.bench === 'agent-run' && row.metric === "Tandem's time per tool call, median", bound: { value: 5 } },
+  { applies: (row) => row.bench === 'agent-run' && row.metric.endsWith('→ review on the runs mirror, median'), bound: { value: 20 } },
   { applies: (row) => row.bench === 'heavy' && row.metric === "server's longest event-loop stall", bound: { value: 50 } },
 ];
 

@@ -137,6 +137,8 @@ export class AsideService {
       if (!polls) this.polls.set(run.id, (polls = { docId: run.docId, notifier: new QueueNotifier() }));
       const { notifier } = polls;
       const seen = notifier.version;
+      // An agent that went away takes nothing: what is held stays for its next look.
+      if (signal?.aborted) return [];
       const taken = await this.board.takeUndelivered(run.id);
       // The run may have left `claimed` since it was read: then nothing is kept for it.
       if (taken.length === 0) await this.runChanged(run.id);
