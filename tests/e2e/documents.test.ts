@@ -66,6 +66,29 @@ describe('documents in the app', () => {
     expect(await time.getAttribute('title')).toMatch(/\d/);
   });
 
+  it('shows when each reply was written, beside its author, with the full time in its tooltip', async () => {
+    const id = await server.createDoc('Replied', 'Some words to reply on.');
+    const { page } = await people.openDoc(id, server.ownerToken);
+    const comment = await pinAnnotation(page, 'comment', 'words', 'Which words?');
+    const card = page.locator(`.annotation-card[data-annotation-id="${comment}"]`);
+    await card.getByRole('button', { name: 'Reply' }).click();
+    await card.getByRole('textbox', { name: 'Reply' }).fill('These ones.');
+    await card.getByRole('textbox', { name: 'Reply' }).press('Enter');
+    const reply = card.getByRole('list', { name: 'Replies' }).getByRole('listitem');
+    await expect.poll(() => reply.innerText()).toContain('These ones.');
+
+    const [note] = (await server.api(`/api/docs/${id}`)).body.annotations as { turns: { at: number }[] }[];
+    const [asked, answered] = note.turns.map((turn) => new Date(turn.at).toISOString());
+    expect(answered).not.toBe(asked);
+    const time = reply.locator('time');
+    // The reply's own time, not the comment's.
+    expect(await time.getAttribute('datetime')).toBe(answered);
+    expect(await card.locator('.card-head time').getAttribute('datetime')).toBe(asked);
+    expect(await time.innerText()).toBe('just now');
+    expect(await time.getAttribute('title')).toMatch(/\d/);
+    expect((await reply.innerText()).trim()).toMatch(/^Owner\s+just now\s+These ones\.$/);
+  });
+
   it('[CAT2] finds documents with the search box', async () => {
     await server.createDoc('Walnut orchard', 'trees');
     await server.createDoc('Harvest notes', 'The walnuts came late.');
