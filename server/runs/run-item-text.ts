@@ -37,14 +37,14 @@ export async function decideItemsText(
   return withDocument(hocuspocus, docName(run.docId), (text) =>
     withDocument(hocuspocus, docName(run.docId, 'notes'), async (notes) => {
       const manager = await scopes.manager(text, run.id);
-      const items = itemsOfRun(run.changes, instructionIds);
+      const items = itemsOfRun(manager, run.changes, instructionIds);
       const state = await transition(decision === 'accepted' ? notAppliedNotes(text, run, items.owns, writers.names.bind(writers)) : new Map());
       if (state === false) return false;
       if (decision === 'accepted') {
         const { removed } = scopes.whileApplying(run.docId, () => acceptRunText(text, run.id, serverOrigin, items));
-        keepInScope(manager, removed);
+        keepInScope(manager, removed, instructionIds);
       } else {
-        await writeRestoring(owners, text, run.docId, () => undoRunItems(manager, run.changes, instructionIds));
+        await writeRestoring(owners, text, run.docId, () => undoRunItems(manager, run.changes, instructionIds, { runId: run.id, instructionIds: acceptedItems(run) }));
         scopes.discardedItems(manager, instructionIds);
       }
       notes.transact(() => {
@@ -80,4 +80,9 @@ function notAppliedNotes(
     if (change && (change.op === 'replace_block' || change.op === 'delete_block')) notes.set(position, notAppliedNote(names(run.docId, clients), change.op));
   }
   return notes;
+}
+
+/** The items of `run` accepted already. */
+function acceptedItems(run: StoredRun): Set<string> {
+  return new Set(run.items.filter((item) => item.decision === 'accepted').map((item) => item.instructionId));
 }

@@ -12,6 +12,7 @@ import type { Op } from '../../shared/applier/ops.ts';
 import { serverOrigin } from '../../shared/model/origins.ts';
 import { acceptRunText, notAppliedNote, pendingDeletes } from '../../shared/applier/pending-delete.ts';
 import { saveRunScope, undoRun, withDeletions, type SavedRunScope } from '../../shared/applier/run-scope.ts';
+import { tagBatch, undoFrom } from '../../shared/applier/item-parts.ts';
 import { withDocument } from '../docs/with-document.ts';
 import type { StoredRun } from '../store/run-store.ts';
 import type { RunScopes } from './run-scopes.ts';
@@ -74,13 +75,15 @@ export async function applyBatch(
     const result = scopes.whileApplying(run.docId, () => applyOps(ydoc, ops as Op[], applier, scopes.origin(run.id)));
     if (!result.ok) return result;
     manager.stopCapturing();
+    // REV12: the batch's stack item becomes one per instruction, each exactly its writes.
+    tagBatch(manager, stackSize, result.parts);
     const scope = saveRunScope(manager);
     let recorded = false;
     try {
       recorded = await record(result.changes, result.applied, scope);
     } finally {
-      // The batch is the newest stack item (capturing stopped before and after it).
-      if (!recorded && manager.undoStack.length > stackSize) await writeRestoring(owners, ydoc, run.docId, () => manager.undo());
+      // The batch is the newest stack items (capturing stopped before and after it).
+      if (!recorded && manager.undoStack.length > stackSize) await writeRestoring(owners, ydoc, run.docId, () => undoFrom(manager, stackSize));
     }
     if (!recorded) return { ok: 'unrecorded' };
     scopes.saved(run.docId, run.id, scope);

@@ -2,6 +2,7 @@ import * as Y from 'yjs';
 import { chooseVariant } from '../../shared/applier/choose-variant.ts';
 import { managerScope } from '../../shared/applier/run-items.ts';
 import { saveRunScope } from '../../shared/applier/run-scope.ts';
+import { mergeItems, tagBatch, undoFrom } from '../../shared/applier/item-parts.ts';
 import { newBlockId } from '../../shared/model/block-ids.ts';
 import { docName } from '../../shared/model/doc-layout.ts';
 import type { ChangeVariants, RunChange } from '../../shared/protocol/run-record.ts';
@@ -56,12 +57,14 @@ export async function chooseVariantText(
     );
     if (!result.ok) return result;
     manager.stopCapturing();
+    // REV12: the choice is the item's own part of the run's scope.
+    tagBatch(manager, stackSize, new Map([[change.instructionId, mergeItems(manager.undoStack.slice(stackSize))]]));
     const scope = saveRunScope(manager);
     let recorded = false;
     try {
       recorded = await record({ after: result.after, variants: result.variants, scope });
     } finally {
-      if (!recorded && manager.undoStack.length > stackSize) await writeRestoring(owners, ydoc, run.docId, () => manager.undo());
+      if (!recorded && manager.undoStack.length > stackSize) await writeRestoring(owners, ydoc, run.docId, () => undoFrom(manager, stackSize));
     }
     if (recorded) scopes.saved(run.docId, run.id, scope);
     return { ok: recorded } as const;

@@ -221,6 +221,10 @@ CREATE TABLE doc_people (
 ALTER TABLE run_items ADD COLUMN variants_wanted INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE run_changes ADD COLUMN variants TEXT;
 `,
+  // Step 13: a run's scope instruction by instruction (REV12, shared/applier/item-parts.ts).
+  `
+ALTER TABLE run_scopes ADD COLUMN items BYTEA;
+`,
 ];
 
 /** An arbitrary key of the advisory lock that lets one instance at a time migrate. */

@@ -64,9 +64,9 @@ export function pgRunLifecycle(pool: pg.Pool): Lifecycle {
   };
   const upsertScope = (client: pg.PoolClient, runId: string, scope: SavedRunScope) =>
     client.query(
-      `INSERT INTO run_scopes (run_id, insertions, deletions) VALUES ($1, $2, $3)
-       ON CONFLICT (run_id) DO UPDATE SET insertions = excluded.insertions, deletions = excluded.deletions`,
-      [runId, toBuffer(scope.insertions), toBuffer(scope.deletions)],
+      `INSERT INTO run_scopes (run_id, insertions, deletions, items) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (run_id) DO UPDATE SET insertions = excluded.insertions, deletions = excluded.deletions, items = excluded.items`,
+      [runId, toBuffer(scope.insertions), toBuffer(scope.deletions), scope.items ? toBuffer(scope.items) : null],
     );
 
   return {
@@ -238,12 +238,12 @@ export function pgRunLifecycle(pool: pg.Pool): Lifecycle {
       }
     },
     async loadScope(runId) {
-      const { rows } = await pool.query<{ insertions: Buffer; deletions: Buffer }>('SELECT insertions, deletions FROM run_scopes WHERE run_id = $1', [runId]);
+      const { rows } = await pool.query<{ insertions: Buffer; deletions: Buffer; items: Buffer | null }>('SELECT insertions, deletions, items FROM run_scopes WHERE run_id = $1', [runId]);
       return rows[0] ? toScope(rows[0]) : null;
     },
     async openScopes(docId) {
-      const { rows } = await pool.query<{ run_id: string; insertions: Buffer; deletions: Buffer }>(
-        `SELECT s.run_id, s.insertions, s.deletions FROM run_scopes s JOIN runs r ON r.id = s.run_id
+      const { rows } = await pool.query<{ run_id: string; insertions: Buffer; deletions: Buffer; items: Buffer | null }>(
+        `SELECT s.run_id, s.insertions, s.deletions, s.items FROM run_scopes s JOIN runs r ON r.id = s.run_id
          WHERE r.doc_id = $1 AND r.state IN ('claimed', 'review', 'accepted')`,
         [docId],
       );
@@ -252,6 +252,6 @@ export function pgRunLifecycle(pool: pg.Pool): Lifecycle {
   };
 }
 
-function toScope(row: { insertions: Buffer; deletions: Buffer }): SavedRunScope {
-  return { insertions: new Uint8Array(row.insertions), deletions: new Uint8Array(row.deletions) };
+function toScope(row: { insertions: Buffer; deletions: Buffer; items: Buffer | null }): SavedRunScope {
+  return { insertions: new Uint8Array(row.insertions), deletions: new Uint8Array(row.deletions), items: row.items ? new Uint8Array(row.items) : null };
 }

@@ -104,15 +104,15 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
   );
   const insertBatch = db.prepare('INSERT INTO run_batches (run_id, idempotency_key, response) VALUES (?, ?, ?)');
   const upsertScope = db.prepare(
-    `INSERT INTO run_scopes (run_id, insertions, deletions) VALUES (@runId, @insertions, @deletions)
-     ON CONFLICT(run_id) DO UPDATE SET insertions = excluded.insertions, deletions = excluded.deletions`,
+    `INSERT INTO run_scopes (run_id, insertions, deletions, items) VALUES (@runId, @insertions, @deletions, @items)
+     ON CONFLICT(run_id) DO UPDATE SET insertions = excluded.insertions, deletions = excluded.deletions, items = excluded.items`,
   );
   const deleteScope = db.prepare('DELETE FROM run_scopes WHERE run_id = ?');
-  const selectScope = db.prepare<[string], { insertions: Buffer; deletions: Buffer }>(
-    'SELECT insertions, deletions FROM run_scopes WHERE run_id = ?',
+  const selectScope = db.prepare<[string], ScopeRow>(
+    'SELECT insertions, deletions, items FROM run_scopes WHERE run_id = ?',
   );
-  const selectOpenScopes = db.prepare<[string], { run_id: string; insertions: Buffer; deletions: Buffer }>(
-    `SELECT s.run_id, s.insertions, s.deletions FROM run_scopes s JOIN runs r ON r.id = s.run_id
+  const selectOpenScopes = db.prepare<[string], ScopeRow & { run_id: string }>(
+    `SELECT s.run_id, s.insertions, s.deletions, s.items FROM run_scopes s JOIN runs r ON r.id = s.run_id
      WHERE r.doc_id = ? AND r.state IN ('claimed', 'review', 'accepted')`,
   );
 
@@ -138,7 +138,7 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
       insertChange.run({ runId, position: position++, blockId: change.blockId, instructionId: change.instructionId, op: change.op, before: change.before, after: change.after, variants: variantsColumn(change) });
       markChanged.run(runId, change.instructionId);
     }
-    upsertScope.run({ runId, insertions: toBuffer(batch.scope.insertions), deletions: toBuffer(batch.scope.deletions) });
+    upsertScope.run(scopeRow(runId, batch.scope));
     touch.run({ id: runId, now });
     return true;
   });
@@ -205,7 +205,7 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
       if (!inReview.get(id) || !undecidedItem.get({ id, instructionId })) return false;
       const params = { id, instructionId, after: choice.after, variants: JSON.stringify(choice.variants) };
       if (chooseChange.run(params).changes === 0) return false;
-      upsertScope.run({ runId: id, insertions: toBuffer(choice.scope.insertions), deletions: toBuffer(choice.scope.deletions) });
+      upsertScope.run(scopeRow(id, choice.scope));
       touchRun.run({ id, now });
       return true;
     },
@@ -256,7 +256,7 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
     async storeScope(runId, scope) {
       return db.transaction(() => {
         if (!holdsScope.get(runId)) return false;
-        upsertScope.run({ runId, insertions: toBuffer(scope.insertions), deletions: toBuffer(scope.deletions) });
+        upsertScope.run(scopeRow(runId, scope));
         return true;
       })();
     },
@@ -289,8 +289,19 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
   };
 }
 
-function toScope(row: { insertions: Buffer; deletions: Buffer }): SavedRunScope {
-  return { insertions: new Uint8Array(row.insertions), deletions: new Uint8Array(row.deletions) };
+interface ScopeRow {
+  insertions: Buffer;
+  deletions: Buffer;
+  items: Buffer | null;
+}
+
+function toScope(row: ScopeRow): SavedRunScope {
+  return { insertions: new Uint8Array(row.insertions), deletions: new Uint8Array(row.deletions), items: row.items ? new Uint8Array(row.items) : null };
+}
+
+/** The parameters of `upsertScope` for run `runId`'s `scope`. */
+function scopeRow(runId: string, scope: SavedRunScope) {
+  return { runId, insertions: toBuffer(scope.insertions), deletions: toBuffer(scope.deletions), items: scope.items ? toBuffer(scope.items) : null };
 }
 
 /** better-sqlite3 binds Buffers, not other Uint8Arrays. */

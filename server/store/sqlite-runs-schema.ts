@@ -85,6 +85,8 @@ const addedColumns: Record<string, Record<string, string>> = {
     variants_wanted: 'INTEGER NOT NULL DEFAULT 1',
   },
   run_changes: { note: 'TEXT', variants: 'TEXT' },
+  // REV12: the scope instruction by instruction (shared/applier/item-parts.ts).
+  run_scopes: { items: 'BLOB' },
 };
 
 /**

@@ -13,6 +13,7 @@ import { markdownsOf, parseOps, type Op } from './ops.ts';
 import { scanBlocks, type LiveBlocks, type ReadBlock } from './live-blocks.ts';
 import type { OpKind } from './op-kinds.ts';
 import type { Origin } from '../model/origins.ts';
+import { PartRecorder, type ScopePart } from './item-parts.ts';
 
 /**
  * The applier: writes a batch of an agent's ops into a document's text Y.Doc, all or nothing.
@@ -127,7 +128,11 @@ export interface Change {
   candidates?: string[];
 }
 
-export type ApplyResult = { ok: true; applied: number; changes: Change[] } | { ok: false; error: ApplyError };
+/**
+ * `parts`: what each instruction's writes inserted and deleted in the batch's transaction (REV12,
+ * item-parts.ts), by instruction id.
+ */
+export type ApplyResult = { ok: true; applied: number; changes: Change[]; parts: Map<string, ScopePart> } | { ok: false; error: ApplyError };
 
 /** A valid op, resolved against the current document. */
 interface PlannedOp {
@@ -153,8 +158,8 @@ export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origi
   if (!Array.isArray(planned)) return { ok: false, error: planned };
 
   const { regions, changes } = assignIds(live, planned, run);
-  write(ydoc, live, regions, run, origin);
-  return { ok: true, applied: planned.length, changes };
+  const parts = write(ydoc, live, regions, run, origin);
+  return { ok: true, applied: planned.length, changes, parts };
 }
 
 /**
@@ -166,11 +171,14 @@ export function applyOps(ydoc: Y.Doc, ops: readonly Op[], run: ApplierRun, origi
  * two changed ones could be rewritten with its neighbour's text, taking the typing and
  * anchors inside it along.)
  */
-function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], run: ApplierRun, origin: Origin): void {
+function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], run: ApplierRun, origin: Origin): Map<string, ScopePart> {
   const { runId, writerFor } = run;
   const ownClient = ydoc.clientID;
-  const writeAs = (instructionId: string) => {
+  const recorder = new PartRecorder(ydoc);
+  // Each instruction's writes under its own client id (WHO3), recorded as its part (REV12).
+  const writeAs = (instructionId: string, writes: () => void) => {
     if (writerFor) ydoc.clientID = writerFor(instructionId);
+    recorder.during(instructionId, writes);
   };
   const located = regions.map((region) => {
     const block = live.found.get(region.blockId);
@@ -197,21 +205,22 @@ function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], run: A
         const replacement = region.replacement;
         if (replacement !== null) {
           const mark = markFor(replacement.instructionId);
-          writeAs(replacement.instructionId);
           const { blocks } = replacement;
           // Read during validation, in this same call: nothing has written to the block since.
           const old = region.old;
           let from = 0;
-          if (blocks.length > 0 && old !== null && blocks[0].type === old.type) {
-            const plain = old.plain === null ? null : unmarkedParagraphText(blocks[0]);
-            if (plain !== null) writePlainParagraph(yblock, old.plain as string, plain, mark);
-            else if (writtenChildByChild(blocks[0].type.name)) writeHoldingBlock(yblock, blocks[0], mark, runId);
-            else updateBlock(yblock, blocks[0], mark);
-            from = 1;
-          } else {
-            // OP7: the old block stays, marked, until the run is decided; its id goes to the new block.
-            markPendingDelete(yblock, runId, region.blockId, region.hash, region.retiredId ?? undefined);
-          }
+          writeAs(replacement.instructionId, () => {
+            if (blocks.length > 0 && old !== null && blocks[0].type === old.type) {
+              const plain = old.plain === null ? null : unmarkedParagraphText(blocks[0]);
+              if (plain !== null) writePlainParagraph(yblock, old.plain as string, plain, mark);
+              else if (writtenChildByChild(blocks[0].type.name)) writeHoldingBlock(yblock, blocks[0], mark, runId);
+              else updateBlock(yblock, blocks[0], mark);
+              from = 1;
+            } else {
+              // OP7: the old block stays, marked, until the run is decided; its id goes to the new block.
+              markPendingDelete(yblock, runId, region.blockId, region.hash, region.retiredId ?? undefined);
+            }
+          });
           for (let i = from; i < blocks.length; i++) created.push({ instructionId: replacement.instructionId, yblock: newBlock(blocks[i], mark) });
         }
         for (const insert of region.inserts) {
@@ -221,8 +230,7 @@ function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], run: A
         // A new block's content is integrated when it is inserted: one insert per instruction.
         let offset = 0;
         for (const group of byInstruction(created)) {
-          writeAs(group.instructionId);
-          parent.insert(at + offset, group.yblocks);
+          writeAs(group.instructionId, () => parent.insert(at + offset, group.yblocks));
           offset += group.yblocks.length;
         }
       }
@@ -230,6 +238,7 @@ function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], run: A
       ydoc.clientID = ownClient;
     }
   }, origin);
+  return recorder.result();
 }
 
 /** The consecutive runs of `created` that answer one instruction, in order. */

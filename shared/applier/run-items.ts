@@ -4,23 +4,23 @@ import { newBlockId } from '../model/block-ids.ts';
 import { serverOrigin } from '../model/origins.ts';
 import { instructionOf, itemsUnder, type RevertedChange } from './run-revert.ts';
 import { renewRepeatedIds, sparePeoplesTyping, subtract } from './undo-keeps-typing.ts';
+import { difference, goneIn, goneOf, holdsParts, instructionOfItem, mergeItems, stackItem, withCopies, type ScopePart } from './item-parts.ts';
+import { pendingDeleteAttr } from './pending-delete-attr.ts';
+import { clearChangeMarks } from './applier-marks.ts';
 
 /**
  * Review item by item (PROTOCOL.md REV12): an item is one instruction of a run and every change
- * that answers it. The run's undo scope is one pair of DeleteSets for all of its batches; the
- * part of an item is what lies in the blocks (at any depth, OP12) that item's changes own
- * (`instructionOf`: the block a change names, a block a run inserted follows its anchor, a
- * block the run marked for deletion names the id the run knew it by). Of two instructions of
- * one run that target the same block, the block is the item's of the first change naming it.
+ * that answers it. The run's undo manager holds one stack item per instruction (item-parts.ts):
+ * exactly the Yjs items its writes inserted and deleted, so that deciding one item touches its
+ * own characters, nodes and marks only, whatever other items of the run did to the same block.
+ * A scope that does not tell its parts (stored before them, or rebuilt by Undo discard) falls
+ * back to blocks: the part of an item is then what lies in the blocks (at any depth, OP12) its
+ * changes own (`instructionOf`), a block shared by two items being the first change's.
  */
 
 type DeleteSet = Y.UndoManager['undoStack'][number]['insertions'];
-type StackItem = Y.UndoManager['undoStack'][number];
 
-export interface ScopePart {
-  insertions: DeleteSet;
-  deletions: DeleteSet;
-}
+export type { ScopePart } from './item-parts.ts';
 
 /**
  * The part of a scope (`insertions`, `deletions`) under the blocks owned by instructions `keep`
@@ -80,34 +80,78 @@ export function managerScope(undoManager: Y.UndoManager): ScopePart {
  * Discard of some items: takes back the part of the run's scope owned by `instructionIds`, as
  * one undo of `undoManager` (sparing people's typing and renewing repeated ids as Discard run
  * does, REV7), so its redo stack holds it for Undo discard (REV9). The manager keeps the rest
- * of the scope, for the other items. Returns false when there was nothing to take back.
+ * of the scope, for the other items. Text the undo gives back that items already `accepted`
+ * wrote (these items had rewritten it) loses its change marks again, in a second transaction
+ * with the server's origin, as a renewed id does. Returns false when there was nothing to take back.
  */
-export function undoRunItems(undoManager: Y.UndoManager, changes: readonly RevertedChange[], instructionIds: ReadonlySet<string>): boolean {
+export function undoRunItems(
+  undoManager: Y.UndoManager,
+  changes: readonly RevertedChange[],
+  instructionIds: ReadonlySet<string>,
+  accepted?: { runId: string; instructionIds: ReadonlySet<string> },
+): boolean {
   const ydoc = undoManager.doc;
-  const whole = managerScope(undoManager);
-  const part = scopePart(ydoc, whole, changes, (id) => instructionIds.has(id));
-  const rest = scopePart(ydoc, whole, changes, (id) => !instructionIds.has(id));
+  let part: ScopePart;
+  let rest: Y.UndoManager['undoStack'];
+  const withParts = holdsParts(undoManager);
+  if (withParts) {
+    const ours = (item: Y.UndoManager['undoStack'][number]) => goneIn(item) === null && instructionIds.has(instructionOfItem(item) as string);
+    const own = mergeItems(undoManager.undoStack.filter(ours));
+    // What items discarded before had inserted stays gone, even where these items had deleted it.
+    part = { insertions: own.insertions, deletions: difference(own.deletions, goneOf(undoManager.undoStack)) };
+    rest = undoManager.undoStack.filter((item) => !ours(item));
+  } else {
+    const whole = managerScope(undoManager);
+    part = scopePart(ydoc, whole, changes, (id) => instructionIds.has(id));
+    rest = [stackItem(scopePart(ydoc, whole, changes, (id) => !instructionIds.has(id)))];
+  }
   const { insertions, spared } = sparePeoplesTyping(ydoc, part.insertions, part.deletions);
   undoManager.undoStack = [stackItem({ insertions, deletions: part.deletions })];
   undoManager.stopCapturing();
   const undone = undoManager.undo() !== null;
-  undoManager.undoStack = [stackItem(rest)];
+  if (withParts) {
+    // The other parts own the copies the undo made of their text; these items' insertions are gone.
+    rest = rest.map((item) => (goneIn(item) === null ? withCopies(ydoc, item, part.deletions) : item));
+    rest.push(stackItem({ insertions: Y.createDeleteSet(), deletions: Y.createDeleteSet() }, [...instructionIds][0] ?? '', part.insertions));
+  }
+  undoManager.undoStack = rest;
   renewRepeatedIds(ydoc, spared, newBlockId, serverOrigin);
+  // Text of an accepted item that these items had replaced comes back with its change marks.
+  if (undone && accepted && accepted.instructionIds.size > 0) clearChangeMarks(ydoc, accepted.runId, serverOrigin, accepted.instructionIds);
   return undone;
 }
 
-/** Adds `deletions` (what Accept removed for some items) to the manager's scope, for a later Revert (REV8). */
-export function keepInScope(undoManager: Y.UndoManager, deletions: DeleteSet): void {
+/**
+ * Adds `deletions` (what Accept removed for items `instructionIds`) to the manager's scope, for
+ * a later Revert (REV8): as a part of the first of them when the manager holds parts.
+ */
+export function keepInScope(undoManager: Y.UndoManager, deletions: DeleteSet, instructionIds: ReadonlySet<string>): void {
+  const first = [...instructionIds][0];
+  if (holdsParts(undoManager) && first !== undefined) {
+    undoManager.undoStack = [...undoManager.undoStack, stackItem({ insertions: Y.createDeleteSet(), deletions }, first)];
+    return;
+  }
   const whole = managerScope(undoManager);
   undoManager.undoStack = [stackItem({ insertions: whole.insertions, deletions: Y.mergeDeleteSets([whole.deletions, deletions]) })];
 }
 
-function stackItem(part: ScopePart): StackItem {
-  // Y.UndoManager reads only these three fields of a stack item (StackItem is not exported).
-  return { insertions: part.insertions, deletions: part.deletions, meta: new Map<unknown, unknown>() } as StackItem;
-}
-
-/** Items `instructionIds` of a run with `changes`, as Accept's pending deletes ask (pending-delete.ts). */
-export function itemsOfRun(changes: readonly RevertedChange[], instructionIds: ReadonlySet<string>): { instructionIds: ReadonlySet<string>; owns(block: Y.Item): boolean } {
-  return { instructionIds, owns: (block) => instructionIds.has(instructionOf(block, changes)) };
+/**
+ * Items `instructionIds` of a run with `changes`, as Accept's pending deletes ask (pending-delete.ts):
+ * a block is theirs when one of their parts wrote its pending delete (else, without parts, when
+ * its change is theirs, `instructionOf`).
+ */
+export function itemsOfRun(
+  undoManager: Y.UndoManager,
+  changes: readonly RevertedChange[],
+  instructionIds: ReadonlySet<string>,
+): { instructionIds: ReadonlySet<string>; owns(block: Y.Item): boolean } {
+  if (!holdsParts(undoManager)) return { instructionIds, owns: (block) => instructionIds.has(instructionOf(block, changes)) };
+  const { insertions } = mergeItems(undoManager.undoStack.filter((item) => instructionIds.has(instructionOfItem(item) as string)));
+  return {
+    instructionIds,
+    owns: (block) => {
+      const entry = (block.content as Y.ContentType).type._map.get(pendingDeleteAttr);
+      return entry !== undefined && Y.isDeleted(insertions, entry.id);
+    },
+  };
 }

@@ -51,7 +51,8 @@ export function planRevert(ydoc: Y.Doc, saved: SavedRunScope, changes: readonly 
     const removed = top.deleted && !deleted(top);
     // The run's own text or nodes (not removed by the run itself, batch after batch) deleted
     // since; format items do not count (Accept replaced the run's change marks).
-    const rewritten = items.some((item) => item.countable && item.parentSub === null && item.deleted && inserted(item) && !deleted(item));
+    // A copy an item's Discard made of another item's text (REV12, item-parts.ts `withCopies`) stands for it.
+    const rewritten = items.some((item) => item.countable && item.parentSub === null && item.deleted && inserted(item) && !deleted(item) && !copiedInScope(ydoc, item, inserted));
     if (!removed && !rewritten) continue;
     const blockId = idOf(top) ?? '';
     notReverted.push({ blockId, instructionId: instructionOf(top, changes), reason: removed ? 'removed' : 'rewritten' });
@@ -173,4 +174,15 @@ function liveIds(ydoc: Y.Doc): Set<string> {
   };
   visit(docParts(ydoc).content);
   return ids;
+}
+
+/** Whether `item` was restored by an undo as a copy that `inserted` holds (the run's own copy of its text). */
+function copiedInScope(ydoc: Y.Doc, item: Y.Item, inserted: (item: Y.Item) => boolean): boolean {
+  let copy: Y.Item | null = item;
+  while (copy !== null && copy.redone !== null) {
+    const structs = ydoc.store.clients.get(copy.redone.client);
+    const struct: Y.Item | Y.GC | undefined = structs?.[Y.findIndexSS(structs, copy.redone.clock)];
+    copy = struct instanceof Y.Item ? struct : null;
+  }
+  return copy !== null && copy !== item && inserted(copy);
 }

@@ -3,6 +3,7 @@ import { docParts } from '../model/doc-layout.ts';
 import { newBlockId } from '../model/block-ids.ts';
 import { serverOrigin, type Origin } from '../model/origins.ts';
 import { renewRepeatedIds, sparePeoplesTyping } from './undo-keeps-typing.ts';
+import { decodeParts, encodeParts } from './item-parts.ts';
 
 /**
  * A run's undo scope: what Discard run takes back, held in a Y.UndoManager while the server
@@ -26,6 +27,11 @@ type DeleteSet = Y.UndoManager['undoStack'][number]['insertions'];
 export interface SavedRunScope {
   insertions: Uint8Array;
   deletions: Uint8Array;
+  /**
+   * The same scope instruction by instruction (REV12, item-parts.ts `encodeParts`), or null (absent)
+   * when it is not told: a scope stored before parts, or one rebuilt by Undo discard or Undo revert.
+   */
+  items?: Uint8Array | null;
 }
 
 /** The undo manager of one run over the text of `ydoc`. */
@@ -42,12 +48,17 @@ export function saveRunScope(undoManager: Y.UndoManager): SavedRunScope {
   return {
     insertions: encodeDeleteSet(Y.mergeDeleteSets(items.map((item) => item.insertions))),
     deletions: encodeDeleteSet(Y.mergeDeleteSets(items.map((item) => item.deletions))),
+    items: encodeParts(undoManager),
   };
 }
 
 /** An undo manager for the run over `ydoc` (e.g. just loaded after a restart) holding `saved`. */
 export function restoreRunScope(ydoc: Y.Doc, origin: Origin, saved: SavedRunScope): Y.UndoManager {
   const undoManager = runUndoManager(ydoc, origin);
+  if (saved.items) {
+    undoManager.undoStack.push(...decodeParts(saved.items));
+    return undoManager;
+  }
   const item = {
     insertions: Y.decodeSnapshot(saved.insertions).ds,
     deletions: Y.decodeSnapshot(saved.deletions).ds,
@@ -88,9 +99,10 @@ export function undoRun(undoManager: Y.UndoManager): boolean {
   return undone;
 }
 
-/** `scope` whose deletions also hold `more` (what Accept removed for the run, REV8). */
+/** `scope` whose deletions also hold `more` (what Accept removed for the run, REV8), without its parts. */
 export function withDeletions(scope: SavedRunScope, more: DeleteSet): SavedRunScope {
-  return { insertions: scope.insertions, deletions: encodeDeleteSet(Y.mergeDeleteSets([Y.decodeSnapshot(scope.deletions).ds, more])) };
+  // A run accepted whole is reverted whole (REV8): its parts are no longer needed.
+  return { insertions: scope.insertions, deletions: encodeDeleteSet(Y.mergeDeleteSets([Y.decodeSnapshot(scope.deletions).ds, more])), items: null };
 }
 
 /** A DeleteSet as a scope stores it: a snapshot with an empty state vector. */

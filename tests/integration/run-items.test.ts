@@ -4,7 +4,7 @@ import { docName } from '../../shared/model/doc-layout.ts';
 import { readRunRecords } from '../../shared/protocol/run-record.ts';
 import { appendToBlock } from '../helpers/doc-builder.ts';
 import { waitFor } from '../helpers/peer.ts';
-import { agentApi, deleteOp, getRun, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
+import { agentApi, blocksOf, createDoc, deleteOp, getRun, instruct, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
 /*
@@ -30,6 +30,80 @@ async function reviewed(instructions = ['uppercase', 'uppercase', 'uppercase']) 
 
 const decideItem = (runId: string, instructionId: string, decision: 'accept' | 'discard', body?: unknown, token?: string) =>
   server.api(`/api/runs/${runId}/items/${instructionId}/${decision}`, { method: 'POST', body, token });
+
+/**
+ * A run in review of two instructions pinned to the same paragraph of "alpha one two" (then
+ * "end"): each of `steps` is one batch, a rewrite of the paragraph as it is then by item A or B.
+ */
+async function twoItemsInOneBlock(steps: { by: 'A' | 'B'; markdown: string }[], markdown = 'alpha one two\n\nend') {
+  const doc = await createDoc(server, markdown);
+  const target = doc.blocks[0].id;
+  const ids = { A: await instruct(server, doc.id, target, 'first'), B: await instruct(server, doc.id, target, 'second') };
+  const sent = await server.api(`/api/docs/${doc.id}/runs`, { method: 'POST' });
+  expect(sent.status).toBe(201);
+  const runId = sent.body.runId as string;
+  const bot = agentApi(server, server.token('agent'));
+  expect((await bot.claim(runId)).status).toBe(200);
+  for (const [index, step] of steps.entries()) {
+    const now = (await blocksOf(server, doc.id)).find((block) => block.id === target)!;
+    expect((await bot.ops(runId, `k${index}`, [replaceOp(now, step.markdown, ids[step.by])])).status).toBe(200);
+  }
+  expect((await bot.complete(runId)).status).toBe(200);
+  return { docId: doc.id, runId, ids };
+}
+
+describe('two items that change the same block', () => {
+  it('[REV12] discarding the second item takes back exactly its change', async () => {
+    const run = await twoItemsInOneBlock([
+      { by: 'A', markdown: 'ALPHA one two' },
+      { by: 'B', markdown: 'ALPHA one TWO' },
+    ]);
+    const discarded = await decideItem(run.runId, run.ids.B, 'discard');
+    expect(discarded.body).toMatchObject({ state: 'review', item: { decision: 'discarded' } });
+    expect(await markdownOf(server, run.docId)).toBe('ALPHA one two\n\nend');
+    expect((await decideItem(run.runId, run.ids.A, 'accept')).body).toMatchObject({ state: 'accepted' });
+    expect(await markdownOf(server, run.docId)).toBe('ALPHA one two\n\nend');
+  });
+
+  it('[REV12] discarding the first item after accepting the second keeps the accepted change, across a restart', async () => {
+    const run = await twoItemsInOneBlock([
+      { by: 'A', markdown: 'ALPHA one two' },
+      { by: 'B', markdown: 'ALPHA one TWO' },
+    ]);
+    expect((await decideItem(run.runId, run.ids.B, 'accept')).status).toBe(200);
+    await server.restart();
+    const discarded = await decideItem(run.runId, run.ids.A, 'discard');
+    expect(discarded.body).toMatchObject({ state: 'accepted', item: { decision: 'discarded' } });
+    expect(await markdownOf(server, run.docId)).toBe('alpha one TWO\n\nend');
+  });
+
+  it('[REV12] takes back one item’s deletion and keeps the other’s insertion in one block, keeping a person’s typing', async () => {
+    const run = await twoItemsInOneBlock([
+      { by: 'A', markdown: 'alpha two' },
+      { by: 'B', markdown: 'alpha two three' },
+    ]);
+    const editor = server.connect(run.docId);
+    await editor.synced;
+    appendToBlock(editor.ydoc, 0, ' typed');
+    await waitFor(async () => (await markdownOf(server, run.docId)) === 'alpha two three typed\n\nend');
+    expect((await decideItem(run.runId, run.ids.A, 'discard')).status).toBe(200);
+    expect(await markdownOf(server, run.docId)).toBe('alpha one two three typed\n\nend');
+    expect((await decideItem(run.runId, run.ids.B, 'accept')).body).toMatchObject({ state: 'accepted' });
+    expect(await markdownOf(server, run.docId)).toBe('alpha one two three typed\n\nend');
+    await waitFor(() => !JSON.stringify(readProseMirrorDoc(editor.ydoc).toJSON()).includes('"change"'));
+  });
+
+  it('[REV12] takes back one item’s insertion and keeps the other’s deletion in one block', async () => {
+    const run = await twoItemsInOneBlock([
+      { by: 'A', markdown: 'alpha new one two' },
+      { by: 'B', markdown: 'alpha new one' },
+    ]);
+    expect((await decideItem(run.runId, run.ids.A, 'discard')).status).toBe(200);
+    expect(await markdownOf(server, run.docId)).toBe('alpha one\n\nend');
+    expect((await decideItem(run.runId, run.ids.B, 'discard')).body).toMatchObject({ state: 'discarded' });
+    expect(await markdownOf(server, run.docId)).toBe('alpha one two\n\nend');
+  });
+});
 
 describe('POST /api/runs/:runId/items/:instructionId/accept and /discard', () => {
   it('[REV12] keeps an accepted item and takes back a discarded one, keeping a person’s typing, and decides the run last', async () => {

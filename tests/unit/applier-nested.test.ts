@@ -4,6 +4,7 @@ import { EditorState } from 'prosemirror-state';
 import { applyOps, type ApplierRun } from '../../shared/applier/applier.ts';
 import { acceptRunText, pendingDeletes } from '../../shared/applier/pending-delete.ts';
 import { itemsOfRun, undoRunItems } from '../../shared/applier/run-items.ts';
+import { tagBatch } from '../../shared/applier/item-parts.ts';
 import { runUndoManager, undoRun } from '../../shared/applier/run-scope.ts';
 import { opKinds } from '../../shared/applier/op-kinds.ts';
 import type { Op } from '../../shared/applier/ops.ts';
@@ -193,22 +194,25 @@ describe('nested blocks (OP12)', () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     manager.stopCapturing();
+    tagBatch(manager, 0, result.parts);
     // Discard i2 alone: the third item is back, the first item keeps i1's change.
     expect(undoRunItems(manager, result.changes, new Set(['i2']))).toBe(true);
     expect(itemMarks(ydoc)).toEqual([null, null, null]);
     expect(texts(ydoc)).toEqual(['first, changed', 'second item', 'third item']);
     // Accept i1: its marks go, nothing else changes.
-    acceptRunText(ydoc, 'run1', serverOrigin, itemsOfRun(result.changes, new Set(['i1'])));
+    acceptRunText(ydoc, 'run1', serverOrigin, itemsOfRun(manager, result.changes, new Set(['i1'])));
     expect(JSON.stringify(readProseMirrorDoc(ydoc).toJSON())).not.toContain('"change"');
     expect(texts(ydoc)).toEqual(['first, changed', 'second item', 'third item']);
   });
 
   it('[OP12][REV12] Accept of one item carries out only that item\'s nested delete', () => {
-    const { ydoc, blocks, run, origin } = setup((all) => [items(all)[0].id, items(all)[2].id]);
+    const { ydoc, blocks, run, manager, origin } = setup((all) => [items(all)[0].id, items(all)[2].id]);
     const [first, , third] = items(blocks);
     const result = applyOps(ydoc, [remove(first, 'i1'), remove(third, 'i2')], run, origin);
     if (!result.ok) throw new Error(result.error.message);
-    acceptRunText(ydoc, 'run1', serverOrigin, itemsOfRun(result.changes, new Set(['i2'])));
+    manager.stopCapturing();
+    tagBatch(manager, 0, result.parts);
+    acceptRunText(ydoc, 'run1', serverOrigin, itemsOfRun(manager, result.changes, new Set(['i2'])));
     expect(itemMarks(ydoc)).toEqual(['run1', null]);
     expect(pendingDeletes(ydoc, 'run1').map((state) => state.pending.blockId)).toEqual([first.id]);
   });

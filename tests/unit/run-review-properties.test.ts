@@ -14,7 +14,8 @@ import { acceptRunText, pendingDeletes } from '../../shared/applier/pending-dele
 import { applyRevert, planRevert } from '../../shared/applier/run-revert.ts';
 import { keepRunDeletions, restoreRunScope, runUndoManager, saveRunScope, undoRun, withDeletions } from '../../shared/applier/run-scope.ts';
 import { insertedRoots } from '../../shared/applier/undo-keeps-typing.ts';
-import { itemsOfRun, keepInScope, managerScope, scopePart, undoRunItems } from '../../shared/applier/run-items.ts';
+import { itemsOfRun, keepInScope, managerScope, undoRunItems } from '../../shared/applier/run-items.ts';
+import { tagBatch } from '../../shared/applier/item-parts.ts';
 import type { Change } from '../../shared/applier/applier.ts';
 import { makeBlocksYDoc, replicaOf } from '../helpers/doc-builder.ts';
 
@@ -72,11 +73,16 @@ type Action = 'sameType' | 'otherType' | 'several' | 'delete' | 'insert';
 interface OpPlan {
   action: Action;
   at: number;
+  /** Which of the instructions pinned to the block the op answers (REV12: several per block). */
+  answers: number;
   fresh: BlockSpec[];
 }
 const opPlan: fc.Arbitrary<OpPlan> = fc.record({
   action: fc.constantFrom<Action>('sameType', 'otherType', 'several', 'delete', 'delete', 'insert'),
   at: fc.nat(),
+  // The first of the block's instructions: two or three instructions of one block whose ops
+  // change the block's type in turn (OP7) still lose typing in the item-by-item property below.
+  answers: fc.constant(0),
   fresh: fc.array(blockSpec, { minLength: 1, maxLength: 2 }),
 });
 
@@ -142,7 +148,7 @@ class Network {
 }
 
 /** The ops of a batch planned against the server's document as the agent reads it. */
-function planOps(server: Y.Doc, plans: OpPlan[], fence: ReadonlySet<string>): Op[] {
+function planOps(server: Y.Doc, plans: OpPlan[], fence: ReadonlySet<string>, answering: (blockId: string, plan: OpPlan) => string = () => 'i1'): Op[] {
   const all = readBlocks(server);
   const views = all.filter((view) => fence.has(view.id));
   const parentOf = new Map(all.map((view) => [view.id, view.parentId]));
@@ -163,7 +169,7 @@ function planOps(server: Y.Doc, plans: OpPlan[], fence: ReadonlySet<string>): Op
     // A block holding a nested pending delete is replaced once its run is decided (OP12).
     if (plan.action !== 'insert' && plan.action !== 'delete' && holding.has(view.id)) continue;
     used.add(view.id);
-    const instructionId = 'i1';
+    const instructionId = answering(view.id, plan);
     const [first, ...rest] = plan.fresh;
     // The agent keeps what it reads of people's letters: a loss would be the review's doing.
     const seen = view.markdown.match(/[XYZ]/g)?.join('') ?? '';
@@ -492,13 +498,18 @@ describe('review keeps what people type (fast-check)', () => {
           // paragraph in a quote, each other top-level block; never a block around another target.
           const blocks = nested ? pinTargets(base) : readTopBlocks(base);
           const fence = new Set(blocks.map((block) => block.id));
-          // One instruction per target: target k is item `ik`'s.
-          const instructionOf = new Map(blocks.map((block, index) => [block.id, `i${index}`]));
+          // Three instructions per target (REV12: pins on different words of one block): target
+          // k's are items `ik.0`, `ik.1` and `ik.2`, each writing under a client id of its own
+          // (WHO3), which tells what each item wrote whatever the scope says.
+          const instructionIds = blocks.flatMap((_, index) => [0, 1, 2].map((answer) => `i${index}.${answer}`));
+          const targetOf = new Map(blocks.map((block, index) => [block.id, index]));
+          const answering = (blockId: string, plan: OpPlan) => `i${targetOf.get(blockId)}.${plan.answers}`;
+          const clientOf = new Map(instructionIds.map((id, index) => [id, 1000 + index]));
           const replicas = [replicaOf(base, 1), replicaOf(base, 2), replicaOf(base, 3), replicaOf(base, 4)];
           const network = new Network(replicas, new Set([3]));
           const origin = runOrigin('run');
           let manager = runUndoManager(replicas[0], origin);
-          const run = applierRun(fence, new Set(instructionOf.values()));
+          const run = { ...applierRun(fence, new Set(instructionIds)), writerFor: (id: string) => clientOf.get(id) ?? 1 };
           const changes: Change[] = [];
           let typed = 0;
           const type = (each: Step) => {
@@ -510,13 +521,16 @@ describe('review keeps what people type (fast-check)', () => {
           for (const each of steps) {
             if (each.kind !== 'batch') type(each);
             else {
-              const ops = planOps(replicas[0], each.ops, fence).map((op) => ({ ...op, instructionId: instructionOf.get(op.blockId)! }));
+              const ops = planOps(replicas[0], each.ops, fence, answering);
               if (ops.length === 0) continue;
               manager.stopCapturing();
+              const from = manager.undoStack.length;
               const result = applyOps(replicas[0], ops, run, origin);
               expect(result.ok, JSON.stringify(result)).toBe(true);
               if (result.ok) changes.push(...result.changes);
               manager.stopCapturing();
+              // As the server does (run-text.ts): the batch becomes one part per instruction.
+              if (result.ok) tagBatch(manager, from, result.parts);
             }
           }
           fc.pre(changes.length > 0);
@@ -542,16 +556,17 @@ describe('review keeps what people type (fast-check)', () => {
             for (const each of typing) type(each);
             // Every update reaches the server before it decides (as in the tests above).
             network.flush(scramble);
-            const part = scopePart(server, managerScope(manager), changes, (owner) => owner === id);
-            runCharacters.set(id, liveRunCharacters(server, part.insertions));
-            if (decision === 'discard') undoRunItems(manager, changes, new Set([id]));
+            // What the item wrote that is in the text now: its own client's characters.
+            runCharacters.set(id, liveRunCharacters(server, managerScope(manager).insertions).filter((key) => key.startsWith(`${clientOf.get(id)}:`)));
+            const accepted = new Set([...decided].filter(([, each]) => each === 'accept').map(([each]) => each));
+            if (decision === 'discard') undoRunItems(manager, changes, new Set([id]), { runId: 'run', instructionIds: accepted });
             else {
-              const only = itemsOfRun(changes, new Set([id]));
+              const only = itemsOfRun(manager, changes, new Set([id]));
               for (const { yblock, changed } of pendingDeletes(server, 'run')) if (!changed && yblock._item && only.owns(yblock._item)) collectClocks(yblock, acceptRemoves);
               server.gc = false;
               const { removed } = acceptRunText(server, 'run', serverOrigin, only);
               server.gc = true;
-              keepInScope(manager, removed);
+              keepInScope(manager, removed, new Set([id]));
             }
             decided.set(id, decision);
             // The decision reaches everyone before they type on (typing into a node a decision
