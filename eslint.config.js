@@ -21,7 +21,7 @@ export default tseslint.config(
       // and reports its own failures; a promise where a condition or a void value is expected is
       // still an error.
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
-      '@typescript-eslint/no-non-null-assertion': 'warn',
+      '@typescript-eslint/no-non-null-assertion': 'error',
     },
   },
   {

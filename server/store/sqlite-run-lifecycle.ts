@@ -133,7 +133,7 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
   const recordBatch = db.transaction((runId: string, agentId: string, now: number, batch: AppliedBatch) => {
     if (!holdsClaim.get({ id: runId, agentId })) return false;
     insertBatch.run(runId, batch.idempotencyKey, JSON.stringify(batch.response));
-    let position = countChanges.get(runId)!.n;
+    let position = countOf(countChanges, runId);
     for (const change of batch.changes) {
       insertChange.run({ runId, position: position++, blockId: change.blockId, instructionId: change.instructionId, op: change.op, before: change.before, after: change.after, variants: variantsColumn(change) });
       markChanged.run(runId, change.instructionId);
@@ -167,8 +167,8 @@ export function sqliteRunLifecycle(db: Database.Database): Lifecycle {
 
   /** A run in review whose every item with changes is decided leaves review (REV12); its state after. */
   const settleRun = (id: string, now: number, by: Author | null): 'review' | 'accepted' | 'discarded' => {
-    if (undecidedChanged.get(id)!.n > 0) return 'review';
-    const state = anyAccepted.get(id)!.n > 0 ? 'accepted' : 'discarded';
+    if (countOf(undecidedChanged, id) > 0) return 'review';
+    const state = countOf(anyAccepted, id) > 0 ? 'accepted' : 'discarded';
     decideRestItems.run({ id, decision: state });
     decide[state].run({ id, state, now, byId: by?.id ?? null, byName: by?.name ?? null });
     if (state === 'discarded') deleteScope.run(id);
@@ -307,4 +307,9 @@ function scopeRow(runId: string, scope: SavedRunScope) {
 /** better-sqlite3 binds Buffers, not other Uint8Arrays. */
 function toBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** The number a `SELECT COUNT(*) AS n` statement gives for one id (such a statement always gives one row). */
+function countOf(statement: Database.Statement<[string], { n: number }>, id: string): number {
+  return statement.get(id)?.n ?? 0;
 }

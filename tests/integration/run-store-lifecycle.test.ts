@@ -14,7 +14,7 @@ import { storeBackends, type TestStore } from '../helpers/store-backends.ts';
  */
 
 const bot = { id: 'bot', name: 'Bot' };
-const scope = { insertions: new Uint8Array([1, 2]), deletions: new Uint8Array([3]) };
+const scope = { insertions: new Uint8Array([1, 2]), deletions: new Uint8Array([3]), items: new Uint8Array([4, 5]) };
 
 /** The document doc1 and its queued run r1 of three instructions. */
 async function seed(store: Store): Promise<void> {

@@ -25,7 +25,10 @@ describe('applyOps: a valid batch', () => {
   it('[OP3] replaces a block in place, keeping its id, and describes the change', () => {
     const { ydoc, blocks, run, origin } = setup();
     const result = applyOps(ydoc, [replaceOp(blocks[1], 'Alpha beta *gamma* delta!')], run, origin);
-    expect(result).toEqual({
+    if (!result.ok) throw new Error(result.error.message);
+    const { parts, ...described } = result;
+    expect([...parts.keys()]).toEqual(['i1']);
+    expect(described).toEqual({
       ok: true,
       applied: 1,
       changes: [
