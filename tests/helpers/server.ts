@@ -39,6 +39,8 @@ export interface TestServer {
   wsUrl: string;
   port: number;
   dataDir: string;
+  /** The PostgreSQL database the server runs on (`TANDEM_TEST_STORE=postgres` or `databaseUrl`); null on SQLite in `dataDir`. */
+  databaseUrl: string | null;
   ownerToken: string;
   /** A token for a new principal of `role`; `extra` may set name, doc, ops or sub. */
   token(role: Role, extra?: Partial<Omit<ClaimsInput, 'role'>>): string;
@@ -97,6 +99,7 @@ export async function startTestServer(
     wsUrl: `ws://127.0.0.1:${port}/collab`,
     port,
     dataDir,
+    databaseUrl: databaseUrl ?? null,
     ownerToken: first.ownerToken,
     token(role, extra = {}) {
       principals += 1;
@@ -172,7 +175,8 @@ async function schemaForTheSuite(): Promise<{ url: string; drop(): Promise<void>
       const client = new pg.Client({ connectionString: server });
       await client.connect();
       try {
-        await client.query(`DROP SCHEMA ${schema} CASCADE`);
+        // IF EXISTS: disposing of a server twice is harmless, as it is on SQLite.
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       } finally {
         await client.end();
       }

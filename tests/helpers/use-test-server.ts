@@ -61,6 +61,9 @@ export function useTestServer(options: Parameters<typeof startTestServer>[0] = {
     get dataDir() {
       return current().dataDir;
     },
+    get databaseUrl() {
+      return current().databaseUrl;
+    },
     get ownerToken() {
       return current().ownerToken;
     },

@@ -1,5 +1,3 @@
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
@@ -11,6 +9,7 @@ import { appendParagraph } from '../helpers/doc-builder.ts';
 import { messageTypes, recordIncoming, syncTypes } from '../helpers/frames.ts';
 import { connectPeer, roundTrip, type Peer } from '../helpers/peer.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { storedRows } from '../helpers/stored-rows.ts';
 
 let server: TestServer;
 const peers: Peer[] = [];
@@ -37,13 +36,11 @@ function step2Updates(frames: Uint8Array[]): Uint8Array[] {
   });
 }
 
-function storedState(name: string): Uint8Array {
-  const db = new Database(join(server.dataDir, 'tandem.sqlite'), { readonly: true });
-  try {
-    return db.prepare<[string], { data: Buffer }>('SELECT data FROM documents WHERE name = ?').get(name)!.data;
-  } finally {
-    db.close();
-  }
+/** The stored state of the document `name`, as its row holds it (SQLite or PostgreSQL). */
+async function storedState(name: string): Promise<Uint8Array> {
+  const { state } = await storedRows(server, name);
+  if (state === null) throw new Error(`No stored state of ${name}`);
+  return state;
 }
 
 const texts = (ydoc: Y.Doc) => docParts(ydoc).content.toArray().map((block) => (block as Y.XmlElement).toString());
@@ -53,7 +50,7 @@ describe('a peer that holds nothing of a document', () => {
     server = await startTestServer();
     const id = await server.createDoc('Stored', 'one\n\ntwo\n\nthree');
     await server.restart();
-    const stored = storedState(id);
+    const stored = await storedState(id);
 
     const reader = peer(id);
     const frames = recordIncoming(reader);

@@ -1,15 +1,13 @@
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
-import Database from 'better-sqlite3';
 import * as Y from 'yjs';
 import { describe, expect, it, vi } from 'vitest';
 import { docParts } from '../../shared/model/doc-layout.ts';
-import { openSqliteStore } from '../../server/store/sqlite-store.ts';
 import { defaultShapeLimits } from '../../server/sync/update-shape.ts';
 import { roundTrip, waitFor, type Peer } from '../helpers/peer.ts';
 import { connectYjsPeer } from '../helpers/yjs-peer.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
+import { storedRows } from '../helpers/stored-rows.ts';
 
 /**
  * The shape rules (SHAPE1–SHAPE6) against a real server: an editor limited to one document
@@ -32,18 +30,10 @@ function nested(depth: number): unknown {
 /** Where the bytes of a value nested deeper than SHAPE2 allows would show in a stored update. */
 const deepBytes = Buffer.from(Array.from({ length: 2 * (defaultShapeLimits.valueDepth + 1) }, (_, index) => (index % 2 === 0 ? 117 : 1)));
 
-/** Every stored row (state and log) of the document `name` that holds such bytes, read straight from the file. */
-function storedRowsWithDeepValues(name: string): number {
-  const db = new Database(join(server.dataDir, 'tandem.sqlite'), { readonly: true });
-  try {
-    const rows = [
-      ...db.prepare<[string], { data: Buffer }>('SELECT data FROM documents WHERE name = ?').all(name),
-      ...db.prepare<[string], { data: Buffer }>('SELECT data FROM update_log WHERE name = ?').all(name),
-    ];
-    return rows.filter((row) => row.data.includes(deepBytes)).length;
-  } finally {
-    db.close();
-  }
+/** Every stored row (state and log) of the document `name` that holds such bytes, read straight from the database (SQLite or PostgreSQL). */
+async function storedRowsWithDeepValues(name: string): Promise<number> {
+  const { state, log } = await storedRows(server, name);
+  return [...(state ? [state] : []), ...log].filter((data) => Buffer.from(data).includes(deepBytes)).length;
 }
 
 /** The reasons the server gave for closing `peer`'s connection, in order. */
@@ -94,11 +84,11 @@ describe('updates of the wrong shape', () => {
     await writeParagraph(watcher, 'after the attempt');
     await roundTrip(watcher);
     expect(watcher.ydoc.share.has('stash')).toBe(false);
-    expect(storedRowsWithDeepValues(id)).toBe(0);
+    expect(await storedRowsWithDeepValues(id)).toBe(0);
     watcher.destroy();
     await server.restart();
     await expectLoads(id, 'after the attempt');
-    expect(storedRowsWithDeepValues(id)).toBe(0);
+    expect(await storedRowsWithDeepValues(id)).toBe(0);
   });
 
   it('[SHAPE2] [SHAPE4] refuses a 5,000-level value in the document\'s own map on /yjs, closing with 4403 and the rule', async () => {
@@ -115,7 +105,7 @@ describe('updates of the wrong shape', () => {
 
     await writeParagraph(watcher, 'still editable');
     expect(docParts(watcher.ydoc).meta.get('title')).toBe('Shapes on /yjs');
-    expect(storedRowsWithDeepValues(id)).toBe(0);
+    expect(await storedRowsWithDeepValues(id)).toBe(0);
     await server.restart();
     await expectLoads(id, 'still editable');
   });
@@ -143,15 +133,19 @@ describe('updates of the wrong shape', () => {
     const id = await server.createDoc('Stored before the check', 'words that stay');
     await server.stop();
     // As an older server compacted it: the value inside the stored state, which a load that
-    // changes nothing never writes again.
-    const store = openSqliteStore(server.dataDir);
+    // changes nothing never writes again. Written to the row itself: a compaction of this server
+    // on PostgreSQL, which merges the state, would leave the value out.
+    const store = await server.openStore();
+    const loaded = await store.loadState(id);
+    await store.close();
+    if (loaded === null) throw new Error(`No stored state of ${id}`);
     const ydoc = new Y.Doc();
-    Y.applyUpdate(ydoc, (await store.loadState(id))!);
+    Y.applyUpdate(ydoc, loaded);
     ydoc.getMap('stash').set('deep', nested(5_000));
     docParts(ydoc).meta.set('deep', nested(5_000));
-    await store.updates.compact(id, Y.encodeStateAsUpdate(ydoc), (await store.updates.read(id)).lastSeq);
-    await store.close();
-    expect(storedRowsWithDeepValues(id)).toBe(1);
+    await server.exec('UPDATE documents SET data = ? WHERE name = ?', [Buffer.from(Y.encodeStateAsUpdate(ydoc)), id]);
+    await server.exec('DELETE FROM update_log WHERE name = ?', [id]);
+    expect(await storedRowsWithDeepValues(id)).toBe(1);
 
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
@@ -166,9 +160,9 @@ describe('updates of the wrong shape', () => {
 
     await server.stop();
     const tandem = (...args: string[]) =>
-      run('npx', ['--offline', 'tandem', ...args], { cwd: new URL('../..', import.meta.url).pathname, env: { ...process.env, DATA_DIR: server.dataDir } });
+      run('npx', ['--offline', 'tandem', ...args], { cwd: new URL('../..', import.meta.url).pathname, env: { ...process.env, DATA_DIR: server.dataDir, DATABASE_URL: server.databaseUrl ?? '' } });
     expect((await tandem('repair', id)).stdout).toBe(`Repaired "${id}" without 2 unreadable items ([SHAPE2] Values may nest at most 32 levels deep.); it now loads whole\n`);
-    expect(storedRowsWithDeepValues(id)).toBe(0);
+    expect(await storedRowsWithDeepValues(id)).toBe(0);
     expect((await tandem('repair', id)).stdout).toBe(`Document ${id} loads whole; nothing to repair\n`);
     await expect(tandem('repair', 'no-such-doc')).rejects.toMatchObject({ code: 1, stderr: 'No document no-such-doc\n' });
 
