@@ -1,6 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-/** The integration files the `integration-postgres` project runs once more on PostgreSQL. */
+/**
+ * The integration files the `integration-postgres` project runs once more on PostgreSQL: those
+ * that keep the most in the store, and the sync core's persistence (persistence, fresh-sync,
+ * update-shape; pg-durability and async-persistence run on PostgreSQL in the integration project).
+ */
 const postgresPass = [
   'agent-routes',
   'agents-list',
@@ -10,8 +14,10 @@ const postgresPass = [
   'authorship',
   'invites',
   'discard-reason',
+  'fresh-sync',
   'pages',
   'page-items',
+  'persistence',
   'reference-agent',
   'run-activity',
   'run-items',
@@ -22,6 +28,7 @@ const postgresPass = [
   'runs-send',
   'send-run',
   'token-lifecycle',
+  'update-shape',
   'variants',
   'versions',
 ];
