@@ -56,6 +56,18 @@ export function goneOf(items: readonly StackItem[]): DeleteSet {
   return Y.mergeDeleteSets(items.map((item) => goneIn(item) ?? Y.createDeleteSet()));
 }
 
+/**
+ * Everything the stack items `items` of a run can take back, as one part: their insertions, and
+ * their deletions but for what discarded items had inserted (`goneOf`). Accept of one item may
+ * have removed a block another item wrote and that item was discarded after; Discard run and
+ * Revert do not bring it back either.
+ */
+export function wholeScope(items: readonly StackItem[]): ScopePart {
+  const merged = mergeItems(items);
+  const gone = goneOf(items);
+  return gone.clients.size === 0 ? merged : { insertions: merged.insertions, deletions: difference(merged.deletions, gone) };
+}
+
 /** Whether every stack item of `manager` names its instruction (and there is at least one). */
 export function holdsParts(manager: Y.UndoManager): boolean {
   return manager.undoStack.length > 0 && manager.undoStack.every((item) => instructionOfItem(item) !== null);

@@ -3,8 +3,8 @@ import { docParts } from '../model/doc-layout.ts';
 import { newBlockId } from '../model/block-ids.ts';
 import { serverOrigin } from '../model/origins.ts';
 import { instructionOf, itemsUnder, type RevertedChange } from './run-revert.ts';
-import { renewRepeatedIds, sparePeoplesTyping, subtract } from './undo-keeps-typing.ts';
-import { difference, goneIn, goneOf, holdsParts, instructionOfItem, mergeItems, stackItem, withCopies, type ScopePart } from './item-parts.ts';
+import { insertedRoots, renewRepeatedIds, sparePeoplesTyping, subtract } from './undo-keeps-typing.ts';
+import { difference, goneIn, goneOf, holdsParts, instructionOfItem, mergeItems, stackItem, wholeScope, withCopies, type ScopePart } from './item-parts.ts';
 import { pendingDeleteAttr } from './pending-delete-attr.ts';
 import { clearChangeMarks } from './applier-marks.ts';
 
@@ -69,11 +69,7 @@ function blocksUnder(top: Y.Item): { block: Y.Item; items: Y.Item[] }[] {
 
 /** Everything `undoManager` can take back, merged into one part. */
 export function managerScope(undoManager: Y.UndoManager): ScopePart {
-  const items = undoManager.undoStack;
-  return {
-    insertions: Y.mergeDeleteSets(items.map((item) => item.insertions)),
-    deletions: Y.mergeDeleteSets(items.map((item) => item.deletions)),
-  };
+  return wholeScope(undoManager.undoStack);
 }
 
 /**
@@ -81,8 +77,9 @@ export function managerScope(undoManager: Y.UndoManager): ScopePart {
  * one undo of `undoManager` (sparing people's typing and renewing repeated ids as Discard run
  * does, REV7), so its redo stack holds it for Undo discard (REV9). The manager keeps the rest
  * of the scope, for the other items. Text the undo gives back that items already `accepted`
- * wrote (these items had rewritten it) loses its change marks again, in a second transaction
- * with the server's origin, as a renewed id does. Returns false when there was nothing to take back.
+ * wrote (these items had rewritten it) loses its change marks again, and no mark of these
+ * items is left (another item's format item may reopen one), in a second transaction with the
+ * server's origin, as a renewed id does. Returns false when there was nothing to take back.
  */
 export function undoRunItems(
   undoManager: Y.UndoManager,
@@ -115,9 +112,13 @@ export function undoRunItems(
     rest.push(stackItem({ insertions: Y.createDeleteSet(), deletions: Y.createDeleteSet() }, [...instructionIds][0] ?? '', part.insertions));
   }
   undoManager.undoStack = rest;
-  renewRepeatedIds(ydoc, spared, newBlockId, serverOrigin);
-  // Text of an accepted item that these items had replaced comes back with its change marks.
-  if (undone && accepted && accepted.instructionIds.size > 0) clearChangeMarks(ydoc, accepted.runId, serverOrigin, accepted.instructionIds);
+  // A block the other items wrote may carry the id the undo gave back to a block these items had
+  // replaced (one item's block replaced by another's, OP7): the other item's block takes a fresh one.
+  renewRepeatedIds(ydoc, [...spared, ...insertedRoots(ydoc, managerScope(undoManager).insertions)], newBlockId, serverOrigin);
+  // Text of an accepted item that these items had replaced comes back with its change marks;
+  // and where another item reopened one of these items' marks after its own text (a format item
+  // of that item's part), the mark would now run on over the text after it.
+  if (undone && accepted) clearChangeMarks(ydoc, accepted.runId, serverOrigin, new Set([...accepted.instructionIds, ...instructionIds]));
   return undone;
 }
 

@@ -3,7 +3,7 @@ import { docParts } from '../model/doc-layout.ts';
 import { newBlockId } from '../model/block-ids.ts';
 import { serverOrigin, type Origin } from '../model/origins.ts';
 import { renewRepeatedIds, sparePeoplesTyping } from './undo-keeps-typing.ts';
-import { decodeParts, encodeParts } from './item-parts.ts';
+import { decodeParts, encodeParts, wholeScope } from './item-parts.ts';
 
 /**
  * A run's undo scope: what Discard run takes back, held in a Y.UndoManager while the server
@@ -42,14 +42,10 @@ export function runUndoManager(ydoc: Y.Doc, origin: Origin): Y.UndoManager {
   });
 }
 
-/** Every change the undo manager can take back, as one scope (stack items merged). */
+/** Every change the undo manager can take back, as one scope (stack items merged, item-parts.ts `wholeScope`). */
 export function saveRunScope(undoManager: Y.UndoManager): SavedRunScope {
-  const items = undoManager.undoStack;
-  return {
-    insertions: encodeDeleteSet(Y.mergeDeleteSets(items.map((item) => item.insertions))),
-    deletions: encodeDeleteSet(Y.mergeDeleteSets(items.map((item) => item.deletions))),
-    items: encodeParts(undoManager),
-  };
+  const whole = wholeScope(undoManager.undoStack);
+  return { insertions: encodeDeleteSet(whole.insertions), deletions: encodeDeleteSet(whole.deletions), items: encodeParts(undoManager) };
 }
 
 /** An undo manager for the run over `ydoc` (e.g. just loaded after a restart) holding `saved`. */
@@ -89,8 +85,9 @@ export function keepRunDeletions(scopes: readonly SavedRunScope[]): (item: Y.Ite
 export function undoRun(undoManager: Y.UndoManager): boolean {
   const items = undoManager.undoStack;
   if (items.length === 0) return false;
-  const deletions = Y.mergeDeleteSets(items.map((item) => item.deletions));
-  const { insertions, spared } = sparePeoplesTyping(undoManager.doc, Y.mergeDeleteSets(items.map((item) => item.insertions)), deletions);
+  const whole = wholeScope(items);
+  const deletions = whole.deletions;
+  const { insertions, spared } = sparePeoplesTyping(undoManager.doc, whole.insertions, deletions);
   const merged = { insertions, deletions, meta: new Map<unknown, unknown>() };
   undoManager.undoStack = [merged as (typeof items)[number]];
   undoManager.stopCapturing();

@@ -84,26 +84,32 @@ export function insertedRoots(ydoc: Y.Doc, ds: DeleteSet): Y.Item[] {
 }
 
 /**
- * Gives each block of `spared` (after the undo) whose id an earlier top-level block also carries
- * a fresh id (a block spared by the undo may carry the id the undo gave back to the block it
- * replaced), as one transaction with `origin`.
+ * Gives a fresh id to each block of `spared` (after the undo) whose id another block carries: a
+ * block that is not among them (a block spared by the undo may carry the id the undo gave back
+ * to the block it replaced, and a block the run wrote may carry the id an item's Discard gave
+ * back, REV12), or an earlier one among them. One transaction with `origin`.
  */
 export function renewRepeatedIds(ydoc: Y.Doc, spared: readonly Y.Item[], makeId: () => string, origin: Origin): void {
   if (spared.length === 0) return;
-  const blocks = liveBlocks(ydoc, spared);
-  const seen = new Set<unknown>();
-  const repeated: Y.XmlElement[] = [];
+  const blocks = new Set(liveBlocks(ydoc, spared));
   // Every block at any depth (OP12), in document order: a spared nested block may repeat an id too.
+  const all: Y.XmlElement[] = [];
   const visit = (parent: Y.XmlFragment | Y.XmlElement) => {
     for (const yblock of parent.toArray()) {
       if (!(yblock instanceof Y.XmlElement)) continue;
-      const id = yblock.getAttribute('id');
-      if (blocks.includes(yblock) && (seen.has(id) || typeof id !== 'string')) repeated.push(yblock);
-      seen.add(id);
+      all.push(yblock);
       visit(yblock);
     }
   };
   visit(docParts(ydoc).content);
+  const seen = new Set<unknown>(all.filter((yblock) => !blocks.has(yblock)).map((yblock) => yblock.getAttribute('id')));
+  const repeated: Y.XmlElement[] = [];
+  for (const yblock of all) {
+    if (!blocks.has(yblock)) continue;
+    const id = yblock.getAttribute('id');
+    if (seen.has(id) || typeof id !== 'string') repeated.push(yblock);
+    seen.add(id);
+  }
   if (repeated.length > 0) ydoc.transact(() => repeated.forEach((yblock) => yblock.setAttribute('id', makeId())), origin);
 }
 

@@ -80,9 +80,7 @@ interface OpPlan {
 const opPlan: fc.Arbitrary<OpPlan> = fc.record({
   action: fc.constantFrom<Action>('sameType', 'otherType', 'several', 'delete', 'delete', 'insert'),
   at: fc.nat(),
-  // The first of the block's instructions: two or three instructions of one block whose ops
-  // change the block's type in turn (OP7) still lose typing in the item-by-item property below.
-  answers: fc.constant(0),
+  answers: fc.nat({ max: 2 }),
   fresh: fc.array(blockSpec, { minLength: 1, maxLength: 2 }),
 });
 
