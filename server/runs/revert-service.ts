@@ -7,6 +7,7 @@ import { applyRevert, planRevert, redoIsClean } from '../../shared/applier/run-r
 import { revertUndoIsClean, trackRevert, undoRevert } from '../../shared/applier/revert-undo.ts';
 import { coversDoc, may } from '../../shared/protocol/permissions.ts';
 import { saveRunScope } from '../../shared/applier/run-scope.ts';
+import { redoKeepingParts } from '../../shared/applier/discard-parts.ts';
 import { canTake } from '../../shared/protocol/run-states.ts';
 import { withDocument } from '../docs/with-document.ts';
 import { Rejection } from '../../shared/protocol/rejection.ts';
@@ -110,9 +111,7 @@ export class RevertService {
         if (!redoIsClean(text, held.manager)) throw windowClosed('text the run wrote in was deleted since');
         if (!(await store.runs.reopenRun(run.id, Date.now()))) throw windowClosed('the document has another run outstanding');
         // One redo item per discard step: a run discarded item by item comes back whole (REV12).
-        await writeRestoring(this.deps.owners, text, run.docId, () => {
-          while (held.manager.redoStack.length > 0) held.manager.redo();
-        });
+        await writeRestoring(this.deps.owners, text, run.docId, () => redoKeepingParts(held.manager));
         const scope = saveRunScope(held.manager);
         held.reopened(scope);
         await store.runs.storeScope(run.id, scope);

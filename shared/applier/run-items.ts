@@ -7,13 +7,14 @@ import { insertedRoots, renewRepeatedIds, sparePeoplesTyping, subtract } from '.
 import { difference, goneIn, goneOf, holdsParts, instructionOfItem, mergeItems, stackItem, wholeScope, withCopies, type ScopePart } from './item-parts.ts';
 import { pendingDeleteAttr } from './pending-delete-attr.ts';
 import { clearChangeMarks } from './applier-marks.ts';
+import { keepPartsForRedo } from './discard-parts.ts';
 
 /**
  * Review item by item (PROTOCOL.md REV12): an item is one instruction of a run and every change
  * that answers it. The run's undo manager holds one stack item per instruction (item-parts.ts):
  * exactly the Yjs items its writes inserted and deleted, so that deciding one item touches its
  * own characters, nodes and marks only, whatever other items of the run did to the same block.
- * A scope that does not tell its parts (stored before them, or rebuilt by Undo discard) falls
+ * A scope that does not tell its parts (stored before them, or rebuilt by Undo revert) falls
  * back to blocks: the part of an item is then what lies in the blocks (at any depth, OP12) its
  * changes own (`instructionOf`), a block shared by two items being the first change's.
  */
@@ -90,10 +91,12 @@ export function undoRunItems(
   const ydoc = undoManager.doc;
   let part: ScopePart;
   let rest: Y.UndoManager['undoStack'];
+  let taken: Y.UndoManager['undoStack'] = [];
   const withParts = holdsParts(undoManager);
   if (withParts) {
     const ours = (item: Y.UndoManager['undoStack'][number]) => goneIn(item) === null && instructionIds.has(instructionOfItem(item) as string);
-    const own = mergeItems(undoManager.undoStack.filter(ours));
+    taken = undoManager.undoStack.filter(ours);
+    const own = mergeItems(taken);
     // What items discarded before had inserted stays gone, even where these items had deleted it.
     part = { insertions: own.insertions, deletions: difference(own.deletions, goneOf(undoManager.undoStack)) };
     rest = undoManager.undoStack.filter((item) => !ours(item));
@@ -112,6 +115,8 @@ export function undoRunItems(
     rest.push(stackItem({ insertions: Y.createDeleteSet(), deletions: Y.createDeleteSet() }, [...instructionIds][0] ?? '', part.insertions));
   }
   undoManager.undoStack = rest;
+  // Undo discard redoes this undo and gives these items their parts back (discard-parts.ts).
+  if (withParts) keepPartsForRedo(undoManager, undone, taken, rest[rest.length - 1] ?? null);
   // A block the other items wrote may carry the id the undo gave back to a block these items had
   // replaced (one item's block replaced by another's, OP7): the other item's block takes a fresh one.
   renewRepeatedIds(ydoc, [...spared, ...insertedRoots(ydoc, managerScope(undoManager).insertions)], newBlockId, serverOrigin);

@@ -4,6 +4,7 @@ import { newBlockId } from '../model/block-ids.ts';
 import { serverOrigin, type Origin } from '../model/origins.ts';
 import { renewRepeatedIds, sparePeoplesTyping } from './undo-keeps-typing.ts';
 import { decodeParts, encodeParts, wholeScope } from './item-parts.ts';
+import { keepPartsForRedo } from './discard-parts.ts';
 
 /**
  * A run's undo scope: what Discard run takes back, held in a Y.UndoManager while the server
@@ -29,7 +30,8 @@ export interface SavedRunScope {
   deletions: Uint8Array;
   /**
    * The same scope instruction by instruction (REV12, item-parts.ts `encodeParts`), or null (absent)
-   * when it is not told: a scope stored before parts, or one rebuilt by Undo discard or Undo revert.
+   * when it is not told: a scope stored before parts, or one rebuilt by Undo revert (Undo discard
+   * gives each item its part back, discard-parts.ts).
    */
   items?: Uint8Array | null;
 }
@@ -92,6 +94,8 @@ export function undoRun(undoManager: Y.UndoManager): boolean {
   undoManager.undoStack = [merged as (typeof items)[number]];
   undoManager.stopCapturing();
   const undone = undoManager.undo() !== null;
+  // Undo discard redoes this undo and gives each item its part back (discard-parts.ts).
+  keepPartsForRedo(undoManager, undone, items);
   renewRepeatedIds(undoManager.doc, spared, newBlockId, serverOrigin);
   return undone;
 }

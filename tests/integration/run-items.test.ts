@@ -105,6 +105,44 @@ describe('two items that change the same block', () => {
   });
 });
 
+describe('each item’s part after Undo discard (REV9, REV12)', () => {
+  const bothItems = () =>
+    twoItemsInOneBlock([
+      { by: 'A', markdown: 'ALPHA one two' },
+      { by: 'B', markdown: 'ALPHA one TWO' },
+    ]);
+
+  it('[REV9][REV12] after Discard run and Undo discard, discarding one item keeps the other’s change in the same paragraph', async () => {
+    const run = await bothItems();
+    // Undo discard needs the document to stay loaded: someone has it open.
+    const editor = server.connect(run.docId);
+    await editor.synced;
+    expect((await server.api(`/api/runs/${run.runId}/discard`, { method: 'POST' })).body.state).toBe('discarded');
+    expect(await markdownOf(server, run.docId)).toBe('alpha one two\n\nend');
+    expect((await server.api(`/api/runs/${run.runId}/undo-discard`, { method: 'POST' })).body).toEqual({ state: 'review' });
+    expect(await markdownOf(server, run.docId)).toBe('ALPHA one TWO\n\nend');
+    expect((await decideItem(run.runId, run.ids.A, 'discard')).body).toMatchObject({ state: 'review', item: { decision: 'discarded' } });
+    expect(await markdownOf(server, run.docId)).toBe('alpha one TWO\n\nend');
+    expect((await decideItem(run.runId, run.ids.B, 'accept')).body).toMatchObject({ state: 'accepted' });
+    expect(await markdownOf(server, run.docId)).toBe('alpha one TWO\n\nend');
+  });
+
+  it('[REV9][REV12] after both items are discarded and the discard undone, the stored scope still tells the items apart across a restart', async () => {
+    const run = await bothItems();
+    const editor = server.connect(run.docId);
+    await editor.synced;
+    expect((await decideItem(run.runId, run.ids.B, 'discard')).body.state).toBe('review');
+    expect((await decideItem(run.runId, run.ids.A, 'discard')).body.state).toBe('discarded');
+    expect(await markdownOf(server, run.docId)).toBe('alpha one two\n\nend');
+    expect((await server.api(`/api/runs/${run.runId}/undo-discard`, { method: 'POST' })).body).toEqual({ state: 'review' });
+    expect(await markdownOf(server, run.docId)).toBe('ALPHA one TWO\n\nend');
+    editor.destroy();
+    await server.restart();
+    expect((await decideItem(run.runId, run.ids.B, 'discard')).body).toMatchObject({ state: 'review', item: { decision: 'discarded' } });
+    expect(await markdownOf(server, run.docId)).toBe('ALPHA one two\n\nend');
+  });
+});
+
 describe('POST /api/runs/:runId/items/:instructionId/accept and /discard', () => {
   it('[REV12] keeps an accepted item and takes back a discarded one, keeping a person’s typing, and decides the run last', async () => {
     const doc = await reviewed();
