@@ -7,7 +7,9 @@ import { applyStored, type StoredDocument } from '../store/update-log.ts';
 import * as random from 'lib0/random';
 import { newTextContent, writeNewDoc } from './create-doc.ts';
 import { encodedNewTextState } from './new-text-state.ts';
+import { storedTextContent } from './stored-text-content.ts';
 import { plainText } from './search-entry.ts';
+import { withoutUnknownBlocks } from '../../shared/model/unknown-content.ts';
 import type { SearchEntry } from '../store/doc-search.ts';
 
 /** What the API reads of a text document: its title, its blocks (the JSON text of BlockView[]) and its Markdown. */
@@ -30,7 +32,18 @@ export type TextState = { stored: StoredDocument } | { live: Uint8Array };
  * its cost grows with the document.
  */
 export function readTextViews(input: TextState): TextViews {
+  const direct = writtenDirectly(input);
+  if (direct) return viewsOf(titleOf(direct.meta.title, direct.content), withoutPendingDeletes(withoutUnknownBlocks(direct.content)));
   return withTextDoc(input, (ydoc) => viewsOf(shownTitle(ydoc), withoutPendingDeletes(projectScratch(ydoc))));
+}
+
+/**
+ * The content and meta of a state that new-text-state.ts wrote and nobody has changed since (an
+ * import as it is stored until its first edit), read without a Y.Doc (stored-text-content.ts).
+ */
+function writtenDirectly(input: TextState): ReturnType<typeof storedTextContent> {
+  if ('live' in input) return storedTextContent(input.live);
+  return input.stored.state && input.stored.updates.length === 0 ? storedTextContent(input.stored.state) : null;
 }
 
 /** Calls `read` with a scratch Y.Doc holding `input`'s state, destroyed afterwards. */
@@ -61,7 +74,7 @@ export function importTextState(input: { title: string; markdown: string }): { s
   const client = random.uint32();
   const state = encodedNewTextState(content, { title: input.title, kind: 'text' }, client);
   if (state) {
-    const title = titleOf(input, content);
+    const title = titleOf(input.title, content);
     return { state, clients: [client], views: viewsOf(title, withoutPendingDeletes(content)), search: { title, text: plainText(content) } };
   }
   const ydoc = new Y.Doc();
@@ -78,13 +91,13 @@ export function importTextState(input: { title: string; markdown: string }): { s
   }
 }
 
-/** The title a new text shows (CAT1), read from a Y.Doc of its title and its first blocks. */
-function titleOf(input: { title: string; markdown: string }, content: Node): string {
+/** The title a text written as `content` with the meta `title` shows (CAT1), read from a Y.Doc of that title and its first blocks. */
+function titleOf(title: string, content: Node): string {
   const first: Node[] = [];
   for (let i = 0; i < Math.min(content.childCount, firstBlocksForTitle); i++) first.push(content.child(i));
   const ydoc = new Y.Doc();
   try {
-    writeNewDoc(ydoc, { kind: 'text', ...input }, content.type.create(null, first));
+    writeNewDoc(ydoc, { kind: 'text', title, markdown: '' }, content.type.create(null, first));
     return shownTitle(ydoc);
   } finally {
     ydoc.destroy();

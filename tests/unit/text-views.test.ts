@@ -12,6 +12,8 @@ describe('text views (server/docs/read-text-views.ts)', () => {
         const { state, clients, views, search } = importTextState({ title: source.length % 2 === 0 ? 'Imported' : '', markdown: source });
         expect(views).toEqual(readTextViews({ stored: { state, updates: [], lastSeq: 0 } }));
         expect(views).toEqual(readTextViews({ live: state }));
+        // The same bytes as a logged update: read through a Y.Doc, never straight from the bytes (stored-text-content.ts).
+        expect(views).toEqual(readTextViews({ stored: { state: null, updates: [state], lastSeq: 1 } }));
         expect(search).toEqual(withTextDoc({ live: state }, searchEntryOf));
         expect(clients).toEqual([...Y.parseUpdateMeta(state).to.keys()]);
       }),
