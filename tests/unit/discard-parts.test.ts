@@ -93,6 +93,18 @@ describe('Undo discard keeps each item’s part (REV9, REV12)', () => {
     expect(run.text()).toEqual(['alpha one two typed', 'end']);
   });
 
+  it('[REV9][REV12] keeps the parts through two rounds of Discard run and Undo discard', () => {
+    const run = twoItemsInOneParagraph();
+    for (let round = 0; round < 2; round++) {
+      expect(undoRun(run.manager)).toBe(true);
+      expect(run.text()).toEqual(['alpha one two', 'end']);
+      redoKeepingParts(run.manager);
+      expect(run.text()).toEqual(['ALPHA one TWO', 'end']);
+    }
+    expect(run.discard('second')).toBe(true);
+    expect(run.text()).toEqual(['ALPHA one two', 'end']);
+  });
+
   it('[REV9][REV12] after items discarded one by one are redone, the parts hold across a store round trip', () => {
     const run = twoItemsInOneParagraph();
     expect(run.discard('second')).toBe(true);
