@@ -10,6 +10,7 @@ import { opKinds } from '../shared/applier/op-kinds.ts';
 import type { Op } from '../shared/applier/ops.ts';
 import { runOrigin, type Origin } from '../shared/model/origins.ts';
 import { runUndoManager, undoRun } from '../shared/applier/run-scope.ts';
+import { blockIndexOf } from '../shared/applier/block-index.ts';
 import type { ApplierSubject } from './applier.ts';
 
 interface Batch {
@@ -39,6 +40,10 @@ export const subject: ApplierSubject = {
     const origin = runOrigin(run.runId);
     const undoManager = runUndoManager(ydoc, origin);
     undoManager.stopCapturing();
+    // The server holds the document loaded: its block index is built by the first batch after
+    // the load and kept up to date from then on (block-index.ts). Untimed here, as the
+    // editor-bound path's projection of the document is; bench/applier.ts times the build apart.
+    blockIndexOf(ydoc);
     return { ops, run, origin, undoManager };
   },
   apply(ydoc, batch) {

@@ -21,6 +21,7 @@ import { docParts } from '../shared/model/doc-layout.ts';
 import { readBlocks } from '../shared/model/doc-content.ts';
 import { markdownToDoc } from '../shared/model/markdown.ts';
 import { schema } from '../shared/model/schema.ts';
+import { blockIndexOf } from '../shared/applier/block-index.ts';
 import { paragraphsMarkdown } from './lib/docs.ts';
 import { percentile } from './lib/stats.ts';
 import { rowsFor, type Benchmark } from './lib/types.ts';
@@ -44,6 +45,7 @@ const batchSizes = [1, 10, 100];
 const suffix = ' (revised by the agent)';
 const floorName = 'raw Yjs transaction + UndoManager';
 const editorBoundName = 'editor-bound: Markdown → one ProseMirror transaction → y-prosemirror';
+const projectionName = "the editor-bound path's projection (y-prosemirror initProseMirrorDoc), once per loaded document";
 
 export const applier: Benchmark = {
   name: 'applier',
@@ -65,6 +67,16 @@ export const applier: Benchmark = {
     measure(small, 50, 100, editorBoundEdit);
     for (const blocks of blockCounts) {
       const state = buildInitialState({ kind: 'text', title: 'Applier', markdown: paragraphsMarkdown(blocks, 200) });
+      const load = measureLoad(state, runs);
+      add({
+        case: `${blocks.toLocaleString('en-US')} blocks`,
+        metric: 'block index build, once per loaded document',
+        unit: 'ms',
+        better: 'lower',
+        tandem: load.index,
+        baseline: load.projection,
+        baselineName: projectionName,
+      });
       for (const batch of batchSizes) {
         ctx.log(`applier: ${blocks} blocks, batches of ${batch}`);
         const tandem = measure(state, batch, runs, subjectEdit);
@@ -106,6 +118,31 @@ function measure(state: Uint8Array, batch: number, runs: number, prepare: (ydoc:
     ydoc.destroy();
   }
   return { apply: percentile(applyTimes, 50), discard: percentile(discardTimes, 50) };
+}
+
+/**
+ * Median times, on fresh copies of the document, to build its block index (block-index.ts: the
+ * first batch after a load pays it, later ones do not; `measure` leaves it out) and to project
+ * it as an editor-bound path does once before its first edit (also left out of `measure`).
+ */
+function measureLoad(state: Uint8Array, runs: number) {
+  const indexTimes: number[] = [];
+  const projectionTimes: number[] = [];
+  for (let run = 0; run <= runs; run++) {
+    const ydoc = new Y.Doc();
+    Y.applyUpdate(ydoc, state);
+    const t0 = performance.now();
+    blockIndexOf(ydoc);
+    const t1 = performance.now();
+    initProseMirrorDoc(docParts(ydoc).content, schema);
+    const t2 = performance.now();
+    if (run > 0) {
+      indexTimes.push(t1 - t0);
+      projectionTimes.push(t2 - t1);
+    }
+    ydoc.destroy();
+  }
+  return { index: percentile(indexTimes, 50), projection: percentile(projectionTimes, 50) };
 }
 
 /** The ids of `count` blocks spread evenly over the document. */

@@ -187,7 +187,7 @@ function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], run: A
     if (block === undefined) throw new Error(`Block ${region.blockId} is not in the live document`);
     return { region, block };
   });
-  // The last block first, so that the indices of the earlier ones (in the same parent) stay valid.
+  // The last block first (in document order), as the batch reads: what one region inserts never moves another's block.
   located.sort((a, b) => b.block.order - a.block.order);
   const marks = new Map<string, Mark>();
   const markFor = (instructionId: string): Mark => {
@@ -199,9 +199,8 @@ function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], run: A
   ydoc.transact(() => {
     try {
       for (const { region, block } of located) {
-        const { index, yblock, parent } = block;
+        const { yblock, parent } = block;
         const created: { instructionId: string; yblock: Y.XmlElement }[] = [];
-        const at = index + 1;
         const replacement = region.replacement;
         if (replacement !== null) {
           const mark = markFor(replacement.instructionId);
@@ -227,11 +226,13 @@ function write(ydoc: Y.Doc, live: LiveBlocks, regions: readonly Region[], run: A
           const mark = markFor(insert.instructionId);
           for (const inserted of insert.blocks) created.push({ instructionId: insert.instructionId, yblock: newBlock(inserted, mark) });
         }
-        // A new block's content is integrated when it is inserted: one insert per instruction.
-        let offset = 0;
+        // A new block's content is integrated when it is inserted: one insert per instruction,
+        // each right after the block (or the last block inserted after it), found by its item
+        // rather than by counting its position.
+        let after = yblock;
         for (const group of byInstruction(created)) {
-          writeAs(group.instructionId, () => parent.insert(at + offset, group.yblocks));
-          offset += group.yblocks.length;
+          writeAs(group.instructionId, () => parent.insertAfter(after, group.yblocks));
+          after = group.yblocks.at(-1) ?? after;
         }
       }
     } finally {
