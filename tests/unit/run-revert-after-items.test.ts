@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import * as Y from 'yjs';
 import { applyOps, type ApplierRun, type Change } from '../../shared/applier/applier.ts';
 import { tagBatch } from '../../shared/applier/item-parts.ts';
 import { opKinds } from '../../shared/applier/op-kinds.ts';
