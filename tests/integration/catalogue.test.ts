@@ -27,6 +27,8 @@ describe.each(backends)('the catalogue of documents ($name)', (backend) => {
     if (backend.name === 'PostgreSQL') await postgres.setUp();
     databaseUrl = await backend.databaseUrl();
     server = await startTestServer({ databaseUrl });
+    // With TANDEM_TEST_STORE=postgres the server of the SQLite variant runs on PostgreSQL too.
+    databaseUrl = server.databaseUrl ?? undefined;
   });
   const peers: { destroy(): void }[] = [];
   const track = <T extends { destroy(): void }>(peer: T): T => (peers.push(peer), peer);

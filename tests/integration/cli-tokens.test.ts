@@ -18,16 +18,25 @@ const server = useTestServer();
  * the real `npx tandem` as a child process.
  */
 async function tandemIn(dataDir: string, ...args: string[]): Promise<string> {
-  const { code, out, err } = await tandemOutcome(dataDir, ...args);
+  return tandemOn({ dataDir, databaseUrl: null }, ...args);
+}
+
+/** `tandem ARGS` in this process on the store of `at` (PostgreSQL when `databaseUrl` is not null): its output; throws unless it exits 0. */
+async function tandemOn(at: { dataDir: string; databaseUrl: string | null }, ...args: string[]): Promise<string> {
+  const { code, out, err } = await tandemOutcomeOn(at, ...args);
   if (code !== 0) throw new Error(`tandem ${args.join(' ')} exited with ${code}: ${err}`);
   return out.trim();
 }
 
 /** `tandem ARGS` in this process: its exit code and both output streams, whatever the code. */
 async function tandemOutcome(dataDir: string, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return tandemOutcomeOn({ dataDir, databaseUrl: null }, ...args);
+}
+
+async function tandemOutcomeOn(at: { dataDir: string; databaseUrl: string | null }, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await main(args, { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' }, out: (text) => (out += text), err: (text) => (err += text) });
+  const code = await main(args, { env: { ...process.env, DATA_DIR: at.dataDir, DATABASE_URL: at.databaseUrl ?? '' }, out: (text) => (out += text), err: (text) => (err += text) });
   return { code, out, err };
 }
 
@@ -40,7 +49,8 @@ async function tandemProcess(dataDir: string, ...args: string[]): Promise<string
   return stdout.trim();
 }
 
-const tandem = (...args: string[]) => tandemIn(server.dataDir, ...args);
+/** `tandem ARGS` on the running server's data, PostgreSQL included (TANDEM_TEST_STORE=postgres). */
+const tandem = (...args: string[]) => tandemOn(server, ...args);
 
 const status = async (token: string) => (await server.api('/api/docs', { token })).body?.error?.code ?? 'OK';
 

@@ -6,7 +6,6 @@ import { byTag, sentPageRun } from '../helpers/pages.ts';
 import { maxPageDepth, maxPageElements } from '../../shared/page/page-limits.ts';
 import { maxBatchMarkdownLines } from '../../shared/applier/ops.ts';
 import { buildInitialState } from '../../server/docs/create-doc.ts';
-import { openSqliteStore } from '../../server/store/sqlite-store.ts';
 import { docName } from '../../shared/model/doc-layout.ts';
 import { randomId } from '../../shared/model/ids.ts';
 
@@ -121,7 +120,7 @@ describe('heavy input', () => {
     // Stored through a handle of its own, as an earlier server left it: the reads find no views
     // kept from the import and read the stored state for shape, merge and write it themselves.
     const id = randomId(10);
-    const stored = openSqliteStore(server.dataDir);
+    const stored = await server.openStore();
     try {
       const state = buildInitialState({ kind: 'text', title: 'Stored', markdown: paragraphs(20_000) });
       await stored.createDoc({ id, title: 'Stored', kind: 'text', createdAt: Date.now(), updatedAt: Date.now() }, new Map([[docName(id), state]]));

@@ -4,7 +4,6 @@ import { readAnnotation } from '../../shared/notes/annotations.ts';
 import { addTurn } from '../../shared/notes/annotations-writers.ts';
 import { maxNotesUpdateBytes } from '../../shared/notes/notes-rules.ts';
 import { docName } from '../../shared/model/doc-layout.ts';
-import { openSqliteStore } from '../../server/store/sqlite-store.ts';
 import { waitFor } from '../helpers/peer.ts';
 import { addAnnotation } from '../helpers/notes.ts';
 import { notesPeer, notesSummary, serverNotes, type Principal } from '../helpers/notes-peers.ts';
@@ -140,7 +139,7 @@ describe('forged notes over Yjs', () => {
 
 /** Changes the notes of `docId` straight in the store of the stopped server. */
 async function rewriteStoredNotes(docId: string, change: (ydoc: Y.Doc) => void): Promise<void> {
-  const store = openSqliteStore(server.dataDir);
+  const store = await server.openStore();
   try {
     const ydoc = new Y.Doc();
     Y.applyUpdate(ydoc, (await store.loadState(docName(docId, 'notes')))!);
@@ -154,7 +153,7 @@ async function rewriteStoredNotes(docId: string, change: (ydoc: Y.Doc) => void):
 
 /** The stored state of the notes of `docId`, read beside the running server. */
 async function storedNotes(docId: string): Promise<Uint8Array> {
-  const store = openSqliteStore(server.dataDir);
+  const store = await server.openStore();
   try {
     return (await store.loadState(docName(docId, 'notes')))!;
   } finally {

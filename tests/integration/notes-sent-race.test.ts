@@ -7,7 +7,8 @@ import { connectPeer, waitFor } from '../helpers/peer.ts';
 import { notesPeer, type Principal } from '../helpers/notes-peers.ts';
 import { createDoc, getRun, instruct } from '../helpers/runs.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
-import { prefixesOnDisk } from '../helpers/sqlite-on-disk.ts';
+import { logPrefixes } from '../helpers/log-prefixes.ts';
+import { storedRows } from '../helpers/stored-rows.ts';
 
 const server = useTestServer();
 
@@ -117,7 +118,8 @@ describe('instructions the server has sent', () => {
     a.ydoc.transact(() => (record.set('state', 'queued'), record.set('runId', null)));
     await waitFor(() => a.provider.unsyncedChanges === 0 && view(a.ydoc, instructionId) === expected);
 
-    const prefixes = prefixesOnDisk(server.dataDir, docName(docId, 'notes'));
+    const { state, log } = await storedRows(server, docName(docId, 'notes'));
+    const prefixes = logPrefixes(state, log);
     expect(prefixes.length).toBeGreaterThan(0);
     expect(prefixes.map((prefix) => view(prefix, instructionId))).toEqual(prefixes.map(() => expected));
   });
