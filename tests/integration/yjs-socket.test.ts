@@ -10,7 +10,6 @@ import { connectYjsPeer, yjsRoundTrip, yjsUrl, type YjsPeer } from '../helpers/y
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { appendParagraph } from '../helpers/doc-builder.ts';
 import { addAnnotation } from '../helpers/notes.ts';
-import { revokeInDataDir } from '../../server/auth/revoke.ts';
 import { decodeClaims } from '../../shared/protocol/claims.ts';
 
 const server = useTestServer();
@@ -157,7 +156,7 @@ describe('refused /yjs connections', () => {
     const token = server.token('editor');
     const peer = yjs(id, token);
     await peer.synced;
-    await revokeInDataDir(server.dataDir, decodeClaims(token)!.jti!, null);
+    await server.revoke(decodeClaims(token)!.jti!, null);
     expect(await peer.closed).toEqual({ code: 4401, reason: denialReasons.revokedToken });
   });
 
