@@ -9,7 +9,11 @@ import { mergeStored, type UpdateLog } from './update-log.ts';
  * numbers come from one identity column shared by every document and instance, so concurrent
  * appends never collide; they only grow. A compaction locks the document's stored state row,
  * merges it with the given state and the entries it deletes, and deletes exactly the entries it
- * merged: an entry another instance commits meanwhile stays for the next compaction.
+ * merged: an entry another instance commits meanwhile stays for the next compaction. The given
+ * state is merged first, so that its copy of an item wins over the stored one: content the live
+ * document collected after a deletion stays collected (else the merge, which collects nothing,
+ * would keep every deleted text the stored state once held), and content it keeps (a deletion an
+ * open run may bring back) stays kept.
  */
 export function pgUpdateLog(pool: pg.Pool): UpdateLog {
   const read = async (client: pg.Pool | pg.PoolClient, name: string, throughSeq = Number.MAX_SAFE_INTEGER, lock = false) => {
@@ -44,7 +48,7 @@ export function pgUpdateLog(pool: pg.Pool): UpdateLog {
           [name, toBuffer(state), Date.now()],
         );
         const stored = await read(client, name, throughSeq, true);
-        const merged = mergeStored({ state: stored.state, updates: [state, ...stored.updates], lastSeq: stored.lastSeq }, { name });
+        const merged = mergeStored({ state, updates: [...(stored.state ? [stored.state] : []), ...stored.updates], lastSeq: stored.lastSeq }, { name });
         if (merged === null) throw new Error('A merge of at least one update is never empty.');
         await client.query('UPDATE documents SET data = $2, updated_at = $3 WHERE name = $1', [name, toBuffer(merged), Date.now()]);
         if (stored.seqs.length > 0) await client.query('DELETE FROM update_log WHERE name = $1 AND seq = ANY($2::bigint[])', [name, stored.seqs]);

@@ -32,8 +32,9 @@ export interface UpdateLog {
    * including `throughSeq`, and deletes those updates, all or nothing; updates logged after
    * `throughSeq` stay. `state` holds every update this process logged up to `throughSeq`. A log
    * that several instances share merges the stored state and the updates it deletes into the new
-   * state (PostgreSQL: another instance's update, or one appended but not yet applied here, is
-   * never lost); a log that one process owns writes `state` as it is (SQLite).
+   * state, `state`'s copy of an item winning (PostgreSQL: another instance's update, or one
+   * appended but not yet applied here, is never lost, and what `state` collected stays
+   * collected); a log that one process owns writes `state` as it is (SQLite).
    */
   compact(name: string, state: Uint8Array, throughSeq: number): Promise<void>;
   /** The same appends, on disk when they return; absent where the store writes asynchronously only (PostgreSQL). */

@@ -51,8 +51,17 @@ export function inspectUpdate(update: Uint8Array, ydoc: Y.Doc, roots: ReadonlySe
   for (const group of parsed.groups) {
     const state = Y.getState(ydoc.store, group.client);
     for (const struct of group.structs) {
-      // Yjs skips what the document holds already.
-      if (struct.kind !== 'item' || struct.clock + struct.length <= state) continue;
+      if (struct.kind !== 'item') continue;
+      if (struct.clock + struct.length <= state) {
+        // Yjs skips what the document holds already, but reads its content first: content that
+        // breaks a rule by itself is a problem there too (a stored state merged after the state
+        // that left it out, an old replica sending it again).
+        if (struct.problem === null) continue;
+        struct.drop = 'whole';
+        problem ??= struct.problem;
+        dropped += 1;
+        continue;
+      }
       const place: Place = group.clock > state ? { kind: 'missing' } : placed.of(struct);
       // Only a shared type waiting for its parent could later nest deeper than was checked.
       if (place.kind === 'missing' && struct.isType) incomplete = true;

@@ -110,6 +110,33 @@ describe('the PostgreSQL store', () => {
     expect([...textOf(stored.state)].sort()).toEqual(['a', 'b']);
   });
 
+  it('[SCALE2] takes each item from the live state at compaction: what it collected stays out, what it kept stays in', async () => {
+    const log = (await open()).updates;
+    const secret = 'words deleted later '.repeat(50);
+    const written = edit(null, `kept ${secret}`);
+    const storedBytes = async (name: string) => Buffer.from((await log.read(name)).state!);
+    await log.compact('collected', Y.encodeStateAsUpdate(written.doc), 0);
+    expect((await storedBytes('collected')).includes(secret)).toBe(true);
+
+    // A live document that collects deleted content, as Hocuspocus's do by default.
+    const collecting = new Y.Doc();
+    Y.applyUpdate(collecting, (await log.read('collected')).state!);
+    collecting.getText('t').delete('kept '.length, secret.length);
+    await log.compact('collected', Y.encodeStateAsUpdate(collecting), 0);
+    expect(textOf((await log.read('collected')).state)).toBe('kept ');
+    expect((await storedBytes('collected')).includes(secret)).toBe(false);
+
+    // One that keeps it (a deletion an open run may take back), where the stored state has it collected.
+    await log.compact('kept', Y.encodeStateAsUpdate(collecting), 0);
+    expect((await storedBytes('kept')).includes(secret)).toBe(false);
+    const keeping = new Y.Doc({ gc: false });
+    Y.applyUpdate(keeping, Y.encodeStateAsUpdate(written.doc));
+    keeping.getText('t').delete('kept '.length, secret.length);
+    await log.compact('kept', Y.encodeStateAsUpdate(keeping), 0);
+    expect(textOf((await log.read('kept')).state)).toBe('kept ');
+    expect((await storedBytes('kept')).includes(secret)).toBe(true);
+  });
+
   it('[SCALE3] tells each other instance which document had a run change, and not itself', async () => {
     const a = await open();
     const b = await open();

@@ -162,6 +162,17 @@ describe('the shape of an update around its limits', () => {
     expect(docParts(live).meta.toJSON()).toEqual({});
   });
 
+  it('[SHAPE2] refuses such a value also where the document holds its item already, since Yjs reads it before it skips it', () => {
+    const deep = handMadeDeepUpdate(200_000);
+    const loaded = new Y.Doc();
+    applyStored(loaded, { state: deep, updates: [], lastSeq: 0 });
+    expect(Y.getState(loaded.store, 7)).toBe(1);
+    const report = inspectUpdate(deep, loaded, textRoots);
+    expect(report.problem?.rule).toBe('SHAPE2');
+    expect(() => Y.applyUpdate(loaded, report.readable()!)).not.toThrow();
+    expect(docParts(loaded).meta.toJSON()).toEqual({});
+  });
+
   it('[SHAPE4] never throws, whatever the bytes, and what it lets through Yjs reads and writes back', () => {
     const honest = new Y.Doc();
     const samples = updatesOf(honest, (ydoc) => {
