@@ -10,6 +10,15 @@ export interface PgChannel {
   close(): Promise<void>;
 }
 
+export interface PgChannelOptions {
+  /** The database's URL, for the listening connection of its own. */
+  url: string;
+  /** The pool that notifies and reads the schema. */
+  pool: pg.Pool;
+  /** The channel's name before the schema's. */
+  topic: string;
+}
+
 /**
  * LISTEN/NOTIFY on the channel `<topic>.<schema>` (channels are database-wide: one per schema,
  * so that Tandems in other schemas are not told; a channel name is at most 63 bytes). One
@@ -18,7 +27,7 @@ export interface PgChannel {
  * until the database answers again); a message notified while it was down is missed, so every
  * user of a channel also looks at the store again on its own.
  */
-export async function pgChannel(url: string, pool: pg.Pool, topic: string): Promise<PgChannel> {
+export async function pgChannel({ url, pool, topic }: PgChannelOptions): Promise<PgChannel> {
   const instance = randomUUID();
   const { rows } = await pool.query<{ schema: string }>('SELECT current_schema() AS schema');
   const channel = `${topic}.${rows[0].schema}`.slice(0, 63);

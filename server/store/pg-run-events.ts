@@ -14,8 +14,8 @@ export interface RunEvents {
  * connection was down is missed there, and the long polls it would have woken find the run at
  * their next look at the store (each poll looks once a second).
  */
-export async function pgRunEvents(url: string, pool: pg.Pool, runs: RunStore): Promise<RunEvents> {
-  const channel = await pgChannel(url, pool, 'tandem_runs');
+export async function pgRunEvents({ url, pool, runs }: { url: string; pool: pg.Pool; runs: RunStore }): Promise<RunEvents> {
+  const channel = await pgChannel({ url, pool, topic: 'tandem_runs' });
   runs.onRunChanged(async (_runId, docId) => {
     await channel.notify(docId);
   });

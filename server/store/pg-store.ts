@@ -35,8 +35,8 @@ export async function openPostgresStore(url: string): Promise<Store> {
   }
   const updates = pgUpdateLog(pool);
   const runs = pgRunStore(pool);
-  const events = await pgRunEvents(url, pool, runs);
-  const asideChannel = await pgChannel(url, pool, 'tandem_asides');
+  const events = await pgRunEvents({ url, pool, runs });
+  const asideChannel = await pgChannel({ url, pool, topic: 'tandem_asides' });
   let closed: Promise<void> | undefined;
 
   return {
