@@ -51,3 +51,24 @@ export async function storedRows(at: StoredAt, name: string): Promise<StoredRows
     await client.end();
   }
 }
+
+/** How many `update_log` rows the database holds: of the document `name`, or of every document when it is null. */
+export async function loggedCount(at: StoredAt, name: string | null = null): Promise<number> {
+  const sql = `SELECT count(*) AS n FROM update_log${name === null ? '' : ' WHERE name = $1'}`;
+  const params = name === null ? [] : [name];
+  if (at.databaseUrl === null) {
+    const db = new Database(join(at.dataDir, 'tandem.sqlite'), { readonly: true });
+    try {
+      return db.prepare<unknown[], { n: number }>(sql.replace('$1', '?')).get(...params)!.n;
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: at.databaseUrl });
+  await client.connect();
+  try {
+    return Number((await client.query<{ n: string }>(sql, params)).rows[0].n);
+  } finally {
+    await client.end();
+  }
+}

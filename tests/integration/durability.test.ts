@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import Database from 'better-sqlite3';
 import { readBlocks } from '../../shared/model/doc-content.ts';
@@ -15,29 +15,47 @@ import { docOnDisk } from '../helpers/sqlite-on-disk.ts';
 import { CountingWriter, keepWriting } from '../helpers/counting-writer.ts';
 import { agentApi, blocksOf, markdownOf, replaceOp, sentRun } from '../helpers/runs.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { postgresSchemas } from '../helpers/pg-schema.ts';
+import { loggedCount } from '../helpers/stored-rows.ts';
 
+/*
+ * The server runs on the backend of the suite (PostgreSQL with TANDEM_TEST_STORE=postgres, as
+ * tests/helpers/server.ts does), except where a test is about SQLite itself (`start('sqlite')`):
+ * its file read at the acknowledgement (DUR1; on PostgreSQL: async-persistence.test.ts) and the
+ * upgrade of a data dir written before the update log (DUR4).
+ */
+const suiteStore = process.env.TANDEM_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+const postgres = postgresSchemas();
 let dataDir: string | undefined;
+let databaseUrl: string | null = null;
 let server: ServerProcess | undefined;
 const peers: Peer[] = [];
 
+beforeAll(async () => {
+  if (suiteStore === 'postgres') await postgres.setUp();
+});
+afterAll(() => postgres.tearDown());
 afterEach(async () => {
   for (const peer of peers.splice(0)) peer.destroy();
   await server?.kill();
   server = undefined;
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   dataDir = undefined;
+  databaseUrl = null;
 });
 
-async function start(): Promise<ServerProcess> {
+/** Starts a server process on the test's data dir, and on its PostgreSQL database when the store is `postgres`. */
+async function start(store: 'sqlite' | 'postgres' = suiteStore): Promise<ServerProcess> {
   dataDir ??= mkdtempSync(join(tmpdir(), 'tandem-durability-'));
-  server = await startServerProcess(dataDir!);
+  if (store === 'postgres') databaseUrl ??= await postgres.fresh();
+  server = await startServerProcess(dataDir!, databaseUrl === null ? {} : { DATABASE_URL: databaseUrl });
   return server;
 }
 
-/** Kills the server with SIGKILL and starts a new process on the same data dir. */
+/** Kills the server with SIGKILL and starts a new process on the same data dir (and database). */
 async function crashAndRestart(): Promise<ServerProcess> {
   await server!.kill();
-  return start();
+  return start(databaseUrl === null ? 'sqlite' : 'postgres');
 }
 
 function peer(name: string, token: string): Peer {
@@ -66,7 +84,7 @@ const onDisk = (name: string): Y.Doc => docOnDisk(dataDir!, name);
 // Each test starts (and kills) server processes: more time than an in-process test on a loaded machine.
 describe('durability of acknowledged updates', { timeout: 90_000 }, () => {
   it('[DUR1] has each update on disk when its acknowledgement reaches the client', async () => {
-    await start();
+    await start('sqlite');
     const id = await server!.createDoc('Acked', 'start');
     const writer = new CountingWriter(peer(id, server!.token('editor')));
     await writer.ready();
@@ -157,10 +175,7 @@ describe('compaction', { timeout: 90_000 }, () => {
     writer.destroy();
 
     await server!.stop();
-    const db = new Database(join(dataDir!, 'tandem.sqlite'), { readonly: true });
-    const logged = db.prepare('SELECT count(*) AS n FROM update_log').get() as { n: number };
-    db.close();
-    expect(logged.n).toBe(0);
+    expect(await loggedCount({ dataDir: dataDir!, databaseUrl })).toBe(0);
 
     await start();
     const reader = peer(id, server!.token('viewer'));
@@ -168,10 +183,7 @@ describe('compaction', { timeout: 90_000 }, () => {
     expect(Y.encodeStateVector(reader.ydoc)).toEqual(before.vector);
     expect(docParts(reader.ydoc).content.toJSON()).toEqual(before.content);
     // Loading applied the stored state without logging it again.
-    const reopened = new Database(join(dataDir!, 'tandem.sqlite'), { readonly: true });
-    const relogged = reopened.prepare('SELECT count(*) AS n FROM update_log WHERE name = ?').get(id) as { n: number };
-    reopened.close();
-    expect(relogged.n).toBe(0);
+    expect(await loggedCount({ dataDir: dataDir!, databaseUrl }, id)).toBe(0);
   });
 });
 
@@ -188,7 +200,7 @@ describe('schema migration', { timeout: 90_000 }, () => {
     old.prepare("INSERT INTO documents VALUES ('olddoc', ?, 1)").run(Buffer.from(state));
     old.close();
 
-    await start();
+    await start('sqlite');
     const writer = new CountingWriter(peer('olddoc', server!.token('editor')));
     await writer.ready();
     expect(textOf(writer.peer.ydoc)).toBe('kept from before');
